@@ -1,0 +1,39 @@
+/* topobcast: topology-aware MPI_Bcast.
+ *
+ * Normally used without this header: LD_PRELOAD=libtopobcast.so or link
+ * with -ltopobcast and every MPI_Bcast / MPI_Bcast_c of the application is
+ * dispatched by the library (knobs: README.md).  The functions below are for
+ * tools (benchmarks, the tuner) that want one specific algorithm. */
+#ifndef TOPOBCAST_H
+#define TOPOBCAST_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TOPOBCAST_VERSION "0.1.0"
+
+/* Broadcast with one algorithm given as "name[:key=value,...]" (README.md
+ * lists them; "default" is PMPI_Bcast).  Collective; every rank must pass
+ * the same spec.  Returns an MPI error code; MPI_ERR_ARG (on every rank)
+ * when the spec does not parse or cannot be built for this communicator. */
+int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                              const char *spec);
+
+/* Checks a spec without communicating: 0 if it parses, else -1 and a
+ * message in err. */
+int topobcast_spec_check(const char *spec, char *err, int errlen);
+
+/* The algorithm the library would use for this call on comm (after the
+ * configuration agreement), written as a spec into buf.  Collective on first
+ * use of comm.  Returns an MPI error code. */
+int topobcast_selected_algorithm(MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, char *buf, int len);
+
+const char *topobcast_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

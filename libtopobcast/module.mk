@@ -1,0 +1,31 @@
+LIB_SRCS := $(wildcard libtopobcast/src/*.c)
+LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
+LIB_SO   := $(BUILD)/lib/libtopobcast.so
+LIB_A    := $(BUILD)/lib/libtopobcast.a
+LIB_PC   := $(BUILD)/lib/pkgconfig/topobcast.pc
+
+all: $(LIB_SO) $(LIB_A) $(LIB_PC)
+
+$(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*.h libtopobcast/include/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -Wl,-soname,libtopobcast.so -o $@ $(LIB_OBJS) $(DEP_LIBS)
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(LIB_OBJS)
+
+$(LIB_PC): libtopobcast/topobcast.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIB_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 libtopobcast/include/topobcast.h $(DESTDIR)$(PREFIX)/include/
+	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/; done

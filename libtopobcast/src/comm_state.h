@@ -1,0 +1,41 @@
+/* What the library keeps per user communicator, cached as an attribute:
+ * the private duplicate its messages travel on, the agreed configuration
+ * verdict, the communicator's hierarchy and built schedules. */
+#ifndef TB_COMM_STATE_H
+#define TB_COMM_STATE_H
+
+#include <mpi.h>
+
+#include "hier.h"
+#include "schedule.h"
+
+#define TB_SCHEDULE_CACHE 16
+
+typedef struct tb_cached_schedule {
+    int valid;
+    int root;
+    tb_alg_spec spec;
+    unsigned long stamp; /* last use, for LRU replacement */
+    tb_schedule sched;
+} tb_cached_schedule;
+
+typedef struct tb_comm_state {
+    MPI_Comm dup;
+    int size, rank;
+    int usable;            /* every rank loaded the same config and mapped itself */
+    tb_hier hier;          /* from the topology file when usable, else from MPI + hwloc */
+    unsigned long clock;
+    tb_cached_schedule cache[TB_SCHEDULE_CACHE];
+} tb_comm_state;
+
+/* Returns comm's state, creating it collectively on first use (comm must be
+ * an intracommunicator of size > 1).  NULL only if creation failed. */
+tb_comm_state *tb_comm_state_get(MPI_Comm comm);
+/* Schedule for (root, spec), built and cached on first use.  NULL with err
+ * set if the algorithm cannot be built for this communicator. */
+const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err,
+                                    size_t errlen);
+/* Drops the state of MPI_COMM_WORLD (at MPI_Finalize). */
+void tb_comm_state_release_world(void);
+
+#endif

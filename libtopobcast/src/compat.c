@@ -1,0 +1,44 @@
+#include "compat.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+size_t tb_max_bytes(void)
+{
+#if TB_HAVE_LARGE_COUNT
+    return SIZE_MAX;
+#else
+    return (size_t)INT_MAX; /* MPI_Pack positions are int */
+#endif
+}
+
+int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, MPI_Comm comm)
+{
+#if TB_HAVE_LARGE_COUNT
+    MPI_Count pos = 0;
+    return PMPI_Pack_c(in, count, type, out, (MPI_Count)bytes, &pos, comm);
+#else
+    int pos = 0;
+    return PMPI_Pack((void *)in, (int)count, type, out, (int)bytes, &pos, comm);
+#endif
+}
+
+int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm)
+{
+#if TB_HAVE_LARGE_COUNT
+    MPI_Count pos = 0;
+    return PMPI_Unpack_c(in, (MPI_Count)bytes, &pos, out, count, type, comm);
+#else
+    int pos = 0;
+    return PMPI_Unpack((void *)in, (int)bytes, &pos, out, (int)count, type, comm);
+#endif
+}
+
+int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+#if TB_HAVE_LARGE_COUNT
+    if (count > INT_MAX)
+        return PMPI_Bcast_c(buf, count, type, root, comm);
+#endif
+    return PMPI_Bcast(buf, (int)count, type, root, comm);
+}

@@ -1,0 +1,23 @@
+/* Differences between the MPI libraries we build against: MPICH 4 (MPI-4,
+ * large counts) and SimGrid SMPI (MPI-3.1). */
+#ifndef TB_COMPAT_H
+#define TB_COMPAT_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#if MPI_VERSION >= 4
+#define TB_HAVE_LARGE_COUNT 1
+#else
+#define TB_HAVE_LARGE_COUNT 0
+#endif
+
+/* Largest message the library handles itself; above it everything goes to
+ * PMPI_Bcast (decided by byte count alone, so all ranks agree). */
+size_t tb_max_bytes(void);
+int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, MPI_Comm comm);
+int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
+/* PMPI_Bcast with a large count where the library supports it. */
+int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,26 @@
+/* Turning (buffer, count, datatype) into the contiguous byte image the
+ * engine moves, and back. */
+#ifndef TB_DATATYPE_H
+#define TB_DATATYPE_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct tb_msg {
+    void *user;       /* the user's buffer */
+    MPI_Count count;
+    MPI_Datatype type;
+    size_t bytes;     /* size of the type signature: same on every rank */
+    char *image;      /* contiguous bytes: inside the user buffer, or packed */
+    int packed;       /* image is a temporary that needs pack/unpack */
+} tb_msg;
+
+/* Describes the message; bytes == 0 is a valid empty message.  Returns an
+ * MPI error code (MPI_ERR_COUNT when bytes overflow size_t). */
+int tb_msg_init(tb_msg *m, void *buf, MPI_Count count, MPI_Datatype type);
+/* Before the engine: allocate the image if needed and pack at the root. */
+int tb_msg_prepare(tb_msg *m, int is_root, MPI_Comm comm);
+/* After the engine: unpack at non-roots, free the temporary. */
+int tb_msg_finish(tb_msg *m, int is_root, MPI_Comm comm);
+
+#endif

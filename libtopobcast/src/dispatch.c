@@ -1,0 +1,111 @@
+#include "dispatch.h"
+
+#include <stdio.h>
+
+#include "comm_state.h"
+#include "compat.h"
+#include "datatype.h"
+#include "engine.h"
+#include "log.h"
+#include "settings.h"
+#include "stats.h"
+
+/* Calls the library leaves to MPI: invalid arguments (so MPI reports them
+ * as it would without us), intercommunicators, and sizes we cannot pack. */
+static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
+{
+    if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || count < 0)
+        return 1;
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 1;
+    if (PMPI_Comm_size(comm, size) != MPI_SUCCESS || root < 0 || root >= *size)
+        return 1;
+    return 0;
+}
+
+/* Same inputs on every rank (settings agreed, comm size, byte count), so
+ * every rank makes the same choice. */
+static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int *rule)
+{
+    const tb_settings *st = tb_settings_get();
+    *rule = -1;
+    if (!cs->usable) {
+        tb_alg_spec_default(spec, TB_ALG_DEFAULT);
+    } else if (st->forced) {
+        *spec = st->forced_spec;
+    } else {
+        const tb_rule *r = tb_config_select(&st->config, cs->size, bytes, rule);
+        if (r)
+            *spec = r->spec;
+        else
+            tb_alg_spec_default(spec, TB_ALG_DEFAULT);
+    }
+}
+
+int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+             const tb_alg_spec *explicit_spec)
+{
+    const tb_settings *st = tb_settings_get();
+    int size = 0;
+    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size))
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    if (size == 1)
+        return MPI_SUCCESS;
+    tb_msg msg;
+    if (tb_msg_init(&msg, buf, count, type) != MPI_SUCCESS || msg.bytes > tb_max_bytes())
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    if (msg.bytes == 0)
+        return MPI_SUCCESS;
+
+    tb_comm_state *cs = tb_comm_state_get(comm);
+    if (!cs)
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    const int is_root = cs->rank == root;
+    tb_alg_spec spec;
+    int rule = -1;
+    if (explicit_spec)
+        spec = *explicit_spec;
+    else
+        choose(cs, msg.bytes, &spec, &rule);
+    if (!cs->usable && !explicit_spec)
+        tb_stats_fallback(is_root);
+    if (spec.id == TB_ALG_DEFAULT) {
+        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, is_root);
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    }
+    char err[256];
+    const tb_schedule *sched = tb_comm_schedule(cs, root, &spec, err, sizeof err);
+    if (!sched) {
+        /* builders are deterministic, so every rank lands here together */
+        static int warned;
+        if (cs->rank == 0)
+            tb_log_once(&warned, "%s; using MPI_Bcast", err);
+        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, is_root);
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    }
+    int rc = tb_msg_prepare(&msg, is_root, comm);
+    if (rc == MPI_SUCCESS)
+        rc = tb_engine_run(sched, msg.image, msg.bytes, cs->dup);
+    int frc = tb_msg_finish(&msg, is_root, comm);
+    if (rc == MPI_SUCCESS)
+        rc = frc;
+    if (rc == MPI_SUCCESS)
+        tb_stats_count(spec.id, msg.bytes, rule, is_root);
+    return rc;
+}
+
+int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_spec *out)
+{
+    const tb_settings *st = tb_settings_get();
+    int size = 0, rule;
+    tb_alg_spec_default(out, TB_ALG_DEFAULT);
+    tb_msg msg;
+    if (st->disabled || pass_through(comm, count, type, 0, &size) || size == 1 ||
+        tb_msg_init(&msg, NULL, count, type) != MPI_SUCCESS || msg.bytes == 0 || msg.bytes > tb_max_bytes())
+        return MPI_SUCCESS;
+    tb_comm_state *cs = tb_comm_state_get(comm);
+    if (cs)
+        choose(cs, msg.bytes, out, &rule);
+    return MPI_SUCCESS;
+}

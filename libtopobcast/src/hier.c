@@ -1,0 +1,281 @@
+/* The communicator hierarchy: allocation, normalisation, distances, and the
+ * locality-preserving ring order.  Every function here is deterministic in
+ * its inputs, because every rank derives the same trees from them without
+ * talking to the others. */
+#include "hier.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tb_hier_alloc(tb_hier *h, int size, int nlevels)
+{
+    memset(h, 0, sizeof *h);
+    if (size < 1 || nlevels < 0)
+        return -1;
+    h->size = size;
+    h->nlevels = nlevels;
+    if (nlevels == 0)
+        return 0;
+    h->level_name = calloc((size_t)nlevels, sizeof *h->level_name);
+    h->ngroups = calloc((size_t)nlevels, sizeof(int));
+    h->group = calloc((size_t)nlevels, sizeof(int *));
+    if (!h->level_name || !h->ngroups || !h->group) {
+        tb_hier_free(h);
+        return -1;
+    }
+    for (int l = 0; l < nlevels; l++) {
+        h->group[l] = calloc((size_t)size, sizeof(int));
+        if (!h->group[l]) {
+            tb_hier_free(h);
+            return -1;
+        }
+        h->ngroups[l] = 1; /* zeroed groups: everyone in group 0 */
+    }
+    return 0;
+}
+
+void tb_hier_free(tb_hier *h)
+{
+    if (h->group)
+        for (int l = 0; l < h->nlevels; l++)
+            free(h->group[l]);
+    free(h->group);
+    free(h->ngroups);
+    free(h->level_name);
+    free(h->dist);
+    memset(h, 0, sizeof *h);
+}
+
+/* Sort record for tb_hier_refine: qsort has no context argument, so each
+ * record carries its own key. */
+typedef struct refine_rec {
+    int coarse, fine, rank;
+} refine_rec;
+
+static int refine_cmp(const void *pa, const void *pb)
+{
+    const refine_rec *a = pa, *b = pb;
+    if (a->coarse != b->coarse)
+        return a->coarse < b->coarse ? -1 : 1;
+    if (a->fine != b->fine)
+        return a->fine < b->fine ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int int_cmp(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    return (a > b) - (a < b);
+}
+
+static int same_group(const refine_rec *a, const refine_rec *b)
+{
+    return a->coarse == b->coarse && a->fine == b->fine;
+}
+
+int tb_hier_refine(int n, const int *coarse, const int *fine, int *out)
+{
+    if (n < 1)
+        return 0;
+    refine_rec *rec = malloc(sizeof *rec * (size_t)n);
+    int *lowest = malloc(sizeof(int) * (size_t)n); /* lowest rank of each group */
+    if (!rec || !lowest) {
+        free(rec);
+        free(lowest);
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        rec[r].coarse = coarse ? coarse[r] : 0;
+        rec[r].fine = fine ? fine[r] : 0;
+        rec[r].rank = r;
+    }
+    qsort(rec, (size_t)n, sizeof *rec, refine_cmp);
+    /* Runs of equal (coarse, fine) are the groups, each starting with its
+     * lowest rank; numbering groups by that rank is first-appearance order. */
+    int ng = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
+            lowest[ng++] = rec[i].rank;
+    qsort(lowest, (size_t)ng, sizeof(int), int_cmp);
+    for (int g = 0; g < ng; g++)
+        out[lowest[g]] = g; /* ids parked at each group's lowest rank ... */
+    for (int i = 0, head = 0; i < n; i++) {
+        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
+            head = rec[i].rank;
+        out[rec[i].rank] = out[head]; /* ... then copied to the members */
+    }
+    free(rec);
+    free(lowest);
+    return ng;
+}
+
+int tb_hier_normalize(tb_hier *h)
+{
+    if (h->size < 1 || h->nlevels < 0)
+        return -1;
+    for (int l = 0; l < h->nlevels; l++) {
+        if (!h->group || !h->group[l])
+            return -1;
+        for (int r = 0; r < h->size; r++)
+            if (h->group[l][r] < 0)
+                return -1;
+    }
+    int *ids = malloc(sizeof(int) * (size_t)h->size);
+    if (!ids)
+        return -1;
+    int kept = 0;
+    for (int l = 0; l < h->nlevels; l++) {
+        /* intersecting with the last kept level makes this one refine it
+         * (a no-op when the input was already a proper hierarchy) */
+        const int *above = kept > 0 ? h->group[kept - 1] : NULL;
+        int ng = tb_hier_refine(h->size, above, h->group[l], ids);
+        if (ng < 0) {
+            free(ids);
+            return -1;
+        }
+        if (ng <= 1 || ng >= h->size) {
+            /* trivial: one group of everyone, or singletons; neither changes
+             * any tree, and singletons would only add a level of distance */
+            free(h->group[l]);
+            h->group[l] = NULL;
+            continue;
+        }
+        memcpy(h->group[l], ids, sizeof(int) * (size_t)h->size);
+        if (kept != l) {
+            h->group[kept] = h->group[l];
+            h->group[l] = NULL;
+            memcpy(h->level_name[kept], h->level_name[l], TB_LEVEL_NAME_MAX);
+        }
+        h->ngroups[kept] = ng;
+        kept++;
+    }
+    free(ids);
+    h->nlevels = kept;
+    /* arrays keep their original capacity; tb_hier_free only walks nlevels,
+     * and the dropped slots are NULL */
+    return 0;
+}
+
+double tb_hier_distance(const tb_hier *h, int a, int b)
+{
+    if (a == b)
+        return 0.0;
+    if (!h)
+        return 1.0;
+    if (h->dist) {
+        /* measured matrices are not exactly symmetric; trees need one weight
+         * per pair, whichever end asks */
+        double d = 0.5 * (h->dist[(size_t)a * (size_t)h->size + (size_t)b] +
+                          h->dist[(size_t)b * (size_t)h->size + (size_t)a]);
+        return isnan(d) ? INFINITY : d;
+    }
+    /* 1 inside the finest group, nlevels + 1 across the coarsest one */
+    int shared = 0;
+    while (shared < h->nlevels && h->group[shared][a] == h->group[shared][b])
+        shared++;
+    return (double)(h->nlevels - shared + 1);
+}
+
+int tb_hier_level_index(const tb_hier *h, const char *name)
+{
+    if (!h || !name)
+        return -1;
+    for (int l = 0; l < h->nlevels; l++)
+        if (strncmp(h->level_name[l], name, TB_LEVEL_NAME_MAX) == 0)
+            return l;
+    return -1;
+}
+
+/* Sort record for the depth-first ring: key[0..width) compared in order. */
+typedef struct ring_rec {
+    const int *key;
+    int width;
+    int rank;
+} ring_rec;
+
+static int ring_cmp(const void *pa, const void *pb)
+{
+    const ring_rec *a = pa, *b = pb;
+    for (int i = 0; i < a->width; i++)
+        if (a->key[i] != b->key[i])
+            return a->key[i] < b->key[i] ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Greedy nearest neighbour: with a measured matrix there are no groups to
+ * walk, but short hops between consecutive ranks are what the ring needs.
+ * Ties go to the rank that comes first counting up from the root, so equal
+ * distances reproduce the plain rank ring. */
+static int ring_nearest(const tb_hier *h, int size, int root, int *order)
+{
+    char *used = calloc((size_t)size, 1);
+    if (!used)
+        return -1;
+    int cur = root;
+    order[0] = root;
+    used[root] = 1;
+    for (int i = 1; i < size; i++) {
+        int best = -1;
+        double bd = 0.0;
+        for (int v = 1; v < size; v++) {
+            int r = (root + v) % size;
+            if (used[r])
+                continue;
+            double d = tb_hier_distance(h, cur, r);
+            if (best < 0 || d < bd) {
+                best = r;
+                bd = d;
+            }
+        }
+        order[i] = cur = best;
+        used[best] = 1;
+    }
+    free(used);
+    return 0;
+}
+
+int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
+{
+    if (size < 1 || root < 0 || root >= size)
+        return -1;
+    if (h && h->size != size)
+        return -1;
+    if (h && h->dist)
+        return ring_nearest(h, size, root, order);
+    int nl = h ? h->nlevels : 0;
+    int width = nl + 1;
+    int *keys = malloc(sizeof(int) * (size_t)size * (size_t)width);
+    ring_rec *rec = malloc(sizeof *rec * (size_t)size);
+    if (!keys || !rec) {
+        free(keys);
+        free(rec);
+        return -1;
+    }
+    /* Key per level: the group id rotated so the root's group is 0; the last
+     * key is the rank rotated the same way.  Sorting lexicographically walks
+     * the levels depth-first, each group contiguous, starting at the root.
+     * (A rotation of the global id order restricted to one parent's
+     * subgroups is a rotation of their order too.) */
+    for (int l = 0; l < nl; l++) {
+        int mod = 0;
+        for (int r = 0; r < size; r++)
+            if (h->group[l][r] >= mod)
+                mod = h->group[l][r] + 1;
+        int g0 = h->group[l][root];
+        for (int r = 0; r < size; r++)
+            keys[(size_t)r * (size_t)width + (size_t)l] = (h->group[l][r] - g0 + mod) % mod;
+    }
+    for (int r = 0; r < size; r++) {
+        keys[(size_t)r * (size_t)width + (size_t)nl] = (r - root + size) % size;
+        rec[r].key = keys + (size_t)r * (size_t)width;
+        rec[r].width = width;
+        rec[r].rank = r;
+    }
+    qsort(rec, (size_t)size, sizeof *rec, ring_cmp);
+    for (int i = 0; i < size; i++)
+        order[i] = rec[i].rank;
+    free(keys);
+    free(rec);
+    return 0;
+}

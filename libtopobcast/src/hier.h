@@ -1,0 +1,39 @@
+/* A communicator's own hierarchy (island > node > socket ...), expressed in
+ * that communicator's ranks.  Derived from the topology file or from
+ * MPI_Comm_split_type + hwloc; consumed by the hierarchical tree builders. */
+#ifndef TB_HIER_H
+#define TB_HIER_H
+
+#define TB_LEVEL_NAME_MAX 32
+
+typedef struct tb_hier {
+    int size;       /* ranks of the communicator */
+    int nlevels;    /* grouping levels, coarsest first; the ranks themselves are below the last */
+    char (*level_name)[TB_LEVEL_NAME_MAX];
+    int *ngroups;   /* ngroups[l] */
+    int **group;    /* group[l][r]: group of rank r at level l, 0..ngroups[l]-1; level l+1 refines level l */
+    double *dist;   /* optional size*size distances (row-major), NULL if none */
+} tb_hier;
+
+/* Allocates a hierarchy with nlevels levels and zeroed groups. */
+int tb_hier_alloc(tb_hier *h, int size, int nlevels);
+void tb_hier_free(tb_hier *h);
+/* Renumbers groups densely, drops levels with one group per rank-set change
+ * (trivial levels: a single group, or as many groups as ranks), and makes each
+ * level refine the one above.  Returns 0 or -1 on inconsistent input. */
+int tb_hier_normalize(tb_hier *h);
+/* Dense ids of the intersection of two partitions of ranks 0..n-1 (coarse
+ * may be NULL), numbered by first appearance in rank order, into out[n].
+ * Returns the number of groups, or -1 on allocation failure. */
+int tb_hier_refine(int n, const int *coarse, const int *fine, int *out);
+/* Distance between two ranks implied by the levels (number of levels below
+ * the coarsest level they share), or dist[] when present. */
+double tb_hier_distance(const tb_hier *h, int a, int b);
+/* Index of the level called name, or -1. */
+int tb_hier_level_index(const tb_hier *h, const char *name);
+/* Ring order starting at root in which consecutive ranks are physically
+ * close (depth-first over the levels, or nearest neighbour on dist).
+ * order[0] = root.  Works with h == NULL (rank order from root). */
+int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order);
+
+#endif

@@ -1,0 +1,68 @@
+/* The exported MPI entry points.  Everything else in the library is hidden. */
+#include <string.h>
+
+#include "comm_state.h"
+#include "dispatch.h"
+#include "settings.h"
+#include "stats.h"
+#include "topobcast.h"
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+TB_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return tb_bcast(buffer, count, datatype, root, comm, NULL);
+}
+
+#if MPI_VERSION >= 4
+TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return tb_bcast(buffer, count, datatype, root, comm, NULL);
+}
+#endif
+
+TB_EXPORT int MPI_Finalize(void)
+{
+    const tb_settings *st = tb_settings_get();
+    if (!st->disabled)
+        tb_stats_report(st->stats);
+    tb_comm_state_release_world();
+    tb_settings_release();
+    return PMPI_Finalize();
+}
+
+TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                        const char *spec)
+{
+    tb_alg_spec s;
+    char err[256];
+    if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0)
+        return MPI_ERR_ARG;
+    return tb_bcast(buf, count, datatype, root, comm, &s);
+}
+
+TB_EXPORT int topobcast_spec_check(const char *spec, char *err, int errlen)
+{
+    tb_alg_spec s;
+    char buf[256];
+    int rc = tb_alg_spec_parse(spec, &s, buf, sizeof buf);
+    if (rc != 0 && err && errlen > 0) {
+        strncpy(err, buf, (size_t)errlen - 1);
+        err[errlen - 1] = '\0';
+    }
+    return rc;
+}
+
+TB_EXPORT int topobcast_selected_algorithm(MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, char *buf, int len)
+{
+    tb_alg_spec s;
+    int rc = tb_bcast_choice(comm, count, datatype, &s);
+    if (len > 0)
+        tb_alg_spec_format(&s, buf, (size_t)len);
+    return rc;
+}
+
+TB_EXPORT const char *topobcast_version(void)
+{
+    return TOPOBCAST_VERSION;
+}

@@ -1,0 +1,103 @@
+#include "settings.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+static tb_settings settings;
+static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+
+/* 0/1 knobs accept the usual spellings; anything else is reported and the
+ * default kept, never fatal. */
+static int env_flag(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+        return 1;
+    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+        return 0;
+    tb_log_world0("%s='%s' is not a boolean (expected 1/0, yes/no, true/false, on/off); using %d", name, v, dflt);
+    return dflt;
+}
+
+static int env_level(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < 0 || x > 9) {
+        tb_log_world0("%s='%s' is not a level from 0 to 9; using 0", name, v);
+        return 0;
+    }
+    return (int)x;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void settings_load(void)
+{
+    tb_settings *s = &settings;
+    memset(s, 0, sizeof *s);
+    s->disabled = env_flag("TOPOBCAST_DISABLE", 0);
+    s->verbose = env_level("TOPOBCAST_VERBOSE");
+    s->stats = env_flag("TOPOBCAST_STATS", 0);
+    if (s->disabled)
+        return;
+
+    const char *alg = getenv("TOPOBCAST_ALGORITHM");
+    if (alg && *alg) {
+        char err[512];
+        s->forced = 1;
+        if (tb_alg_spec_parse(alg, &s->forced_spec, err, sizeof err) != 0) {
+            tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, err);
+            tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
+        }
+    }
+
+    const char *path = getenv("TOPOBCAST_CONFIG");
+    if (path && *path) {
+        char err[sizeof s->config_error - 64];
+        if (tb_config_load(path, &s->config, err, sizeof err) == 0)
+            s->config_ok = 1;
+        else
+            snprintf(s->config_error, sizeof s->config_error, "TOPOBCAST_CONFIG: %s", err);
+    } else {
+        tb_config_builtin(&s->config);
+        s->config_ok = 1;
+    }
+
+    uint64_t h = 1469598103934665603ULL;
+    h = mix(h, (uint64_t)s->forced);
+    h = mix(h, s->forced ? tb_alg_spec_hash(&s->forced_spec) : 0);
+    h = mix(h, (uint64_t)s->config_ok);
+    h = mix(h, s->config_ok ? s->config.hash : 0);
+    s->agree_hash = h;
+}
+
+const tb_settings *tb_settings_get(void)
+{
+    pthread_once(&settings_once, settings_load);
+    return &settings;
+}
+
+void tb_settings_release(void)
+{
+    if (settings.config_ok)
+        tb_config_free(&settings.config);
+    settings.config_ok = 0;
+}

@@ -1,0 +1,27 @@
+/* Process-wide knobs from the environment and the loaded configuration,
+ * read once (thread-safe) at the first broadcast. */
+#ifndef TB_SETTINGS_H
+#define TB_SETTINGS_H
+
+#include <stdint.h>
+
+#include "algorithm.h"
+#include "config.h"
+
+typedef struct tb_settings {
+    int disabled;            /* TOPOBCAST_DISABLE */
+    int verbose;             /* TOPOBCAST_VERBOSE */
+    int stats;               /* TOPOBCAST_STATS */
+    int forced;              /* TOPOBCAST_ALGORITHM given (a bad one forces default) */
+    tb_alg_spec forced_spec;
+    int config_ok;           /* config loaded (file or built-in) */
+    char config_error[1024]; /* why not, when !config_ok */
+    tb_config config;
+    uint64_t agree_hash;     /* everything the ranks of a communicator must share */
+} tb_settings;
+
+const tb_settings *tb_settings_get(void);
+/* Frees the configuration (at MPI_Finalize). */
+void tb_settings_release(void);
+
+#endif

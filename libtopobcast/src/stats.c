@@ -1,0 +1,54 @@
+#include "stats.h"
+
+#include <stdio.h>
+
+#include "settings.h"
+
+enum { N_ALG = TB_ALG_COUNT, N_RULE = TB_STATS_MAX_RULES };
+/* layout of the reduced vector */
+enum { OFF_CALLS = 0, OFF_BYTES = N_ALG, OFF_RULES = 2 * N_ALG, OFF_FALLBACK = 2 * N_ALG + N_RULE, N_STATS };
+
+static unsigned long long counters[N_STATS];
+
+void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int is_root)
+{
+    if (!is_root)
+        return;
+    __atomic_fetch_add(&counters[OFF_CALLS + id], 1ULL, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counters[OFF_BYTES + id], (unsigned long long)bytes, __ATOMIC_RELAXED);
+    if (rule >= 0)
+        __atomic_fetch_add(&counters[OFF_RULES + (rule < N_RULE ? rule : N_RULE - 1)], 1ULL, __ATOMIC_RELAXED);
+}
+
+void tb_stats_fallback(int is_root)
+{
+    if (is_root)
+        __atomic_fetch_add(&counters[OFF_FALLBACK], 1ULL, __ATOMIC_RELAXED);
+}
+
+void tb_stats_report(int print)
+{
+    unsigned long long local[N_STATS], total[N_STATS];
+    for (int i = 0; i < N_STATS; i++)
+        local[i] = __atomic_load_n(&counters[i], __ATOMIC_RELAXED);
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (PMPI_Reduce(local, total, N_STATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        rank != 0 || !print)
+        return;
+    const tb_settings *s = tb_settings_get();
+    for (int a = 0; a < N_ALG; a++)
+        if (total[OFF_CALLS + a])
+            fprintf(stderr, "topobcast: stats: algorithm=%s calls=%llu bytes=%llu\n", tb_alg_name((tb_alg_id)a),
+                    total[OFF_CALLS + a], total[OFF_BYTES + a]);
+    for (int r = 0; r < N_RULE; r++)
+        if (total[OFF_RULES + r]) {
+            int line = (s->config_ok && r < s->config.nrules) ? s->config.rules[r].line : 0;
+            fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r,
+                    r == N_RULE - 1 ? "+" : "", line, s->config_ok ? s->config.source : "-", total[OFF_RULES + r]);
+        }
+    if (total[OFF_FALLBACK])
+        fprintf(stderr, "topobcast: stats: fallback calls=%llu (configuration not agreed; used MPI_Bcast)\n",
+                total[OFF_FALLBACK]);
+    fflush(stderr);
+}

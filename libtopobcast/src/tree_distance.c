@@ -1,0 +1,167 @@
+/* Distance-aware broadcast tree (Ma, Herault, Bosilca, Dongarra, "Process
+ * distance-aware adaptive MPI collective communications", Algorithm 1).
+ *
+ * The paper runs Kruskal on the rank-pair distances with the queue ordered
+ * by (distance, edges touching the root first, then ranks): among equal
+ * distances the root's edges come first ordered by the other rank, the rest
+ * by (smaller rank, larger rank).  That order is a strict total order on the
+ * edges, so the minimum spanning tree under it is unique, and Prim's
+ * algorithm grown from the root finds the very same tree in O(P^2) time
+ * and O(P) memory, instead of sorting P^2/2 edges (Kruskal would need
+ * ~8 M sorted edges at P = 4096).  Grown from the root, every edge already
+ * points away from it.
+ *
+ * With level distances the result is the paper's shape: one edge per group
+ * boundary, each group hanging off its root-or-lowest rank, and everything
+ * at equal distance from a leader attached to that leader directly (the
+ * minimum-depth tree among the minimum spanning trees).  The shape depends
+ * only on the physical layout; rank numbers only decide which member of a
+ * group plays leader.  Without any distance information all ranks are
+ * equally far apart and the tree is the root's flat fan-out. */
+#include "schedule.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Position of edge {a, b} in the paper's queue. */
+typedef struct edge_key {
+    double w;
+    int not_root; /* 0 for the root's edges: they go first */
+    int lo, hi;   /* root edge: (other rank, 0); else (min rank, max rank) */
+} edge_key;
+
+static edge_key make_key(const tb_hier *h, int root, int a, int b)
+{
+    edge_key k;
+    k.w = tb_hier_distance(h, a, b);
+    if (isnan(k.w))
+        k.w = INFINITY;
+    if (a == root || b == root) {
+        k.not_root = 0;
+        k.lo = a == root ? b : a;
+        k.hi = 0;
+    } else {
+        k.not_root = 1;
+        k.lo = a < b ? a : b;
+        k.hi = a < b ? b : a;
+    }
+    return k;
+}
+
+static int key_less(const edge_key *x, const edge_key *y)
+{
+    if (x->w != y->w)
+        return x->w < y->w;
+    if (x->not_root != y->not_root)
+        return x->not_root < y->not_root;
+    if (x->lo != y->lo)
+        return x->lo < y->lo;
+    return x->hi < y->hi;
+}
+
+/* Send order of one parent's children.  Farthest first: in this tree the far
+ * children are the leaders of whole remote groups, so their sends start the
+ * longest remaining paths, and their slow links' latency then overlaps the
+ * cheap local sends that follow (MagPIe's "slow links first" too).  Equal
+ * distance: the bigger subtree first, as binomial does, since it has the
+ * most left to do.  Then rank, for determinism. */
+typedef struct child_rec {
+    int parent;
+    double w;
+    int subtree;
+    int rank;
+} child_rec;
+
+static int child_cmp(const void *pa, const void *pb)
+{
+    const child_rec *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    if (a->w != b->w)
+        return a->w > b->w ? -1 : 1;
+    if (a->subtree != b->subtree)
+        return a->subtree > b->subtree ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
+                          char *err, size_t errlen)
+{
+    if (size < 1 || root < 0 || root >= size) {
+        snprintf(err, errlen, "%s: root %d outside 0..%d", tb_alg_name(spec->id), root, size - 1);
+        return -1;
+    }
+    if (h && (h->nlevels > 0 || h->dist) && h->size != size) {
+        snprintf(err, errlen, "%s: hierarchy has %d ranks, communicator %d", tb_alg_name(spec->id), h->size,
+                 size);
+        return -1;
+    }
+    edge_key *best = malloc(sizeof *best * (size_t)size); /* cheapest edge into the tree */
+    int *from = malloc(sizeof(int) * (size_t)size);
+    int *added = malloc(sizeof(int) * (size_t)size); /* Prim order: parents before children */
+    int *subtree = malloc(sizeof(int) * (size_t)size);
+    char *in_tree = calloc((size_t)size, 1);
+    child_rec *ch = malloc(sizeof *ch * (size_t)(size > 1 ? size - 1 : 1));
+    int rc = -1;
+    if (!best || !from || !added || !subtree || !in_tree || !ch) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    in_tree[root] = 1;
+    added[0] = root;
+    for (int v = 0; v < size; v++) {
+        from[v] = root;
+        if (v != root)
+            best[v] = make_key(h, root, root, v);
+    }
+    for (int n = 1; n < size; n++) {
+        int pick = -1;
+        for (int v = 0; v < size; v++)
+            if (!in_tree[v] && (pick < 0 || key_less(&best[v], &best[pick])))
+                pick = v;
+        in_tree[pick] = 1;
+        added[n] = pick;
+        for (int v = 0; v < size; v++) {
+            if (in_tree[v])
+                continue;
+            edge_key k = make_key(h, root, pick, v);
+            if (key_less(&k, &best[v])) {
+                best[v] = k;
+                from[v] = pick;
+            }
+        }
+    }
+    for (int v = 0; v < size; v++)
+        subtree[v] = 1;
+    for (int n = size - 1; n > 0; n--)
+        subtree[from[added[n]]] += subtree[added[n]];
+    int nc = 0;
+    for (int v = 0; v < size; v++)
+        if (v != root)
+            ch[nc++] = (child_rec){from[v], best[v].w, subtree[v], v};
+    qsort(ch, (size_t)nc, sizeof *ch, child_cmp);
+    if (tb_tree_init(&p->tree, size, root, 1) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nc; i++)
+        if (tb_tree_add_edge(&p->tree, ch[i].parent, ch[i].rank, 0, 1) != 0)
+            goto fail;
+    if (tb_tree_finalize(&p->tree) != 0)
+        goto fail;
+    p->xchg = TB_XCHG_NONE;
+    rc = 0;
+    goto out;
+fail:
+    snprintf(err, errlen, "%s: cannot build tree for %d ranks", tb_alg_name(spec->id), size);
+out:
+    free(best);
+    free(from);
+    free(added);
+    free(subtree);
+    free(in_tree);
+    free(ch);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* Scatter-allgather broadcast (van de Geijn): a binomial scatter hands block
+ * v to the rank at ring position v (together with the blocks of its whole
+ * subtree, which it forwards), then an allgather (ring or recursive
+ * doubling) completes every rank.  Bandwidth cost ~2n instead of n log P, so
+ * it wins for large messages.  With ring=distance the positions follow a
+ * physically close ring order so the allgather's neighbour traffic stays
+ * local. */
+#include "schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
+                              char *err, size_t errlen)
+{
+    if (size < 1 || root < 0 || root >= size) {
+        snprintf(err, errlen, "scatter_allgather: bad size %d / root %d", size, root);
+        return -1;
+    }
+    p->order = malloc(sizeof(int) * (size_t)size);
+    if (!p->order || tb_tree_init(&p->tree, size, root, size) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    p->xchg = spec->allgather == TB_AG_RECURSIVE_DOUBLING ? TB_XCHG_RDBL : TB_XCHG_RING;
+    if (spec->ring == TB_RING_DISTANCE) {
+        if (tb_hier_ring_order(h, size, root, p->order) != 0 || p->order[0] != root) {
+            snprintf(err, errlen, "scatter_allgather: no distance ring order for %d ranks", size);
+            return -1;
+        }
+    } else {
+        for (int v = 0; v < size; v++)
+            p->order[v] = (root + v) % size;
+    }
+    /* binomial over positions, largest subtree first; position c below a
+     * step of m carries the blocks of its subtree, [c, min(c + m, size)) */
+    int top = 1;
+    while (top < size)
+        top <<= 1;
+    for (int v = 0; v < size; v++) {
+        int limit = v == 0 ? top : (v & -v);
+        for (int m = limit >> 1; m >= 1; m >>= 1) {
+            int c = v + m;
+            if (c >= size)
+                continue;
+            int hi = c + m < size ? c + m : size;
+            if (tb_tree_add_edge(&p->tree, p->order[v], p->order[c], c, hi) != 0) {
+                snprintf(err, errlen, "scatter_allgather: ring order is not a permutation");
+                return -1;
+            }
+        }
+    }
+    if (tb_tree_finalize(&p->tree) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* Small helpers shared by the clustering files (not part of the API). */
+#ifndef TBP_CLUSTER_INTERNAL_H
+#define TBP_CLUSTER_INTERNAL_H
+
+#include <stdint.h>
+
+/* Union-find with path halving; the root of a set is its smallest member so
+ * that results never depend on union order. */
+static inline int tbp_uf_find(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static inline int tbp_uf_union(int *parent, int a, int b)
+{
+    a = tbp_uf_find(parent, a);
+    b = tbp_uf_find(parent, b);
+    if (a == b)
+        return a;
+    if (a < b) {
+        parent[b] = a;
+        return a;
+    }
+    parent[a] = b;
+    return b;
+}
+
+/* splitmix64: tiny, seedable, good enough for choosing start medoids. */
+static inline uint64_t tbp_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform double in [0,1). */
+static inline double tbp_rng_unit(uint64_t *s)
+{
+    return (double)(tbp_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Labels from a union-find forest, canonical order; returns k. */
+int tbp_labels_from_uf(int *parent, int n, int *labels);
+
+#endif

@@ -1,0 +1,26 @@
+# Unit tests: test/unit/test_*.c, linked with the static library, no MPI run.
+# MPI test programs: test/mpi/*.c, plain MPI programs run under LD_PRELOAD.
+# Suites: test/suites/NN-name.sh, each prints "ok NAME" / "not ok NAME" lines.
+UNIT_SRCS := $(wildcard test/unit/test_*.c)
+UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(UNIT_SRCS))
+MPIT_SRCS := $(wildcard test/mpi/*.c)
+MPIT_BINS := $(patsubst test/mpi/%.c,$(BUILD)/test/mpi/%,$(MPIT_SRCS))
+FORT_SRCS := $(wildcard test/mpi/*.f90)
+FORT_BINS := $(patsubst test/mpi/%.f90,$(BUILD)/test/mpi/%,$(FORT_SRCS))
+
+$(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TOOL_CFLAGS) -Itest/unit $< -o $@ $(LIB_A) $(DEP_LIBS)
+
+$(BUILD)/test/mpi/%: test/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -Ilibtopobcast/include $< -o $@ -lm
+
+$(BUILD)/test/mpi/%: test/mpi/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -Wall $< -o $@
+
+tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS)
+
+check: tests
+	BUILD=$(BUILD) ./test/run_tests.sh

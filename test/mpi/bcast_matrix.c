@@ -1,0 +1,617 @@
+/* MPI_Bcast correctness matrix: a plain MPI program (no topobcast headers),
+ * so the same binary checks plain MPICH and, under LD_PRELOAD, the library.
+ *
+ * Every case: the root fills the type map of its buffer with a pattern that
+ * depends only on (case number, position in the type signature); every other
+ * rank pre-fills its whole buffer (plus guard bytes around it) with a
+ * sentinel.  After the broadcast each rank compares the whole region with
+ * what it must be: the expected image is computed with MPI_Unpack (not
+ * intercepted), so gaps and padding that are outside the receiver's type map
+ * must still hold the sentinel, and the root's buffer must be unchanged.
+ * Ranks may use different datatypes with equal signatures (MPI allows it),
+ * which catches implementations that split messages by elements.
+ *
+ * Rank 0 prints one "ok CASE" / "not ok CASE (detail)" line per case. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENTINEL 0xA5
+#define GUARD 64
+#define DETAIL_LEN 240
+
+/* ---- datatypes --------------------------------------------------------- */
+
+enum { B_BYTE, B_INT, B_DOUBLE, B_VECTOR, B_STRUCT, B_CONTIG7, B_CONTIG6, NBASE };
+static MPI_Datatype base_type[NBASE];
+
+/* A datatype case: what the root uses and what the others use.  Mixed cases
+ * keep the signature equal: root count*7 MPI_INT vs count contiguous(7 int);
+ * the strided vector holds 6 ints, like contiguous(6 int). */
+typedef struct type_case {
+    const char *name;
+    int root_t, root_mult;   /* root: count*root_mult of base_type[root_t] */
+    int other_t, other_mult; /* non-roots */
+    int alternate;           /* 1: odd ranks use other_t, even ranks root_t, whoever is root */
+} type_case;
+
+static const type_case type_cases[] = {
+    {"byte", B_BYTE, 1, B_BYTE, 1, 0},
+    {"int", B_INT, 1, B_INT, 1, 0},
+    {"double", B_DOUBLE, 1, B_DOUBLE, 1, 0},
+    {"vector", B_VECTOR, 1, B_VECTOR, 1, 0},
+    {"struct", B_STRUCT, 1, B_STRUCT, 1, 0},
+    {"intmix", B_INT, 7, B_CONTIG7, 1, 0},
+    {"vecmix", B_VECTOR, 1, B_CONTIG6, 1, 1},
+};
+#define NTYPES ((int)(sizeof type_cases / sizeof type_cases[0]))
+enum { T_BYTE, T_INT, T_DOUBLE, T_VECTOR, T_STRUCT, T_INTMIX, T_VECMIX }; /* type_cases[] order */
+
+static void make_types(void)
+{
+    base_type[B_BYTE] = MPI_BYTE;
+    base_type[B_INT] = MPI_INT;
+    base_type[B_DOUBLE] = MPI_DOUBLE;
+
+    /* 3 blocks of 2 ints, stride 3 ints, extent resized to 10 ints:
+     * gaps inside the element and a trailing gap before the next one. */
+    MPI_Datatype v;
+    MPI_Type_vector(3, 2, 3, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 10 * (MPI_Aint)sizeof(int), &base_type[B_VECTOR]);
+    MPI_Type_free(&v);
+
+    /* {int at 0, double at 8}, extent 24: padding after the int and a
+     * trailing gap after the double. */
+    MPI_Datatype s;
+    int bl[2] = {1, 1};
+    MPI_Aint disp[2] = {0, 8};
+    MPI_Datatype ts[2] = {MPI_INT, MPI_DOUBLE};
+    MPI_Type_create_struct(2, bl, disp, ts, &s);
+    MPI_Type_create_resized(s, 0, 24, &base_type[B_STRUCT]);
+    MPI_Type_free(&s);
+
+    MPI_Type_contiguous(7, MPI_INT, &base_type[B_CONTIG7]);
+    MPI_Type_contiguous(6, MPI_INT, &base_type[B_CONTIG6]);
+    for (int i = B_VECTOR; i < NBASE; i++)
+        MPI_Type_commit(&base_type[i]);
+}
+
+static void free_types(void)
+{
+    for (int i = B_VECTOR; i < NBASE; i++)
+        MPI_Type_free(&base_type[i]);
+}
+
+/* ---- one rank's part of one broadcast ---------------------------------- */
+
+enum { ROLE_ROOT, ROLE_RECV, ROLE_IDLE }; /* IDLE: intercomm root group, not root */
+
+typedef struct xfer {
+    MPI_Datatype dt;
+    long count;
+    int role;
+    MPI_Aint extent;
+    size_t bytes;          /* count * extent */
+    size_t sigbytes;       /* count * type size */
+    unsigned char *region; /* GUARD + bytes + GUARD */
+    unsigned char *expect;
+    int rc;                /* MPI_Bcast return code */
+} xfer;
+
+static unsigned char pattern_byte(uint32_t seed, size_t i)
+{
+    uint32_t x = (uint32_t)i * 0x9E3779B1u ^ (seed + 1) * 0x85EBCA77u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    x *= 0x297A2D39u;
+    x ^= x >> 15;
+    unsigned char b = (unsigned char)(x >> 24);
+    return b == SENTINEL ? 0x5A : b;
+}
+
+static void choose_type(const type_case *tc, long count, int is_root, int comm_rank, MPI_Datatype *dt,
+                        long *n)
+{
+    int use_root_t = tc->alternate ? (comm_rank % 2 == 0) : is_root;
+    if (use_root_t) {
+        *dt = base_type[tc->root_t];
+        *n = count * tc->root_mult;
+    } else {
+        *dt = base_type[tc->other_t];
+        *n = count * tc->other_mult;
+    }
+}
+
+static int xfer_prepare(xfer *x, const type_case *tc, long count, int role, int comm_rank,
+                        uint32_t seed)
+{
+    MPI_Aint lb, tsize;
+    int size;
+    memset(x, 0, sizeof *x);
+    x->role = role;
+    choose_type(tc, count, role == ROLE_ROOT, comm_rank, &x->dt, &x->count);
+    MPI_Type_get_extent(x->dt, &lb, &x->extent);
+    MPI_Type_size(x->dt, &size);
+    tsize = size;
+    x->bytes = (size_t)x->count * (size_t)x->extent;
+    x->sigbytes = (size_t)x->count * (size_t)tsize;
+    x->region = malloc(x->bytes + 2 * GUARD);
+    x->expect = malloc(x->bytes + 2 * GUARD);
+    if (!x->region || !x->expect)
+        return -1;
+    memset(x->expect, SENTINEL, x->bytes + 2 * GUARD);
+    if (role != ROLE_IDLE && x->count > 0) {
+        unsigned char *stream = malloc(x->sigbytes);
+        if (!stream)
+            return -1;
+        for (size_t i = 0; i < x->sigbytes; i++)
+            stream[i] = pattern_byte(seed, i);
+        int pos = 0;
+        MPI_Unpack(stream, (int)x->sigbytes, &pos, x->expect + GUARD, (int)x->count, x->dt,
+                   MPI_COMM_SELF);
+        free(stream);
+    }
+    if (role == ROLE_ROOT)
+        memcpy(x->region, x->expect, x->bytes + 2 * GUARD);
+    else
+        memset(x->region, SENTINEL, x->bytes + 2 * GUARD);
+    return 0;
+}
+
+/* Whether byte `within` of one element of dt belongs to its type map. */
+static int in_type_map(MPI_Datatype dt, MPI_Aint extent, MPI_Aint within)
+{
+    int size, pos = 0, r;
+    MPI_Type_size(dt, &size);
+    unsigned char *ones = malloc((size_t)size + 1), *mask = calloc((size_t)extent + 1, 1);
+    memset(ones, 0xFF, (size_t)size + 1);
+    MPI_Unpack(ones, size, &pos, mask, 1, dt, MPI_COMM_SELF);
+    r = mask[within] != 0;
+    free(ones);
+    free(mask);
+    return r;
+}
+
+/* Returns 0 when the region is exactly as expected, else 1 with detail. */
+static int xfer_check(const xfer *x, int world_rank, const char *what, char *detail, size_t len)
+{
+    if (x->rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int l = 0;
+        MPI_Error_string(x->rc, msg, &l);
+        msg[120] = 0; /* keep the line short; the class is what matters */
+        snprintf(detail, len, "rank %d%s: MPI_Bcast returned %d: %.120s", world_rank, what, x->rc, msg);
+        return 1;
+    }
+    size_t n = x->bytes + 2 * GUARD, first = n, wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x->region[i] != x->expect[i]) {
+            if (first == n)
+                first = i;
+            wrong++;
+        }
+    }
+    if (!wrong)
+        return 0;
+    const char *role = x->role == ROLE_ROOT ? "root" : x->role == ROLE_RECV ? "receiver" : "idle";
+    char where[128];
+    if (first < GUARD) {
+        snprintf(where, sizeof where, "guard byte %ld before the buffer", (long)first - GUARD);
+    } else if (first >= GUARD + x->bytes) {
+        snprintf(where, sizeof where, "guard byte %zu after the buffer end", first - GUARD - x->bytes);
+    } else {
+        size_t rel = first - GUARD;
+        size_t elem = rel / (size_t)x->extent, within = rel % (size_t)x->extent;
+        snprintf(where, sizeof where, "byte %zu (element %zu + %zu, %s)", rel, elem, within,
+                 in_type_map(x->dt, x->extent, (MPI_Aint)within) ? "in type map" : "gap outside type map");
+    }
+    snprintf(detail, len, "rank %d%s (%s): %zu of %zu bytes wrong, first at %s: 0x%02x expected 0x%02x",
+             world_rank, what, role, wrong, x->bytes, where, x->region[first], x->expect[first]);
+    return 1;
+}
+
+static void xfer_free(xfer *x)
+{
+    free(x->region);
+    free(x->expect);
+    x->region = x->expect = NULL;
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+enum { C_WORLD, C_SPLIT, C_REVERSED, C_DUP, C_SELF, C_INTER, NCOMMS };
+static const char *comm_names[NCOMMS] = {"world", "split", "reversed", "dup", "self", "inter"};
+static MPI_Comm comms[NCOMMS];
+static int wrank, wsize, half0; /* half0: size of the lower half used by split/inter */
+
+static void make_comms(void)
+{
+    int color = wrank < half0 ? 0 : 1;
+    comms[C_WORLD] = MPI_COMM_WORLD;
+    MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &comms[C_SPLIT]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &comms[C_REVERSED]);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[C_DUP]);
+    comms[C_SELF] = MPI_COMM_SELF;
+    comms[C_INTER] = MPI_COMM_NULL;
+    if (half0 > 0 && half0 < wsize)
+        MPI_Intercomm_create(comms[C_SPLIT], 0, MPI_COMM_WORLD, color == 0 ? half0 : 0, 77,
+                             &comms[C_INTER]);
+    for (int c = 0; c < NCOMMS; c++)
+        if (comms[c] != MPI_COMM_NULL)
+            MPI_Comm_set_errhandler(comms[c], MPI_ERRORS_RETURN);
+}
+
+static void free_comms(void)
+{
+    MPI_Comm_free(&comms[C_SPLIT]);
+    MPI_Comm_free(&comms[C_REVERSED]);
+    MPI_Comm_free(&comms[C_DUP]);
+    if (comms[C_INTER] != MPI_COMM_NULL)
+        MPI_Comm_free(&comms[C_INTER]);
+}
+
+static void comm_label(int c, char *buf, size_t len)
+{
+    switch (c) {
+    case C_SPLIT: snprintf(buf, len, "split size=%d+%d", half0, wsize - half0); break;
+    case C_INTER: snprintf(buf, len, "inter size=%d<>%d", half0, wsize - half0); break;
+    case C_SELF: snprintf(buf, len, "self size=1"); break;
+    default: snprintf(buf, len, "%s size=%d", comm_names[c], wsize);
+    }
+}
+
+/* ---- roots -------------------------------------------------------------- */
+
+enum { R_FIRST, R_MID, R_LAST, NROOTS };
+static const char *root_names[NROOTS] = {"0", "mid", "last"};
+
+static int resolve(int sym, int size)
+{
+    return sym == R_FIRST ? 0 : sym == R_MID ? size / 2 : size - 1;
+}
+
+/* What this rank passes as root and its role.  For the intercommunicator
+ * the root lives in the lower half for "0"/"last", in the upper for "mid". */
+static void root_for(int c, int sym, int *root_arg, int *role, int *key)
+{
+    MPI_Comm comm = comms[c];
+    if (c == C_INTER) {
+        int rgroup = sym == R_MID ? 1 : 0, mygroup = wrank < half0 ? 0 : 1;
+        int rsize = rgroup == 0 ? half0 : wsize - half0, lrank;
+        int r = resolve(sym, rsize);
+        MPI_Comm_rank(comm, &lrank);
+        if (mygroup == rgroup) {
+            *root_arg = lrank == r ? MPI_ROOT : MPI_PROC_NULL;
+            *role = lrank == r ? ROLE_ROOT : ROLE_IDLE;
+        } else {
+            *root_arg = r;
+            *role = ROLE_RECV;
+        }
+        *key = rgroup * 1000 + r;
+        return;
+    }
+    int size, me;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &me);
+    *root_arg = resolve(sym, size);
+    *role = me == *root_arg ? ROLE_ROOT : ROLE_RECV;
+    *key = *root_arg;
+}
+
+/* ---- reporting ---------------------------------------------------------- */
+
+static const char *alg_name;
+static int ncases, nfailed;
+
+/* Collective over MPI_COMM_WORLD: combines every rank's verdict and prints
+ * one line from rank 0. */
+static void report(const char *name, int bad, const char *detail)
+{
+    char mine[DETAIL_LEN] = {0}, *all = NULL;
+    if (bad)
+        snprintf(mine, sizeof mine, "%s", detail);
+    if (wrank == 0)
+        all = malloc((size_t)wsize * DETAIL_LEN);
+    MPI_Gather(mine, DETAIL_LEN, MPI_CHAR, all, DETAIL_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    ncases++;
+    if (wrank == 0) {
+        int nbad = 0, first = -1;
+        for (int r = 0; r < wsize; r++)
+            if (all[(size_t)r * DETAIL_LEN]) {
+                nbad++;
+                if (first < 0)
+                    first = r;
+            }
+        if (nbad) {
+            nfailed++;
+            printf("not ok alg=%s np=%d %s (%d rank%s failed; %s)\n", alg_name, wsize, name, nbad,
+                   nbad > 1 ? "s" : "", all + (size_t)first * DETAIL_LEN);
+        } else {
+            printf("ok alg=%s np=%d %s\n", alg_name, wsize, name);
+        }
+        fflush(stdout);
+        free(all);
+    }
+}
+
+/* ---- the matrix ---------------------------------------------------------- */
+
+static uint32_t case_seed; /* advances identically on every rank */
+
+static void run_case(int c, int sym, const type_case *tc, long count)
+{
+    int root_arg, role, key, me = 0;
+    char name[256], label[64], detail[DETAIL_LEN] = "";
+    xfer x;
+    comm_label(c, label, sizeof label);
+    snprintf(name, sizeof name, "comm=%s root=%s count=%ld type=%s", label, root_names[sym], count,
+             tc->name);
+    root_for(c, sym, &root_arg, &role, &key);
+    MPI_Comm_rank(comms[c], &me);
+    int bad = 0;
+    if (xfer_prepare(&x, tc, count, role, me, case_seed++) != 0) {
+        snprintf(detail, sizeof detail, "rank %d: out of memory", wrank);
+        bad = 1;
+    } else {
+        x.rc = MPI_Bcast(x.region + GUARD, (int)x.count, x.dt, root_arg, comms[c]);
+        bad = xfer_check(&x, wrank, "", detail, sizeof detail);
+    }
+    xfer_free(&x);
+    report(name, bad, detail);
+}
+
+/* Root symbols that resolve to the same root as an earlier one on every
+ * rank are skipped (size-1 communicators, size-2 "mid" == "last"...). */
+static int duplicate_root(int c, int sym)
+{
+    int arg, role, key, k2, dup = 0, all;
+    root_for(c, sym, &arg, &role, &key);
+    for (int s = 0; s < sym; s++) {
+        root_for(c, s, &arg, &role, &k2);
+        if (k2 == key)
+            dup = 1;
+    }
+    MPI_Allreduce(&dup, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
+/* ---- sequences: several broadcasts back to back, checked at the end ----- */
+
+typedef struct step {
+    int comm, sym, type;
+    long count;
+} step;
+
+static void run_sequence(const char *name, const step *steps, int n, int use_bcast_c)
+{
+    xfer *xs = calloc((size_t)n, sizeof *xs);
+    char detail[DETAIL_LEN] = "";
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        int root_arg, role, key, me;
+        root_for(steps[i].comm, steps[i].sym, &root_arg, &role, &key);
+        MPI_Comm_rank(comms[steps[i].comm], &me);
+        if (xfer_prepare(&xs[i], &type_cases[steps[i].type], steps[i].count, role, me, case_seed++))
+            bad = 1;
+    }
+    if (bad) {
+        snprintf(detail, sizeof detail, "rank %d: out of memory", wrank);
+    } else {
+        /* No synchronisation between the calls: a rank that finishes one
+         * broadcast early starts the next while others are still busy. */
+        for (int i = 0; i < n; i++) {
+            int root_arg, role, key;
+            root_for(steps[i].comm, steps[i].sym, &root_arg, &role, &key);
+#if MPI_VERSION >= 4
+            if (use_bcast_c)
+                xs[i].rc = MPI_Bcast_c(xs[i].region + GUARD, (MPI_Count)xs[i].count, xs[i].dt,
+                                       root_arg, comms[steps[i].comm]);
+            else
+#endif
+                xs[i].rc = MPI_Bcast(xs[i].region + GUARD, (int)xs[i].count, xs[i].dt, root_arg,
+                                     comms[steps[i].comm]);
+        }
+        for (int i = 0; i < n && !bad; i++) {
+            char what[48];
+            snprintf(what, sizeof what, " step %d", i);
+            bad = xfer_check(&xs[i], wrank, what, detail, sizeof detail);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        xfer_free(&xs[i]);
+    free(xs);
+    report(name, bad, detail);
+}
+
+static void run_sequences(unsigned comm_mask)
+{
+    /* Different roots, sizes and datatypes in a row on one communicator. */
+    static const step b2b[] = {
+        {0, R_FIRST, T_INT, 4097},   {0, R_LAST, T_BYTE, 7},     {0, R_MID, T_BYTE, 262147},
+        {0, R_LAST, T_VECTOR, 1},    {0, R_FIRST, T_DOUBLE, 0},  {0, R_MID, T_STRUCT, 65539},
+        {0, R_FIRST, T_INTMIX, 33},  {0, R_LAST, T_VECMIX, 4097}, {0, R_MID, T_INT, 1},
+        {0, R_FIRST, T_BYTE, 100003},
+    };
+    int nb = (int)(sizeof b2b / sizeof b2b[0]);
+    step s[16];
+    static const int b2b_comms[] = {C_WORLD, C_REVERSED};
+    for (int k = 0; k < 2; k++) {
+        int c = b2b_comms[k];
+        if (!(comm_mask & (1u << c)))
+            continue;
+        char name[64];
+        for (int i = 0; i < nb; i++) {
+            s[i] = b2b[i];
+            s[i].comm = c;
+        }
+        snprintf(name, sizeof name, "seq=backtoback comm=%s", comm_names[c]);
+        run_sequence(name, s, nb, 0);
+    }
+
+    /* Two communicators interleaved: the same ranks, different orders (or
+     * halves running concurrently with the whole). */
+    static const int pairs[][2] = {{C_DUP, C_REVERSED}, {C_SPLIT, C_WORLD}};
+    for (int k = 0; k < 2; k++) {
+        int a = pairs[k][0], b = pairs[k][1];
+        if (!(comm_mask & (1u << a)) || !(comm_mask & (1u << b)))
+            continue;
+        char name[64];
+        for (int i = 0; i < 8; i++) {
+            s[i].comm = i % 2 ? b : a;
+            s[i].sym = (i * 2 + k) % NROOTS;
+            s[i].type = (i * 3) % NTYPES;
+            s[i].count = (long[]){4097, 7, 70001, 1, 0, 4099, 33, 16385}[i];
+        }
+        snprintf(name, sizeof name, "seq=interleaved comm=%s+%s", comm_names[a], comm_names[b]);
+        run_sequence(name, s, 8, 0);
+    }
+
+#if MPI_VERSION >= 4
+    /* The large-count entry point. */
+    if (comm_mask & (1u << C_WORLD)) {
+        static const step bc[] = {
+            {C_WORLD, R_LAST, T_INT, 4097}, {C_WORLD, R_FIRST, T_VECTOR, 333},
+            {C_WORLD, R_MID, T_BYTE, 0},    {C_WORLD, R_MID, T_INTMIX, 65537},
+        };
+        run_sequence("seq=bcast_c comm=world", bc, 4, 1);
+    }
+#endif
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static void usage(void)
+{
+    printf("usage: bcast_matrix [options]\n"
+           "  --roots=LIST   of 0,mid,last                         (default all)\n"
+           "  --counts=LIST  element counts                         (default 0,1,7,4097,1048579)\n"
+           "  --types=LIST   of byte,int,double,vector,struct,intmix,vecmix (default all)\n"
+           "                 vector: 3x2 ints stride 3, extent 10 ints; struct: {int,double}\n"
+           "                 with padding, extent 24; intmix: root count*7 MPI_INT, others\n"
+           "                 contiguous(7 int); vecmix: even ranks vector, odd contiguous(6 int)\n"
+           "  --comms=LIST   of world,split,reversed,dup,self,inter (default all)\n"
+           "  --sequences=0|1 back-to-back and interleaved broadcasts (default 1)\n"
+           "  --matrix=0|1   the case matrix itself (default 1)\n"
+           "  --help\n"
+           "Prints one 'ok CASE' / 'not ok CASE (detail)' line per case from rank 0;\n"
+           "CASE names the algorithm (TOPOBCAST_ALGORITHM or 'none').  Exit status 1 if any failed.\n");
+}
+
+/* Parses a comma list of names into a bit mask; -1 on an unknown name. */
+static long parse_names(const char *list, const char *const *names, int n)
+{
+    long mask = 0;
+    char *copy = strdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(t, names[i]))
+                found = i;
+        if (!strcmp(t, "first"))
+            found = 0;
+        if (found < 0) {
+            free(copy);
+            return -1;
+        }
+        mask |= 1L << found;
+    }
+    free(copy);
+    return mask;
+}
+
+int main(int argc, char **argv)
+{
+    long counts[32] = {0, 1, 7, 4097, 1048579};
+    int ncounts = 5, sequences = 1, matrix = 1, bad_arg = 0, help = 0;
+    long roots = (1 << NROOTS) - 1, types = (1 << NTYPES) - 1, cmask = (1 << NCOMMS) - 1;
+    const char *type_names[NTYPES];
+    for (int i = 0; i < NTYPES; i++)
+        type_names[i] = type_cases[i].name;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help = 1;
+        } else if (!strncmp(a, "--roots=", 8)) {
+            roots = parse_names(a + 8, root_names, NROOTS);
+        } else if (!strncmp(a, "--types=", 8)) {
+            types = parse_names(a + 8, type_names, NTYPES);
+        } else if (!strncmp(a, "--comms=", 8)) {
+            cmask = parse_names(a + 8, comm_names, NCOMMS);
+        } else if (!strncmp(a, "--sequences=", 12)) {
+            sequences = atoi(a + 12);
+        } else if (!strncmp(a, "--matrix=", 9)) {
+            matrix = atoi(a + 9);
+        } else if (!strncmp(a, "--counts=", 9)) {
+            char *p = (char *)a + 9, *end;
+            ncounts = 0;
+            while (*p && ncounts < 32) {
+                counts[ncounts++] = strtol(p, &end, 10);
+                if (end == p || counts[ncounts - 1] < 0 || (*end && *end != ',')) {
+                    bad_arg = 1;
+                    break;
+                }
+                p = *end ? end + 1 : end;
+            }
+        } else {
+            bad_arg = 1;
+        }
+        if (roots < 0 || types < 0 || cmask < 0)
+            bad_arg = 1;
+    }
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (help || bad_arg) {
+        if (wrank == 0) {
+            if (bad_arg)
+                printf("not ok bcast_matrix arguments\n");
+            usage();
+        }
+        MPI_Finalize();
+        return bad_arg;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    alg_name = getenv("TOPOBCAST_ALGORITHM");
+    if (!alg_name || !*alg_name)
+        alg_name = "none";
+    half0 = wsize / 2;
+    make_types();
+    make_comms();
+    double t0 = MPI_Wtime();
+
+    if (matrix) {
+        for (int c = 0; c < NCOMMS; c++) {
+            if (!(cmask & (1L << c)) || (c == C_INTER && comms[C_INTER] == MPI_COMM_NULL))
+                continue;
+            for (int ci = 0; ci < ncounts; ci++)
+                for (int t = 0; t < NTYPES; t++) {
+                    if (!(types & (1L << t)))
+                        continue;
+                    for (int sym = 0; sym < NROOTS; sym++) {
+                        if (!(roots & (1L << sym)) || duplicate_root(c, sym))
+                            continue;
+                        run_case(c, sym, &type_cases[t], counts[ci]);
+                    }
+                }
+        }
+    }
+    if (sequences)
+        run_sequences(comms[C_INTER] == MPI_COMM_NULL ? (unsigned)cmask & ~(1u << C_INTER)
+                                                      : (unsigned)cmask);
+
+    double t = MPI_Wtime() - t0;
+    if (wrank == 0)
+        printf("# bcast_matrix alg=%s np=%d: %d cases, %d failed, %.1f s\n", alg_name, wsize, ncases,
+               nfailed, t);
+    free_comms();
+    free_types();
+    MPI_Finalize();
+    return nfailed ? 1 : 0;
+}

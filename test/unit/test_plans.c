@@ -1,0 +1,554 @@
+/* Whole broadcasts, simulated symbolically from the per-rank schedules: the
+ * tree phase moves block ranges from parents to children, then the exchange
+ * steps run with rendezvous semantics (a send completes only when the peer's
+ * current step posts the matching receive), so schedules that would deadlock
+ * with synchronous sends, send blocks their sender does not have, or
+ * disagree with the receiver about what travels are all caught.  At the end
+ * every rank must hold every block. */
+#include "schedule.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sim {
+    int size, root, nblocks;
+    tb_schedule *s;    /* size schedules */
+    unsigned char *hold; /* hold[r * nblocks + b] */
+} sim;
+
+static unsigned char *held(sim *m, int r)
+{
+    return m->hold + (size_t)r * (size_t)m->nblocks;
+}
+
+static int holds_range(sim *m, const unsigned char *h, tb_blocks b)
+{
+    if (b.lo >= b.hi)
+        return 1;
+    if (b.lo < 0 || b.hi > m->nblocks)
+        return 0;
+    for (int i = b.lo; i < b.hi; i++)
+        if (!h[i])
+            return 0;
+    return 1;
+}
+
+static void add_range(unsigned char *h, tb_blocks b)
+{
+    for (int i = b.lo; i < b.hi; i++)
+        h[i] = 1;
+}
+
+/* Non-empty ranges of a step side, in order. */
+static int nonempty(const tb_blocks in[2], tb_blocks out[2])
+{
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        if (in[i].lo < in[i].hi)
+            out[n++] = in[i];
+    return n;
+}
+
+static int same_message(const tb_blocks a[2], const tb_blocks b[2])
+{
+    tb_blocks x[2], y[2];
+    int n = nonempty(a, x);
+    if (n != nonempty(b, y))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (x[i].lo != y[i].lo || x[i].hi != y[i].hi)
+            return 0;
+    return 1;
+}
+
+static int build_all(sim *m, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *why, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    m->size = size;
+    m->root = root;
+    m->s = calloc((size_t)size, sizeof *m->s);
+    for (int r = 0; r < size; r++) {
+        char err[200];
+        if (tb_schedule_build(&m->s[r], size, root, r, spec, h, err, sizeof err) != 0) {
+            snprintf(why, len, "rank %d: tb_schedule_build: %s", r, err);
+            return -1;
+        }
+    }
+    m->nblocks = m->s[0].nblocks;
+    m->hold = calloc((size_t)size * (size_t)m->nblocks, 1);
+    return 0;
+}
+
+static void free_all(sim *m)
+{
+    for (int r = 0; m->s && r < m->size; r++)
+        tb_schedule_free(&m->s[r]);
+    free(m->s);
+    free(m->hold);
+    memset(m, 0, sizeof *m);
+}
+
+static int tree_phase(sim *m, char *why, size_t len)
+{
+    int size = m->size, nb = m->nblocks;
+    for (int r = 0; r < size; r++) {
+        tb_schedule *s = &m->s[r];
+        if (s->size != size || s->root != m->root || s->me != r || s->nblocks != nb) {
+            snprintf(why, len, "rank %d: schedule header disagrees", r);
+            return -1;
+        }
+        if ((r == m->root) != (s->parent == -1) || s->parent >= size) {
+            snprintf(why, len, "rank %d: parent %d", r, s->parent);
+            return -1;
+        }
+    }
+    tb_schedule *rs = &m->s[m->root];
+    if (rs->mine.lo != 0 || rs->mine.hi != nb) {
+        snprintf(why, len, "root holds [%d,%d) of %d", rs->mine.lo, rs->mine.hi, nb);
+        return -1;
+    }
+    /* every parent link is matched by exactly one child entry with the same blocks */
+    int nkids = 0;
+    for (int r = 0; r < size; r++) {
+        nkids += m->s[r].nchildren;
+        if (r == m->root)
+            continue;
+        tb_schedule *p = &m->s[m->s[r].parent];
+        int found = 0;
+        for (int i = 0; i < p->nchildren; i++)
+            if (p->children[i] == r) {
+                found++;
+                if (p->child_blocks[i].lo != m->s[r].mine.lo || p->child_blocks[i].hi != m->s[r].mine.hi) {
+                    snprintf(why, len, "rank %d expects [%d,%d) but parent %d sends [%d,%d)", r, m->s[r].mine.lo,
+                             m->s[r].mine.hi, p->me, p->child_blocks[i].lo, p->child_blocks[i].hi);
+                    return -1;
+                }
+            }
+        if (found != 1) {
+            snprintf(why, len, "rank %d appears %d times among its parent's children", r, found);
+            return -1;
+        }
+    }
+    if (nkids != size - 1) {
+        snprintf(why, len, "%d child entries for %d ranks", nkids, size);
+        return -1;
+    }
+    /* breadth first from the root: a parent forwards only what it holds */
+    int *queue = malloc(sizeof(int) * (size_t)size), qh = 0, qt = 0;
+    unsigned char *seen = calloc((size_t)size, 1);
+    queue[qt++] = m->root;
+    seen[m->root] = 1;
+    add_range(held(m, m->root), rs->mine);
+    int rc = 0;
+    while (qh < qt && rc == 0) {
+        tb_schedule *p = &m->s[queue[qh++]];
+        for (int i = 0; i < p->nchildren && rc == 0; i++) {
+            int c = p->children[i];
+            if (c < 0 || c >= size || seen[c] || !holds_range(m, held(m, p->me), p->child_blocks[i])) {
+                snprintf(why, len, "rank %d cannot send [%d,%d) to child %d", p->me, p->child_blocks[i].lo,
+                         p->child_blocks[i].hi, c);
+                rc = -1;
+                break;
+            }
+            seen[c] = 1;
+            add_range(held(m, c), p->child_blocks[i]);
+            queue[qt++] = c;
+        }
+    }
+    if (rc == 0 && qt != size) {
+        snprintf(why, len, "only %d of %d ranks reached by the tree", qt, size);
+        rc = -1;
+    }
+    free(queue);
+    free(seen);
+    return rc;
+}
+
+static int xchg_phase(sim *m, char *why, size_t len)
+{
+    int size = m->size, nb = m->nblocks, rc = 0;
+    int *pc = calloc((size_t)size, sizeof(int));
+    unsigned char *sent = calloc((size_t)size, 1), *got = calloc((size_t)size, 1);
+    unsigned char *pending = calloc((size_t)size * (size_t)nb, 1);
+    for (int r = 0; r < size && rc == 0; r++)
+        for (int i = 0; i < m->s[r].nsteps; i++) {
+            tb_xchg_step *st = &m->s[r].steps[i];
+            tb_blocks tmp[2];
+            if (st->send_peer < -1 || st->send_peer >= size || st->recv_peer < -1 || st->recv_peer >= size ||
+                st->send_peer == r || st->recv_peer == r || (st->send_peer < 0 && nonempty(st->send, tmp)) ||
+                (st->recv_peer < 0 && nonempty(st->recv, tmp))) {
+                snprintf(why, len, "rank %d step %d: bad peers %d/%d", r, i, st->send_peer, st->recv_peer);
+                rc = -1;
+                break;
+            }
+        }
+    for (int progress = 1; progress && rc == 0;) {
+        progress = 0;
+        /* match every current send with its receiver's current receive */
+        for (int a = 0; a < size && rc == 0; a++) {
+            if (pc[a] >= m->s[a].nsteps || sent[a])
+                continue;
+            tb_xchg_step *sa = &m->s[a].steps[pc[a]];
+            int b = sa->send_peer;
+            if (b < 0 || pc[b] >= m->s[b].nsteps || got[b] || m->s[b].steps[pc[b]].recv_peer != a)
+                continue;
+            tb_xchg_step *sb = &m->s[b].steps[pc[b]];
+            if (!same_message(sa->send, sb->recv)) {
+                snprintf(why, len, "rank %d step %d sends [%d,%d)+[%d,%d) to %d, whose step %d expects [%d,%d)+[%d,%d)",
+                         a, pc[a], sa->send[0].lo, sa->send[0].hi, sa->send[1].lo, sa->send[1].hi, b, pc[b],
+                         sb->recv[0].lo, sb->recv[0].hi, sb->recv[1].lo, sb->recv[1].hi);
+                rc = -1;
+                break;
+            }
+            /* holdings only change when a step completes, so held() is
+             * what a sends at the start of its step */
+            if (!holds_range(m, held(m, a), sa->send[0]) || !holds_range(m, held(m, a), sa->send[1])) {
+                snprintf(why, len, "rank %d step %d sends blocks it does not hold", a, pc[a]);
+                rc = -1;
+                break;
+            }
+            add_range(pending + (size_t)b * (size_t)nb, sa->send[0]);
+            add_range(pending + (size_t)b * (size_t)nb, sa->send[1]);
+            sent[a] = got[b] = 1;
+            progress = 1;
+        }
+        /* complete the steps whose send and receive are both done */
+        for (int r = 0; r < size && rc == 0; r++) {
+            if (pc[r] >= m->s[r].nsteps)
+                continue;
+            tb_xchg_step *st = &m->s[r].steps[pc[r]];
+            if ((st->send_peer >= 0 && !sent[r]) || (st->recv_peer >= 0 && !got[r]))
+                continue;
+            for (int b = 0; b < nb; b++)
+                held(m, r)[b] |= pending[(size_t)r * (size_t)nb + (size_t)b];
+            memset(pending + (size_t)r * (size_t)nb, 0, (size_t)nb);
+            sent[r] = got[r] = 0;
+            pc[r]++;
+            progress = 1;
+        }
+    }
+    for (int r = 0; r < size && rc == 0; r++)
+        if (pc[r] < m->s[r].nsteps) {
+            snprintf(why, len, "deadlock: rank %d stuck in step %d of %d (send %d, recv %d)", r, pc[r],
+                     m->s[r].nsteps, m->s[r].steps[pc[r]].send_peer, m->s[r].steps[pc[r]].recv_peer);
+            rc = -1;
+        }
+    for (int r = 0; r < size && rc == 0; r++)
+        for (int b = 0; b < nb; b++)
+            if (!held(m, r)[b]) {
+                snprintf(why, len, "rank %d ends without block %d of %d", r, b, nb);
+                rc = -1;
+                break;
+            }
+    free(pc);
+    free(sent);
+    free(got);
+    free(pending);
+    return rc;
+}
+
+/* Steps every rank must have, or -1 when it differs per rank (pair). */
+typedef int (*steps_rule)(int size, int rank, int root);
+
+static int no_steps(int size, int rank, int root)
+{
+    (void)size, (void)rank, (void)root;
+    return 0;
+}
+
+static int ring_steps(int size, int rank, int root)
+{
+    (void)rank, (void)root;
+    return size - 1;
+}
+
+static int rdbl_steps(int size, int rank, int root)
+{
+    (void)rank, (void)root;
+    int p2 = 1, lg = 0;
+    while (p2 * 2 <= size)
+        p2 *= 2, lg++;
+    return lg + (size > p2 ? 2 : 0);
+}
+
+/* split_binary: one swap per non-root rank; the root serves the one rank
+ * left without partner when the non-root count is odd */
+static int pair_steps(int size, int rank, int root)
+{
+    if (rank == root)
+        return (size - 1) % 2;
+    return 1;
+}
+
+typedef struct alg_case {
+    const char *name;
+    tb_alg_id id;
+    int chains, radix, allgather, ring;
+    int nblocks; /* 0: size */
+    steps_rule steps;
+} alg_case;
+
+static tb_alg_spec spec_for(const alg_case *c)
+{
+    tb_alg_spec s;
+    tb_alg_spec_default(&s, c->id);
+    if (c->chains)
+        s.chains = c->chains;
+    if (c->radix)
+        s.radix = c->radix;
+    s.allgather = c->allgather;
+    s.ring = c->ring;
+    return s;
+}
+
+static int simulate(int size, int root, const tb_alg_spec *spec, const tb_hier *h, const alg_case *c, char *why,
+                    size_t len)
+{
+    sim m;
+    int rc = build_all(&m, size, root, spec, h, why, len);
+    if (rc == 0 && m.nblocks != (c->nblocks ? c->nblocks : size)) {
+        snprintf(why, len, "%d blocks", m.nblocks);
+        rc = -1;
+    }
+    for (int r = 0; rc == 0 && r < size; r++)
+        if (m.s[r].nsteps != c->steps(size, r, root)) {
+            snprintf(why, len, "rank %d has %d exchange steps, want %d", r, m.s[r].nsteps, c->steps(size, r, root));
+            rc = -1;
+        }
+    if (rc == 0)
+        rc = tree_phase(&m, why, len);
+    if (rc == 0)
+        rc = xchg_phase(&m, why, len);
+    free_all(&m);
+    return rc;
+}
+
+static void run_case(const alg_case *c)
+{
+    tb_alg_spec spec = spec_for(c);
+    for (int size = 1; size <= 40; size++) {
+        char why[300] = "";
+        int bad_root = -1;
+        for (int root = 0; root < size && bad_root < 0; root++)
+            if (simulate(size, root, &spec, NULL, c, why, sizeof why) != 0)
+                bad_root = root;
+        TAP_OK(bad_root < 0, "%s P=%d, every root: tree + exchange leave every rank with every block", c->name,
+               size);
+        if (bad_root >= 0)
+            printf("#   root %d: %s\n", bad_root, why);
+    }
+}
+
+/* ---- hand-checked plans ------------------------------------------------ */
+
+static void split_binary_shape(void)
+{
+    /* P=8 root 0: L = 1..4 (binary 1->2,3; 2->4) with block 0, R = 5..7
+     * (5->6,7) with block 1; pairs 1-5, 2-6, 3-7; 4 gets block 1 from 0 */
+    tb_alg_spec s;
+    tb_alg_spec_default(&s, TB_ALG_SPLIT_BINARY);
+    tb_plan p;
+    char err[200];
+    int ok = tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0;
+    static const int parent[] = {-1, 0, 1, 1, 2, 0, 5, 5};
+    static const int lo[] = {0, 0, 0, 0, 0, 1, 1, 1};
+    static const int partner[] = {-1, 5, 6, 7, -1, 1, 2, 3};
+    for (int r = 0; ok && r < 8; r++)
+        ok = p.tree.parent[r] == parent[r] && p.partner[r] == partner[r] &&
+             (r == 0 || (p.tree.blk_lo[r] == lo[r] && p.tree.blk_hi[r] == lo[r] + 1));
+    ok = ok && p.xchg == TB_XCHG_PAIR && p.tree.nblocks == 2 && tb_tree_nchildren(&p.tree, 0) == 2 &&
+         tb_tree_children(&p.tree, 0)[0] == 1 && tb_tree_children(&p.tree, 0)[1] == 5;
+    TAP_OK(ok, "split_binary P=8 root 0: halves, binary subtrees, partners as drawn");
+    tb_xchg_step *st = NULL;
+    int n0 = ok ? tb_plan_xchg_steps(&p, 0, &st) : -1;
+    TAP_OK(n0 == 1 && st[0].send_peer == 4 && st[0].recv_peer == -1 && same_message(st[0].send,
+           (tb_blocks[2]){{1, 2}, {2, 2}}), "split_binary P=8: root sends block 1 to unpaired rank 4");
+    free(st);
+    int n4 = ok ? tb_plan_xchg_steps(&p, 4, &st) : -1;
+    TAP_OK(n4 == 1 && st[0].recv_peer == 0 && st[0].send_peer == -1 &&
+           same_message(st[0].recv, (tb_blocks[2]){{1, 2}, {0, 0}}), "split_binary P=8: rank 4 receives block 1 from root");
+    free(st);
+    int n6 = ok ? tb_plan_xchg_steps(&p, 6, &st) : -1;
+    TAP_OK(n6 == 1 && st[0].recv_peer == 2 && st[0].send_peer == 2 &&
+           same_message(st[0].send, (tb_blocks[2]){{1, 2}, {0, 0}}) &&
+           same_message(st[0].recv, (tb_blocks[2]){{0, 1}, {0, 0}}), "split_binary P=8: rank 6 swaps block 1 for block 0 with 2");
+    free(st);
+    tb_plan_free(&p);
+}
+
+static void scatter_shape(void)
+{
+    /* P=6 root 2: positions 0..5 = ranks 2,3,4,5,0,1; binomial scatter
+     * 0 -> 4 [4,6), 2 [2,4), 1 [1,2); 2 -> 3 [3,4); 4 -> 5 [5,6) */
+    tb_alg_spec s;
+    tb_alg_spec_default(&s, TB_ALG_SCATTER_ALLGATHER);
+    tb_plan p;
+    char err[200];
+    int ok = tb_plan_build(&p, 6, 2, &s, NULL, err, sizeof err) == 0;
+    static const int parent[] = {2, 0, -1, 2, 2, 4};
+    static const int lo[] = {4, 5, 0, 1, 2, 3}, hi[] = {6, 6, 6, 2, 4, 4};
+    for (int r = 0; ok && r < 6; r++)
+        ok = p.tree.parent[r] == parent[r] && p.tree.blk_lo[r] == lo[r] && p.tree.blk_hi[r] == hi[r] &&
+             p.order[r] == (2 + r) % 6;
+    ok = ok && p.xchg == TB_XCHG_RING && tb_tree_children(&p.tree, 2)[0] == 0 && tb_tree_children(&p.tree, 2)[1] == 4 &&
+         tb_tree_children(&p.tree, 2)[2] == 3;
+    TAP_OK(ok, "scatter_allgather P=6 root 2: binomial scatter of subtree blocks as drawn");
+    /* ring: position 3 (rank 5) at step 1 sends block 2 to rank 0, receives block 1 from rank 4 */
+    tb_xchg_step *st = NULL;
+    int n = ok ? tb_plan_xchg_steps(&p, 5, &st) : -1;
+    TAP_OK(n == 5 && st[1].send_peer == 0 && st[1].recv_peer == 4 && st[1].send[0].lo == 2 && st[1].send[0].hi == 3 &&
+           st[1].recv[0].lo == 1 && st[1].recv[0].hi == 2, "ring P=6: position 3 step 1 passes block 2 on, gets block 1");
+    free(st);
+    tb_plan_free(&p);
+
+    /* recursive doubling P=6 root 0: p2=4, extra=2 */
+    s.allgather = TB_AG_RECURSIVE_DOUBLING;
+    ok = tb_plan_build(&p, 6, 0, &s, NULL, err, sizeof err) == 0 && p.xchg == TB_XCHG_RDBL;
+    n = ok ? tb_plan_xchg_steps(&p, 1, &st) : -1;
+    ok = n == 4 && st[0].recv_peer == 5 && st[0].send_peer == -1 && same_message(st[0].recv, (tb_blocks[2]){{5, 6}, {0, 0}}) &&
+         st[1].send_peer == 0 && same_message(st[1].send, (tb_blocks[2]){{1, 2}, {5, 6}}) &&
+         same_message(st[1].recv, (tb_blocks[2]){{0, 1}, {4, 5}}) && st[2].send_peer == 3 &&
+         same_message(st[2].send, (tb_blocks[2]){{0, 2}, {4, 6}}) && same_message(st[2].recv, (tb_blocks[2]){{2, 4}, {0, 0}}) &&
+         st[3].send_peer == 5 && st[3].recv_peer == -1 && same_message(st[3].send, (tb_blocks[2]){{0, 5}, {0, 0}});
+    TAP_OK(ok, "rdbl P=6: position 1 folds in 5, doubles with 0 then 3, hands [0,5) back to 5");
+    free(st);
+    n = ok ? tb_plan_xchg_steps(&p, 3, &st) : -1;
+    TAP_OK(n == 4 && st[0].send_peer == -1 && st[0].recv_peer == -1 && st[3].send_peer == -1 && st[3].recv_peer == -1 &&
+           st[1].send_peer == 2 && st[2].send_peer == 1, "rdbl P=6: position 3 sits out the fold steps");
+    free(st);
+    n = ok ? tb_plan_xchg_steps(&p, 4, &st) : -1;
+    TAP_OK(n == 4 && st[0].send_peer == 0 && same_message(st[0].send, (tb_blocks[2]){{4, 5}, {0, 0}}) &&
+           st[1].send_peer == -1 && st[2].recv_peer == -1 && st[3].recv_peer == 0 &&
+           same_message(st[3].recv, (tb_blocks[2]){{0, 4}, {5, 6}}), "rdbl P=6: position 4 folds into 0 and gets the rest back");
+    free(st);
+    tb_plan_free(&p);
+}
+
+/* distance ring over a 2-node hierarchy: the ring order comes from
+ * tb_hier_ring_order, must be a permutation starting at the root, and the
+ * broadcast must still complete */
+static void distance_ring(void)
+{
+    tb_hier h;
+    if (tb_hier_alloc(&h, 8, 1) != 0) {
+        TAP_OK(0, "tb_hier_alloc");
+        return;
+    }
+    snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "node");
+    h.ngroups[0] = 2;
+    for (int r = 0; r < 8; r++)
+        h.group[0][r] = r % 2; /* ranks round-robin over 2 nodes */
+    for (int ag = 0; ag < 2; ag++) {
+        alg_case c = {ag ? "scatter_allgather:allgather=recursive_doubling,ring=distance"
+                         : "scatter_allgather:ring=distance",
+                      TB_ALG_SCATTER_ALLGATHER, 0, 0, ag, TB_RING_DISTANCE, 0, ag ? rdbl_steps : ring_steps};
+        tb_alg_spec s = spec_for(&c);
+        int ok = 1, changes_ok = 1;
+        char why[300] = "";
+        for (int root = 0; root < 8 && ok; root++) {
+            ok = simulate(8, root, &s, &h, &c, why, sizeof why) == 0;
+            tb_plan p;
+            char err[200];
+            if (ok && tb_plan_build(&p, 8, root, &s, &h, err, sizeof err) == 0) {
+                int seen[8] = {0}, node_changes = 0;
+                for (int v = 0; v < 8; v++) {
+                    seen[p.order[v]]++;
+                    node_changes += v > 0 && p.order[v] % 2 != p.order[v - 1] % 2;
+                }
+                for (int r = 0; r < 8; r++)
+                    ok &= seen[r] == 1;
+                ok &= p.order[0] == root;
+                changes_ok &= node_changes == 1;
+                tb_plan_free(&p);
+            }
+        }
+        TAP_OK(ok, "%s P=8 on 2 nodes, every root: completes, order is a permutation from the root %s", c.name, why);
+        TAP_OK(changes_ok, "%s: ring order crosses between the nodes once (plus the wrap-around)", c.name);
+    }
+    tb_hier_free(&h);
+}
+
+/* The simulator itself must reject broken schedules. */
+static void simulator_catches(void)
+{
+    alg_case ring = {"ring", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING, TB_RING_RANK, 0, ring_steps};
+    tb_alg_spec s = spec_for(&ring);
+    char why[300];
+    sim m;
+
+    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    m.s[2].steps[1].send[0] = (tb_blocks){4, 5}; /* should be block 1 */
+    int rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    TAP_OK(rc != 0, "simulator rejects a send that disagrees with the receive (%s)", why);
+    free_all(&m);
+
+    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    m.s[3].steps[3].recv_peer = 4; /* waits for someone who never sends */
+    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    TAP_OK(rc != 0, "simulator rejects an unmatched receive (%s)", why);
+    free_all(&m);
+
+    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    m.s[1].nsteps = 3; /* stops one step early */
+    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    TAP_OK(rc != 0, "simulator rejects a rank that leaves early (%s)", why);
+    free_all(&m);
+
+    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    m.s[0].child_blocks[0].hi = m.s[0].child_blocks[0].lo; /* parent sends less than the child expects */
+    rc = tree_phase(&m, why, sizeof why);
+    TAP_OK(rc != 0, "simulator rejects a tree edge that disagrees with the child (%s)", why);
+    free_all(&m);
+
+    /* two ranks that both send first and receive second deadlock under rendezvous */
+    build_all(&m, 2, 0, &s, NULL, why, sizeof why);
+    for (int r = 0; r < 2; r++) {
+        tb_xchg_step *st = realloc(m.s[r].steps, 2 * sizeof *st);
+        m.s[r].steps = st;
+        m.s[r].nsteps = 2;
+        st[0] = (tb_xchg_step){1 - r, -1, {{r, r + 1}, {0, 0}}, {{0, 0}, {0, 0}}};
+        st[1] = (tb_xchg_step){-1, 1 - r, {{0, 0}, {0, 0}}, {{1 - r, 2 - r}, {0, 0}}};
+    }
+    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    TAP_OK(rc != 0, "simulator rejects send-send/recv-recv ordering as a deadlock (%s)", why);
+    free_all(&m);
+
+    /* a send of a block the sender only gets in the same step */
+    alg_case rd = {"rdbl", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps};
+    s = spec_for(&rd);
+    build_all(&m, 4, 0, &s, NULL, why, sizeof why);
+    m.s[1].steps[0].send[1] = (tb_blocks){3, 4}; /* rank 1 does not hold block 3 yet */
+    m.s[0].steps[0].recv[1] = (tb_blocks){3, 4};
+    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    TAP_OK(rc != 0, "simulator rejects sending a block not yet held (%s)", why);
+    free_all(&m);
+}
+
+int main(void)
+{
+    static const alg_case cases[] = {
+        {"flat", TB_ALG_FLAT, 0, 0, 0, 0, 1, no_steps},
+        {"chain", TB_ALG_CHAIN, 1, 0, 0, 0, 1, no_steps},
+        {"chain:chains=3", TB_ALG_CHAIN, 3, 0, 0, 0, 1, no_steps},
+        {"pipeline", TB_ALG_PIPELINE, 0, 0, 0, 0, 1, no_steps},
+        {"binary", TB_ALG_BINARY, 0, 0, 0, 0, 1, no_steps},
+        {"binomial", TB_ALG_BINOMIAL, 0, 0, 0, 0, 1, no_steps},
+        {"knomial", TB_ALG_KNOMIAL, 0, 0, 0, 0, 1, no_steps},
+        {"knomial:radix=3", TB_ALG_KNOMIAL, 0, 3, 0, 0, 1, no_steps},
+        {"split_binary", TB_ALG_SPLIT_BINARY, 0, 0, 0, 0, 2, pair_steps},
+        {"scatter_allgather:allgather=ring", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING, TB_RING_RANK, 0,
+         ring_steps},
+        {"scatter_allgather:allgather=recursive_doubling", TB_ALG_SCATTER_ALLGATHER, 0, 0,
+         TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps},
+        {"scatter_allgather:ring=distance (no hierarchy)", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING,
+         TB_RING_DISTANCE, 0, ring_steps},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    split_binary_shape();
+    scatter_shape();
+    distance_ring();
+    simulator_catches();
+    TAP_DONE();
+}
