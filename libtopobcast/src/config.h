@@ -59,4 +59,12 @@ void tb_config_free(tb_config *cfg);
  * config.  *index receives the rule's position. */
 const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index);
 
+/* Table checks applied by the loader (also usable by the tuner before it
+ * writes a table): the rule matches every (comm, bytes); every case rule i
+ * matches is already matched by rules[0..i) (so it can never fire). */
+int tb_rule_matches_all(const tb_rule *r);
+int tb_rule_is_shadowed(const tb_rule *rules, int i);
+/* FNV-1a 64 of bytes: tb_config.hash of a file is this of its contents. */
+uint64_t tb_config_hash_bytes(const void *data, size_t len);
+
 #endif

@@ -246,29 +246,34 @@ int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
     int nl = h ? h->nlevels : 0;
     int width = nl + 1;
     int *keys = malloc(sizeof(int) * (size_t)size * (size_t)width);
+    int *mod = calloc((size_t)width, sizeof(int)); /* group ids per level, for rotation */
     ring_rec *rec = malloc(sizeof *rec * (size_t)size);
-    if (!keys || !rec) {
+    if (!keys || !mod || !rec) {
         free(keys);
+        free(mod);
         free(rec);
         return -1;
     }
-    /* Key per level: the group id rotated so the root's group is 0; the last
-     * key is the rank rotated the same way.  Sorting lexicographically walks
-     * the levels depth-first, each group contiguous, starting at the root.
-     * (A rotation of the global id order restricted to one parent's
-     * subgroups is a rotation of their order too.) */
-    for (int l = 0; l < nl; l++) {
-        int mod = 0;
-        for (int r = 0; r < size; r++)
-            if (h->group[l][r] >= mod)
-                mod = h->group[l][r] + 1;
-        int g0 = h->group[l][root];
-        for (int r = 0; r < size; r++)
-            keys[(size_t)r * (size_t)width + (size_t)l] = (h->group[l][r] - g0 + mod) % mod;
-    }
+    for (int l = 0; l < nl; l++)
+        for (int x = 0; x < size; x++)
+            if (h->group[l][x] >= mod[l])
+                mod[l] = h->group[l][x] + 1;
+    /* Key per level: the group id, except that inside the root's own groups
+     * it is rotated so the root's subgroup comes first (and the others
+     * follow cyclically); the last key is the rank, rotated the same way
+     * inside the root's finest group only.  Sorting lexicographically walks
+     * the levels depth-first, keeps every group contiguous, starts at the
+     * root, and leaves other groups in plain increasing order. */
     for (int r = 0; r < size; r++) {
-        keys[(size_t)r * (size_t)width + (size_t)nl] = (r - root + size) % size;
-        rec[r].key = keys + (size_t)r * (size_t)width;
+        int *k = keys + (size_t)r * (size_t)width;
+        int with_root = 1; /* r shares every level above l with the root */
+        for (int l = 0; l < nl; l++) {
+            int g = h->group[l][r], g0 = h->group[l][root];
+            k[l] = with_root ? (g - g0 + mod[l]) % mod[l] : g;
+            with_root = with_root && g == g0;
+        }
+        k[nl] = with_root ? (r - root + size) % size : r;
+        rec[r].key = k;
         rec[r].width = width;
         rec[r].rank = r;
     }
@@ -276,6 +281,155 @@ int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
     for (int i = 0; i < size; i++)
         order[i] = rec[i].rank;
     free(keys);
+    free(mod);
     free(rec);
     return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Canonical order: a numbering of the ranks that depends only on the
+ * physical layout (up to swapping interchangeable parts).  Groups get a
+ * shape id bottom-up, like tree isomorphism (Aho-Hopcroft-Ullman): a group's
+ * signature is the sorted list of its subgroups' (size, shape); equal
+ * signatures, equal shape.  Ranks are then ordered depth-first with, among
+ * siblings, bigger groups first, then by shape, and only then by lowest
+ * rank, which can only decide between groups of the same shape. */
+
+typedef struct shape_rec {
+    int parent; /* group one level up */
+    int negsize;
+    int shape;
+} shape_rec;
+
+static int shape_rec_cmp(const void *pa, const void *pb)
+{
+    const shape_rec *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    if (a->negsize != b->negsize)
+        return a->negsize < b->negsize ? -1 : 1;
+    return (a->shape > b->shape) - (a->shape < b->shape);
+}
+
+typedef struct sig_ref {
+    const shape_rec *sub; /* the group's subgroups, sorted */
+    int n;
+    int group;
+} sig_ref;
+
+static int sig_cmp(const void *pa, const void *pb)
+{
+    const sig_ref *a = pa, *b = pb;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (int i = 0; i < a->n; i++) {
+        if (a->sub[i].negsize != b->sub[i].negsize)
+            return a->sub[i].negsize < b->sub[i].negsize ? -1 : 1;
+        if (a->sub[i].shape != b->sub[i].shape)
+            return a->sub[i].shape < b->sub[i].shape ? -1 : 1;
+    }
+    return 0;
+}
+
+int tb_hier_canonical_order(const tb_hier *h, int *pos)
+{
+    if (!h)
+        return -1; /* no size to fill in */
+    int P = h->size, L = h->nlevels;
+    if (L == 0) {
+        for (int r = 0; r < P; r++)
+            pos[r] = r;
+        return 0;
+    }
+    int rc = -1;
+    /* per level l (and l = L for the ranks themselves): group of each rank,
+     * group count, size, lowest rank, shape */
+    int **eff = calloc((size_t)L + 1, sizeof(int *));
+    int **gsize = calloc((size_t)L + 1, sizeof(int *));
+    int **gmin = calloc((size_t)L + 1, sizeof(int *));
+    int **shape = calloc((size_t)L + 1, sizeof(int *));
+    int *ng = calloc((size_t)L + 1, sizeof(int));
+    shape_rec *rec = malloc(sizeof *rec * (size_t)P);
+    sig_ref *sig = malloc(sizeof *sig * (size_t)P);
+    int *start = malloc(sizeof(int) * ((size_t)P + 1));
+    int *keys = malloc(sizeof(int) * (size_t)P * (size_t)(3 * L));
+    ring_rec *order = malloc(sizeof *order * (size_t)P);
+    if (!eff || !gsize || !gmin || !shape || !ng || !rec || !sig || !start || !keys || !order)
+        goto out;
+    for (int l = 0; l <= L; l++) {
+        eff[l] = malloc(sizeof(int) * (size_t)P);
+        gsize[l] = calloc((size_t)P, sizeof(int));
+        gmin[l] = malloc(sizeof(int) * (size_t)P);
+        shape[l] = calloc((size_t)P, sizeof(int));
+        if (!eff[l] || !gsize[l] || !gmin[l] || !shape[l])
+            goto out;
+        if (l < L) {
+            ng[l] = tb_hier_refine(P, l ? eff[l - 1] : NULL, h->group[l], eff[l]);
+        } else {
+            ng[l] = P; /* the ranks: groups of one, all of shape 0 */
+            for (int r = 0; r < P; r++)
+                eff[l][r] = r;
+        }
+        if (ng[l] < 0)
+            goto out;
+        for (int r = P - 1; r >= 0; r--) {
+            gsize[l][eff[l][r]]++;
+            gmin[l][eff[l][r]] = r;
+        }
+    }
+    for (int l = L - 1; l >= 0; l--) {
+        int n = ng[l + 1];
+        for (int c = 0; c < n; c++)
+            rec[c] = (shape_rec){eff[l][gmin[l + 1][c]], -gsize[l + 1][c], shape[l + 1][c]};
+        qsort(rec, (size_t)n, sizeof *rec, shape_rec_cmp);
+        for (int g = 0, i = 0; g < ng[l]; g++) { /* every group has >= 1 subgroup */
+            start[g] = i;
+            while (i < n && rec[i].parent == g)
+                i++;
+            sig[g] = (sig_ref){rec + start[g], i - start[g], g};
+        }
+        qsort(sig, (size_t)ng[l], sizeof *sig, sig_cmp);
+        for (int i = 0, id = 0; i < ng[l]; i++) {
+            if (i > 0 && sig_cmp(&sig[i - 1], &sig[i]) != 0)
+                id++;
+            shape[l][sig[i].group] = id;
+        }
+    }
+    int w = 3 * L;
+    for (int r = 0; r < P; r++) {
+        int *k = keys + (size_t)r * (size_t)w;
+        for (int l = 0; l < L; l++) {
+            int g = eff[l][r];
+            k[3 * l] = -gsize[l][g];
+            k[3 * l + 1] = shape[l][g];
+            k[3 * l + 2] = gmin[l][g];
+        }
+        order[r] = (ring_rec){k, w, r};
+    }
+    qsort(order, (size_t)P, sizeof *order, ring_cmp);
+    for (int i = 0; i < P; i++)
+        pos[order[i].rank] = i;
+    rc = 0;
+out:
+    for (int l = 0; l <= L; l++) {
+        if (eff)
+            free(eff[l]);
+        if (gsize)
+            free(gsize[l]);
+        if (gmin)
+            free(gmin[l]);
+        if (shape)
+            free(shape[l]);
+    }
+    free(eff);
+    free(gsize);
+    free(gmin);
+    free(shape);
+    free(ng);
+    free(rec);
+    free(sig);
+    free(start);
+    free(keys);
+    free(order);
+    return rc;
 }

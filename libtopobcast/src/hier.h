@@ -23,14 +23,22 @@ void tb_hier_free(tb_hier *h);
  * level refine the one above.  Returns 0 or -1 on inconsistent input. */
 int tb_hier_normalize(tb_hier *h);
 /* Dense ids of the intersection of two partitions of ranks 0..n-1 (coarse
- * may be NULL), numbered by first appearance in rank order, into out[n].
- * Returns the number of groups, or -1 on allocation failure. */
+ * may be NULL), numbered by first appearance in rank order, into out[n]
+ * (which may alias either input).  Returns the number of groups, or -1 on
+ * allocation failure. */
 int tb_hier_refine(int n, const int *coarse, const int *fine, int *out);
 /* Distance between two ranks implied by the levels (number of levels below
  * the coarsest level they share), or dist[] when present. */
 double tb_hier_distance(const tb_hier *h, int a, int b);
 /* Index of the level called name, or -1. */
 int tb_hier_level_index(const tb_hier *h, const char *name);
+/* pos[r] = place of rank r in an order fixed by the physical layout alone:
+ * depth-first over the levels, among sibling groups bigger first, then by
+ * shape (isomorphism class), then lowest rank (which then only decides
+ * between interchangeable groups).  Two numberings of the same layout give
+ * orders that correspond under a layout-preserving map.  Identity without
+ * levels.  Returns 0, or -1 on allocation failure or h == NULL. */
+int tb_hier_canonical_order(const tb_hier *h, int *pos);
 /* Ring order starting at root in which consecutive ranks are physically
  * close (depth-first over the levels, or nearest neighbour on dist).
  * order[0] = root.  Works with h == NULL (rank order from root). */

@@ -3,21 +3,29 @@
  *
  * The paper runs Kruskal on the rank-pair distances with the queue ordered
  * by (distance, edges touching the root first, then ranks): among equal
- * distances the root's edges come first ordered by the other rank, the rest
- * by (smaller rank, larger rank).  That order is a strict total order on the
+ * distances the root's edges come first ordered by the other end, the rest
+ * by (smaller end, larger end).  That order is a strict total order on the
  * edges, so the minimum spanning tree under it is unique, and Prim's
- * algorithm grown from the root finds the very same tree in O(P^2) time
- * and O(P) memory, instead of sorting P^2/2 edges (Kruskal would need
- * ~8 M sorted edges at P = 4096).  Grown from the root, every edge already
- * points away from it.
+ * algorithm grown from the root finds the very same tree in O(P^2) time and
+ * O(P) memory instead of sorting P^2/2 edges (8 M at P = 4096).  Grown from
+ * the root, every edge already points away from it.
+ *
+ * Ties: the paper breaks them by MPI rank, which makes the lowest rank of
+ * each group its leader.  With unequal groups that leaks the numbering into
+ * the shape: a node with sockets of 2 and 1 ranks gets depth 1 below its
+ * leader when the lowest rank is in the pair, depth 2 when it is alone.  So
+ * "rank" here is the canonical position tb_hier_canonical_order gives from
+ * the levels (bigger subgroups first, then by shape, then lowest rank):
+ * leaders sit in their group's biggest part, and the tree is the same up to
+ * interchangeable parts for every numbering of one layout.  Without levels
+ * the position is the rank itself, as in the paper.
  *
  * With level distances the result is the paper's shape: one edge per group
- * boundary, each group hanging off its root-or-lowest rank, and everything
+ * boundary, each group hanging off the root or its first member, everything
  * at equal distance from a leader attached to that leader directly (the
- * minimum-depth tree among the minimum spanning trees).  The shape depends
- * only on the physical layout; rank numbers only decide which member of a
- * group plays leader.  Without any distance information all ranks are
- * equally far apart and the tree is the root's flat fan-out. */
+ * minimum-depth tree among the minimum spanning trees).  Without any
+ * distance information all ranks are equally far apart and the tree is the
+ * root's flat fan-out. */
 #include "schedule.h"
 
 #include <math.h>
@@ -29,23 +37,24 @@
 typedef struct edge_key {
     double w;
     int not_root; /* 0 for the root's edges: they go first */
-    int lo, hi;   /* root edge: (other rank, 0); else (min rank, max rank) */
+    int lo, hi;   /* root edge: (other end, 0); else (first end, last end), by position */
 } edge_key;
 
-static edge_key make_key(const tb_hier *h, int root, int a, int b)
+static edge_key make_key(const tb_hier *h, const int *pos, int root, int a, int b)
 {
     edge_key k;
     k.w = tb_hier_distance(h, a, b);
     if (isnan(k.w))
         k.w = INFINITY;
+    int pa = pos[a], pb = pos[b];
     if (a == root || b == root) {
         k.not_root = 0;
-        k.lo = a == root ? b : a;
+        k.lo = a == root ? pb : pa;
         k.hi = 0;
     } else {
         k.not_root = 1;
-        k.lo = a < b ? a : b;
-        k.hi = a < b ? b : a;
+        k.lo = pa < pb ? pa : pb;
+        k.hi = pa < pb ? pb : pa;
     }
     return k;
 }
@@ -66,11 +75,12 @@ static int key_less(const edge_key *x, const edge_key *y)
  * longest remaining paths, and their slow links' latency then overlaps the
  * cheap local sends that follow (MagPIe's "slow links first" too).  Equal
  * distance: the bigger subtree first, as binomial does, since it has the
- * most left to do.  Then rank, for determinism. */
+ * most left to do.  Then canonical position, for determinism. */
 typedef struct child_rec {
     int parent;
     double w;
     int subtree;
+    int pos;
     int rank;
 } child_rec;
 
@@ -83,7 +93,7 @@ static int child_cmp(const void *pa, const void *pb)
         return a->w > b->w ? -1 : 1;
     if (a->subtree != b->subtree)
         return a->subtree > b->subtree ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
+    return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
@@ -104,17 +114,27 @@ int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spe
     int *subtree = malloc(sizeof(int) * (size_t)size);
     char *in_tree = calloc((size_t)size, 1);
     child_rec *ch = malloc(sizeof *ch * (size_t)(size > 1 ? size - 1 : 1));
+    int *pos = malloc(sizeof(int) * (size_t)size);
     int rc = -1;
-    if (!best || !from || !added || !subtree || !in_tree || !ch) {
+    if (!best || !from || !added || !subtree || !in_tree || !ch || !pos) {
         snprintf(err, errlen, "out of memory");
         goto out;
+    }
+    if (h && h->nlevels > 0) {
+        if (tb_hier_canonical_order(h, pos) != 0) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+    } else {
+        for (int v = 0; v < size; v++)
+            pos[v] = v;
     }
     in_tree[root] = 1;
     added[0] = root;
     for (int v = 0; v < size; v++) {
         from[v] = root;
         if (v != root)
-            best[v] = make_key(h, root, root, v);
+            best[v] = make_key(h, pos, root, root, v);
     }
     for (int n = 1; n < size; n++) {
         int pick = -1;
@@ -126,7 +146,7 @@ int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spe
         for (int v = 0; v < size; v++) {
             if (in_tree[v])
                 continue;
-            edge_key k = make_key(h, root, pick, v);
+            edge_key k = make_key(h, pos, root, pick, v);
             if (key_less(&k, &best[v])) {
                 best[v] = k;
                 from[v] = pick;
@@ -140,7 +160,7 @@ int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spe
     int nc = 0;
     for (int v = 0; v < size; v++)
         if (v != root)
-            ch[nc++] = (child_rec){from[v], best[v].w, subtree[v], v};
+            ch[nc++] = (child_rec){from[v], best[v].w, subtree[v], pos[v], v};
     qsort(ch, (size_t)nc, sizeof *ch, child_cmp);
     if (tb_tree_init(&p->tree, size, root, 1) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -163,5 +183,6 @@ out:
     free(subtree);
     free(in_tree);
     free(ch);
+    free(pos);
     return rc;
 }

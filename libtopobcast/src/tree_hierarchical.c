@@ -210,6 +210,10 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
     key_rec *rec = NULL;
     int *keys = NULL;
     int nl = h ? h->nlevels : 0;
+    /* levels= is only checked against a hierarchy that has levels: without
+     * one there is nothing to select, the base tree is used regardless, and
+     * e.g. a one-node job whose only level was normalised away as trivial
+     * keeps working */
     if (nl > 0) {
         used = malloc(sizeof(int) * (size_t)nl);
         if (!used) {

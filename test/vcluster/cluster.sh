@@ -151,6 +151,14 @@ vc_status() {
     ip netns exec "$VC_FABRIC_NS" tc qdisc show 2>/dev/null | grep tbf
 }
 
+# Bytes the trunk carried so far, both directions.
+vc_trunk_bytes() {
+    local a b
+    a=$(ip netns exec "$VC_FABRIC_NS" cat /sys/class/net/tbtr0/statistics/tx_bytes) &&
+    b=$(ip netns exec "$VC_FABRIC_NS" cat /sys/class/net/tbtr1/statistics/tx_bytes) &&
+    echo $((a + b))
+}
+
 # Serialises cluster users on this machine (the namespace names are fixed).
 vc_lock() {
     exec 9>"$VC_LOCK" || return 1

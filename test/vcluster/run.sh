@@ -60,8 +60,9 @@ vc_mpirun() { # NODES command...
         -hosts "$hosts" -ppn 1 -n "$np"
         -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$VC_IF")
     for kv in "${VC_GENV[@]}"; do args+=(-genv "${kv%%=*}" "${kv#*=}"); done
+    # 9>&-: the job must not hold the cluster lock if this shell is killed.
     timeout -k 10 "$VC_TIMEOUT" ip netns exec "$VC_HEAD_NS" unshare --uts -- \
-        /bin/sh -c 'hostname "$0" && exec "$@"' "$VC_HEAD_NS" mpiexec "${args[@]}" "$@" &
+        /bin/sh -c 'hostname "$0" && exec "$@"' "$VC_HEAD_NS" mpiexec "${args[@]}" "$@" 9>&- &
     VC_CHILD=$!
     wait "$VC_CHILD"
     rc=$?

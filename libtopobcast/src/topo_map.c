@@ -1,0 +1,153 @@
+/* The collective half of the mapping: every rank learns every rank's
+ * identity.  PMPI_* only: the library intercepts MPI_*, and these calls run
+ * while a communicator's state is being built.  Also the verbose printout
+ * of a derived hierarchy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_map.h"
+
+int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
+{
+    int rank, size, rc;
+    *all = NULL;
+    if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+        return rc;
+    tb_identity me;
+    tb_identity_self(&me);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me.world_rank);
+
+    /* The node is named by its lowest rank in comm: the same number on every
+     * member, and comparable across nodes without exchanging host names. */
+    MPI_Comm shm;
+    if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm)) != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Allreduce(&rank, &me.node, 1, MPI_INT, MPI_MIN, shm);
+    PMPI_Comm_free(&shm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    /* Only fails when the process is out of memory, and then the others
+     * would wait in the allgather: nothing sensible is left to do. */
+    tb_identity *ids = calloc((size_t)size, sizeof *ids);
+    if (!ids)
+        return MPI_ERR_NO_MEM;
+    /* tb_identity is fixed-size plain data: bytes travel as they are (the
+     * library assumes a homogeneous job, as MPI_BYTE does). */
+    rc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, ids, (int)sizeof me, MPI_BYTE, comm);
+    if (rc != MPI_SUCCESS) {
+        free(ids);
+        return rc;
+    }
+    for (int r = 0; r < size; r++)
+        ids[r].host[sizeof ids[r].host - 1] = 0;
+    *all = ids;
+    return MPI_SUCCESS;
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+#define PRINT_MAX_GROUPS 16 /* per parent group; keeps the tree short */
+
+/* "0-3,8,10-11", cut with "..." when long. */
+static void rank_list(const int *m, int n, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j + 1 < n && m[j + 1] == m[j] + 1)
+            j++;
+        char item[32];
+        if (j > i)
+            snprintf(item, sizeof item, "%s%d-%d", i ? "," : "", m[i], m[j]);
+        else
+            snprintf(item, sizeof item, "%s%d", i ? "," : "", m[i]);
+        if (o + strlen(item) + 4 >= cap) {
+            snprintf(buf + o, cap - o, ",...");
+            return;
+        }
+        o += (size_t)snprintf(buf + o, cap - o, "%s", item);
+        i = j + 1;
+    }
+}
+
+static void host_note(const tb_identity *all, const int *m, int n, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!all)
+        return;
+    int same = 1;
+    for (int i = 1; i < n && same; i++)
+        same = strcmp(all[m[i]].host, all[m[0]].host) == 0;
+    if (same)
+        snprintf(buf, cap, " on %.200s", all[m[0]].host);
+}
+
+static void print_level(const tb_hier *h, const tb_identity *all, FILE *out, int l, const int *m, int n)
+{
+    if (l >= h->nlevels)
+        return;
+    int ng = h->ngroups[l];
+    int *slot = malloc(sizeof(int) * (size_t)ng), *order = malloc(sizeof(int) * (size_t)n);
+    int *sub = malloc(sizeof(int) * (size_t)n);
+    if (!slot || !order || !sub) {
+        free(slot);
+        free(order);
+        free(sub);
+        return;
+    }
+    /* the groups under this parent, in order of their lowest rank */
+    for (int g = 0; g < ng; g++)
+        slot[g] = -1;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int g = h->group[l][m[i]];
+        if (g >= 0 && g < ng && slot[g] < 0) {
+            slot[g] = k;
+            order[k++] = g;
+        }
+    }
+    for (int s = 0; s < k; s++) {
+        if (s == PRINT_MAX_GROUPS) {
+            fprintf(out, "topobcast:   %*s... %d more %s groups\n", 2 * l, "", k - s, h->level_name[l]);
+            break;
+        }
+        int nsub = 0;
+        for (int i = 0; i < n; i++)
+            if (h->group[l][m[i]] == order[s])
+                sub[nsub++] = m[i];
+        char ranks[96], hosts[220];
+        rank_list(sub, nsub, ranks, sizeof ranks);
+        host_note(all, sub, nsub, hosts, sizeof hosts);
+        fprintf(out, "topobcast:   %*s%s %d: %d rank%s %s%s\n", 2 * l, "", h->level_name[l], s, nsub,
+                nsub == 1 ? "" : "s", ranks, hosts);
+        print_level(h, all, out, l + 1, sub, nsub);
+    }
+    free(slot);
+    free(order);
+    free(sub);
+}
+
+void tb_hier_print(const tb_hier *h, const tb_identity *all, FILE *out)
+{
+    if (!h || h->size < 1) {
+        fprintf(out, "topobcast:   no hierarchy\n");
+        return;
+    }
+    int *m = malloc(sizeof(int) * (size_t)h->size);
+    if (!m)
+        return;
+    for (int r = 0; r < h->size; r++)
+        m[r] = r;
+    char ranks[96], hosts[220];
+    rank_list(m, h->size, ranks, sizeof ranks);
+    host_note(all, m, h->size, hosts, sizeof hosts);
+    fprintf(out, "topobcast:   %d rank%s%s, %d level%s%s", h->size, h->size == 1 ? "" : "s", hosts, h->nlevels,
+            h->nlevels == 1 ? "" : "s", h->nlevels ? ":" : " (flat: no level splits the ranks)");
+    for (int l = 0; l < h->nlevels; l++)
+        fprintf(out, " %s(%d)", h->level_name[l], h->ngroups[l]);
+    fprintf(out, "%s\n", h->dist ? ", measured distances" : "");
+    print_level(h, all, out, 0, m, h->size);
+    free(m);
+}

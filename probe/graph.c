@@ -1,0 +1,763 @@
+/* Graph view of the topology after Bufe (2014, ch. 2): which ranks hang off a
+ * common switch is invisible in a distance matrix but shows as a clique of
+ * equal latencies; replacing such cliques by switch vertices, repeatedly,
+ * turns the all-pairs latencies into a small graph of links whose latencies
+ * add up along paths.  Latencies are compared relatively (Bufe eq. 1.9)
+ * because measurement error grows with the latency. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+
+typedef struct gb {
+    int n;        /* objects */
+    int cap;      /* vertex capacity */
+    int nv;       /* vertices in use */
+    double *W;    /* cap*cap edge latencies, INFINITY = no edge */
+    char *sw;     /* [cap] 1 = switch */
+    char *alive;  /* [cap] */
+    double eps;
+    long budget;
+} gb;
+
+#define WW(g, u, v) ((g)->W[(size_t)(u) * (g)->cap + (v)])
+
+/* Bufe eq. 1.9: a is less than b if b exceeds it by more than eps relative
+ * to their mean. */
+static int rel_less(double a, double b, double eps)
+{
+    if (isinf(b))
+        return !isinf(a);
+    if (!(b > a))
+        return 0;
+    double mean = 0.5 * (a + b);
+    return mean <= 0.0 ? b > a : (b - a) / mean > eps;
+}
+
+static int rel_equal(double a, double b, double eps)
+{
+    return !rel_less(a, b, eps) && !rel_less(b, a, eps);
+}
+
+static void set_edge(gb *g, int u, int v, double w)
+{
+    WW(g, u, v) = w;
+    WW(g, v, u) = w;
+}
+
+/* Shortest path length u -> v with Dijkstra, ignoring the direct edge u-v
+ * when skip_direct (dense O(V^2); the graph is small). */
+static double shortest(const gb *g, int u, int v, int skip_direct, double *dist, char *done)
+{
+    for (int i = 0; i < g->nv; i++) {
+        dist[i] = INFINITY;
+        done[i] = 0;
+    }
+    dist[u] = 0.0;
+    for (;;) {
+        int x = -1;
+        for (int i = 0; i < g->nv; i++)
+            if (g->alive[i] && !done[i] && isfinite(dist[i]) && (x < 0 || dist[i] < dist[x]))
+                x = i;
+        if (x < 0 || x == v)
+            break;
+        done[x] = 1;
+        for (int y = 0; y < g->nv; y++) {
+            double w = WW(g, x, y);
+            if (!isfinite(w) || done[y])
+                continue;
+            if (skip_direct && ((x == u && y == v) || (x == v && y == u)))
+                continue;
+            if (dist[x] + w < dist[y])
+                dist[y] = dist[x] + w;
+        }
+    }
+    return dist[v];
+}
+
+/* ---- step 1: minimal latency graph (Bufe algorithm 1) ---- */
+
+typedef struct cand {
+    int a, b;
+    double l;
+} cand;
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const cand *p = x, *q = y;
+    if (p->l != q->l)
+        return p->l < q->l ? -1 : 1;
+    if (p->a != q->a)
+        return p->a - q->a;
+    return p->b - q->b;
+}
+
+static int basic_model(gb *g, const double *lat)
+{
+    int n = g->n;
+    size_t nc = (size_t)n * (size_t)(n - 1) / 2, k = 0;
+    cand *c = malloc((nc ? nc : 1) * sizeof *c);
+    int *adj = malloc((size_t)n * sizeof *adj);
+    int *deg = calloc((size_t)n, sizeof *deg);
+    int **nb = calloc((size_t)n, sizeof *nb);
+    if (!c || !adj || !deg || !nb) {
+        free(c); free(adj); free(deg); free(nb);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            c[k++] = (cand){i, j, lat[(size_t)i * n + j]};
+    qsort(c, nc, sizeof *c, cmp_cand);
+    for (int i = 0; i < n; i++) {
+        nb[i] = malloc((size_t)n * sizeof **nb);
+        if (!nb[i]) {
+            for (int t = 0; t < i; t++)
+                free(nb[t]);
+            free(c); free(adj); free(deg); free(nb);
+            return -1;
+        }
+    }
+    for (size_t q = 0; q < nc; q++) {
+        int a = c[q].a, b = c[q].b;
+        /* Bufe eq. 2.2: subpaths of shortest paths are shortest, so the
+         * path a..d-b is the measured a-d latency plus the edge d-b. */
+        double sp = INFINITY;
+        for (int t = 0; t < deg[b]; t++) {
+            int d = nb[b][t];
+            double via = lat[(size_t)a * n + d] + WW(g, d, b);
+            if (via < sp)
+                sp = via;
+        }
+        if (rel_less(c[q].l, sp, g->eps)) {
+            set_edge(g, a, b, c[q].l);
+            nb[a][deg[a]++] = b;
+            nb[b][deg[b]++] = a;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(nb[i]);
+    free(nb); free(c); free(adj); free(deg);
+    return 0;
+}
+
+/* ---- step 2: switches from equal-latency cliques (Bufe algorithm 2) ---- */
+
+typedef struct bk {
+    const gb *g;
+    const char *in;   /* candidate subgraph membership */
+    double lo, hi;    /* edge latency window of the group */
+    int *best;
+    int nbest;
+    long steps;
+    long budget;
+} bk;
+
+static int bk_adj(const bk *s, int u, int v)
+{
+    double w = WW(s->g, u, v);
+    return isfinite(w) && w >= s->lo && w <= s->hi;
+}
+
+/* Bron-Kerbosch with pivoting over small int sets (R, P, X as arrays). */
+static void bk_run(bk *s, int *R, int nr, int *P, int np, int *X, int nx)
+{
+    if (++s->steps > s->budget)
+        return;
+    if (np == 0 && nx == 0) {
+        /* larger wins; equal size: lexicographically smaller set wins */
+        int better = nr > s->nbest;
+        if (nr == s->nbest && nr > 0) {
+            int *tmp = malloc((size_t)nr * sizeof *tmp);
+            if (tmp) {
+                memcpy(tmp, R, (size_t)nr * sizeof *tmp);
+                for (int i = 1; i < nr; i++)
+                    for (int j = i; j > 0 && tmp[j - 1] > tmp[j]; j--) {
+                        int t = tmp[j]; tmp[j] = tmp[j - 1]; tmp[j - 1] = t;
+                    }
+                for (int i = 0; i < nr; i++)
+                    if (tmp[i] != s->best[i]) {
+                        better = tmp[i] < s->best[i];
+                        break;
+                    }
+                free(tmp);
+            }
+        }
+        if (better) {
+            memcpy(s->best, R, (size_t)nr * sizeof *R);
+            s->nbest = nr;
+            for (int i = 1; i < nr; i++)
+                for (int j = i; j > 0 && s->best[j - 1] > s->best[j]; j--) {
+                    int t = s->best[j]; s->best[j] = s->best[j - 1]; s->best[j - 1] = t;
+                }
+        }
+        return;
+    }
+    if (nr + np <= s->nbest && s->nbest > 0)
+        return; /* cannot beat the best any more */
+    int pivot = np > 0 ? P[0] : X[0], pdeg = -1;
+    for (int i = 0; i < np + nx; i++) {
+        int u = i < np ? P[i] : X[i - np], d = 0;
+        for (int j = 0; j < np; j++)
+            d += bk_adj(s, u, P[j]);
+        if (d > pdeg) {
+            pdeg = d;
+            pivot = u;
+        }
+    }
+    int *P2 = malloc((size_t)(np + nx + 1) * sizeof *P2);
+    int *X2 = malloc((size_t)(np + nx + 1) * sizeof *X2);
+    int *cand = malloc((size_t)(np + 1) * sizeof *cand);
+    if (!P2 || !X2 || !cand) {
+        free(P2); free(X2); free(cand);
+        return;
+    }
+    int ncand = 0;
+    for (int i = 0; i < np; i++)
+        if (P[i] != pivot && !bk_adj(s, pivot, P[i]))
+            cand[ncand++] = P[i];
+        else if (P[i] == pivot)
+            cand[ncand++] = P[i];
+    for (int ci = 0; ci < ncand; ci++) {
+        int v = cand[ci];
+        int np2 = 0, nx2 = 0;
+        for (int j = 0; j < np; j++)
+            if (P[j] != v && bk_adj(s, v, P[j]))
+                P2[np2++] = P[j];
+        for (int j = 0; j < nx; j++)
+            if (bk_adj(s, v, X[j]))
+                X2[nx2++] = X[j];
+        R[nr] = v;
+        bk_run(s, R, nr + 1, P2, np2, X2, nx2);
+        /* move v from P to X */
+        for (int j = 0; j < np; j++)
+            if (P[j] == v) {
+                P[j] = P[--np];
+                break;
+            }
+        X[nx++] = v;
+    }
+    free(P2); free(X2); free(cand);
+}
+
+/* Largest clique of one vertex kind with every edge in [lo, hi]. */
+static int find_clique(const gb *g, int kind, double lo, double hi, int *out)
+{
+    int nv = g->nv;
+    int *P = malloc((size_t)nv * sizeof *P), *X = malloc((size_t)(nv + 1) * sizeof *X);
+    int *R = malloc((size_t)(nv + 1) * sizeof *R);
+    bk s = {.g = g, .lo = lo, .hi = hi, .best = out, .nbest = 0, .budget = g->budget};
+    if (!P || !X || !R) {
+        free(P); free(X); free(R);
+        return 0;
+    }
+    int np = 0;
+    for (int v = 0; v < nv; v++) {
+        if (!g->alive[v] || g->sw[v] != kind)
+            continue;
+        int has = 0;
+        for (int u = 0; u < nv && !has; u++)
+            has = u != v && g->alive[u] && g->sw[u] == kind && bk_adj(&s, u, v);
+        if (has)
+            P[np++] = v;
+    }
+    if (np >= 2)
+        bk_run(&s, R, 0, P, np, X, 0);
+    free(P); free(X); free(R);
+    return s.nbest;
+}
+
+/* A pair only becomes a switch if some third vertex sees both alike, so the
+ * switch ends up with at least three links (Bufe sec. 2.2.3). */
+static int pair_ok(const gb *g, int a, int b)
+{
+    for (int x = 0; x < g->nv; x++) {
+        if (x == a || x == b || !g->alive[x])
+            continue;
+        double wa = WW(g, a, x), wb = WW(g, b, x);
+        if (isfinite(wa) && isfinite(wb) && rel_equal(wa, wb, g->eps))
+            return 1;
+    }
+    return 0;
+}
+
+static int new_vertex(gb *g)
+{
+    if (g->nv >= g->cap)
+        return -1;
+    int s = g->nv++;
+    g->alive[s] = 1;
+    g->sw[s] = 1;
+    for (int v = 0; v < g->cap; v++)
+        set_edge(g, s, v, INFINITY);
+    return s;
+}
+
+static void replace_by_switch(gb *g, const int *c, int nc, double *dist, char *done)
+{
+    double sum = 0.0;
+    int cnt = 0;
+    for (int i = 0; i < nc; i++)
+        for (int j = i + 1; j < nc; j++) {
+            sum += WW(g, c[i], c[j]);
+            cnt++;
+        }
+    double l = sum / cnt;
+    int s = new_vertex(g);
+    if (s < 0)
+        return;
+    char *inc = calloc((size_t)g->nv, 1);
+    if (!inc)
+        return;
+    for (int i = 0; i < nc; i++)
+        inc[c[i]] = 1;
+    for (int i = 0; i < nc; i++)
+        for (int j = i + 1; j < nc; j++)
+            set_edge(g, c[i], c[j], INFINITY);
+    /* whoever sees every clique member at the same latency sees the switch */
+    for (int x = 0; x < g->nv; x++) {
+        if (inc[x] || x == s || !g->alive[x])
+            continue;
+        double m = 0.0;
+        int ok = 1;
+        for (int i = 0; i < nc && ok; i++) {
+            double w = WW(g, x, c[i]);
+            ok = isfinite(w);
+            m += w;
+        }
+        if (!ok)
+            continue;
+        m /= nc;
+        for (int i = 0; i < nc && ok; i++)
+            ok = rel_equal(WW(g, x, c[i]), m, g->eps);
+        if (!ok)
+            continue;
+        for (int i = 0; i < nc; i++)
+            set_edge(g, x, c[i], INFINITY);
+        double w = m - 0.5 * l;
+        set_edge(g, x, s, w > 0.0 ? w : 0.0);
+    }
+    for (int i = 0; i < nc; i++)
+        set_edge(g, s, c[i], 0.5 * l);
+    /* Bufe algorithm 3, limited to the new switch's edges: the replacement
+     * keeps every other shortest path length, so older switch-to-switch
+     * edges cannot have become virtual. */
+    for (int v = 0; v < g->nv; v++) {
+        if (v == s || !g->sw[v] || !g->alive[v] || !isfinite(WW(g, s, v)))
+            continue;
+        double w = WW(g, s, v);
+        double alt = shortest(g, s, v, 1, dist, done);
+        if (!rel_less(w, alt, g->eps))
+            set_edge(g, s, v, INFINITY);
+    }
+    free(inc);
+}
+
+typedef struct lat_edge {
+    double l;
+    int kind;
+} lat_edge;
+
+static int cmp_lat(const void *x, const void *y)
+{
+    const lat_edge *p = x, *q = y;
+    if (p->l != q->l)
+        return p->l < q->l ? -1 : 1;
+    return p->kind - q->kind;
+}
+
+/* One pass: try latency groups from the lowest; replace the first
+ * qualifying clique.  Returns 1 if the graph changed. */
+static int switch_pass(gb *g, double *dist, char *done)
+{
+    int nv = g->nv;
+    size_t ne = 0;
+    for (int u = 0; u < nv; u++)
+        for (int v = u + 1; v < nv; v++)
+            if (g->alive[u] && g->alive[v] && g->sw[u] == g->sw[v] && isfinite(WW(g, u, v)))
+                ne++;
+    if (ne == 0)
+        return 0;
+    lat_edge *e = malloc(ne * sizeof *e);
+    int *clq = malloc((size_t)nv * sizeof *clq);
+    int changed = 0;
+    if (!e || !clq) {
+        free(e);
+        free(clq);
+        return 0;
+    }
+    size_t k = 0;
+    for (int u = 0; u < nv; u++)
+        for (int v = u + 1; v < nv; v++)
+            if (g->alive[u] && g->alive[v] && g->sw[u] == g->sw[v] && isfinite(WW(g, u, v)))
+                e[k++] = (lat_edge){WW(g, u, v), g->sw[u]};
+    qsort(e, ne, sizeof *e, cmp_lat);
+    /* groups of roughly equal latency: chained from each group's smallest
+     * value so the grouping does not depend on insertion order */
+    for (size_t s = 0; s < ne && !changed;) {
+        size_t t = s;
+        while (t < ne && rel_equal(e[t].l, e[s].l, g->eps))
+            t++;
+        double lo = e[s].l, hi = e[t - 1].l;
+        for (int kind = 0; kind <= 1 && !changed; kind++) {
+            int nc = find_clique(g, kind, lo, hi, clq);
+            if (nc >= 3 || (nc == 2 && pair_ok(g, clq[0], clq[1]))) {
+                replace_by_switch(g, clq, nc, dist, done);
+                changed = 1;
+            }
+        }
+        s = t;
+    }
+    free(e);
+    free(clq);
+    return changed;
+}
+
+/* Switches joined by an edge of ~zero latency are one switch seen from two
+ * groups of different nodes (Bufe sec. 2.2.5): merge them. */
+static void merge_zero_switches(gb *g, double tol)
+{
+    for (int u = g->n; u < g->nv; u++) {
+        if (!g->alive[u])
+            continue;
+        for (int v = u + 1; v < g->nv; v++) {
+            if (!g->alive[v] || !g->sw[v] || !(WW(g, u, v) <= tol))
+                continue;
+            for (int x = 0; x < g->nv; x++) {
+                if (x == u || x == v || !isfinite(WW(g, v, x)))
+                    continue;
+                if (WW(g, v, x) < WW(g, u, x))
+                    set_edge(g, u, x, WW(g, v, x));
+                set_edge(g, v, x, INFINITY);
+            }
+            set_edge(g, u, v, INFINITY);
+            g->alive[v] = 0;
+        }
+    }
+}
+
+int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_graph *out)
+{
+    if (!lat || !out || n < 1)
+        return -1;
+    memset(out, 0, sizeof *out);
+    tbp_graph_opts o = {.eps = 0.1, .max_clique_steps = 1000000};
+    if (opts)
+        o = *opts;
+    gb g = {.n = n, .cap = 2 * n + 2, .nv = n, .eps = o.eps, .budget = o.max_clique_steps};
+    g.W = malloc((size_t)g.cap * g.cap * sizeof *g.W);
+    g.sw = calloc((size_t)g.cap, 1);
+    g.alive = calloc((size_t)g.cap, 1);
+    double *dist = malloc((size_t)g.cap * sizeof *dist);
+    char *done = malloc((size_t)g.cap);
+    int *id = malloc((size_t)g.cap * sizeof *id);
+    int rc = -1;
+    if (!g.W || !g.sw || !g.alive || !dist || !done || !id)
+        goto out;
+    for (size_t i = 0; i < (size_t)g.cap * g.cap; i++)
+        g.W[i] = INFINITY;
+    for (int i = 0; i < n; i++)
+        g.alive[i] = 1;
+    if (basic_model(&g, lat) != 0)
+        goto out;
+    while (g.nv < g.cap && switch_pass(&g, dist, done))
+        ;
+    double minpos = INFINITY;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (lat[(size_t)i * n + j] > 0.0 && lat[(size_t)i * n + j] < minpos)
+                minpos = lat[(size_t)i * n + j];
+    if (isfinite(minpos))
+        merge_zero_switches(&g, o.eps * minpos * 0.5);
+    /* compact: objects keep their ids, surviving switches follow */
+    int nv = 0;
+    for (int v = 0; v < g.nv; v++) {
+        int deg = 0;
+        for (int x = 0; x < g.nv; x++)
+            deg += isfinite(WW(&g, v, x));
+        id[v] = (v < n || (g.alive[v] && deg > 0)) ? nv++ : -1;
+    }
+    size_t ne = 0;
+    for (int u = 0; u < g.nv; u++)
+        for (int v = u + 1; v < g.nv; v++)
+            if (id[u] >= 0 && id[v] >= 0 && isfinite(WW(&g, u, v)))
+                ne++;
+    out->edge = malloc((ne ? ne : 1) * sizeof *out->edge);
+    if (!out->edge)
+        goto out;
+    out->nobj = n;
+    out->nvert = nv;
+    for (int u = 0; u < g.nv; u++)
+        for (int v = u + 1; v < g.nv; v++)
+            if (id[u] >= 0 && id[v] >= 0 && isfinite(WW(&g, u, v)))
+                out->edge[out->nedges++] = (tbp_gedge){id[u], id[v], WW(&g, u, v)};
+    rc = 0;
+out:
+    free(g.W); free(g.sw); free(g.alive); free(dist); free(done); free(id);
+    return rc;
+}
+
+void tbp_graph_free(tbp_graph *g)
+{
+    if (!g)
+        return;
+    free(g->edge);
+    memset(g, 0, sizeof *g);
+}
+
+int tbp_graph_switches(const tbp_graph *g)
+{
+    return g ? g->nvert - g->nobj : 0;
+}
+
+/* ---- least-squares edge latencies (Bufe sec. 2.4) ---- */
+
+/* Cholesky solve of the symmetric positive definite A x = b (in place);
+ * returns -1 if a pivot is not positive beyond tol. */
+static int cholesky_solve(double *A, double *b, int m, double tol)
+{
+    for (int j = 0; j < m; j++) {
+        double d = A[(size_t)j * m + j];
+        for (int k = 0; k < j; k++)
+            d -= A[(size_t)j * m + k] * A[(size_t)j * m + k];
+        if (!(d > tol))
+            return -1;
+        d = sqrt(d);
+        A[(size_t)j * m + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double s = A[(size_t)i * m + j];
+            for (int k = 0; k < j; k++)
+                s -= A[(size_t)i * m + k] * A[(size_t)j * m + k];
+            A[(size_t)i * m + j] = s / d;
+        }
+    }
+    for (int i = 0; i < m; i++) {
+        double s = b[i];
+        for (int k = 0; k < i; k++)
+            s -= A[(size_t)i * m + k] * b[k];
+        b[i] = s / A[(size_t)i * m + i];
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int k = i + 1; k < m; k++)
+            s -= A[(size_t)k * m + i] * b[k];
+        b[i] = s / A[(size_t)i * m + i];
+    }
+    return 0;
+}
+
+int tbp_graph_fit(tbp_graph *g, const double *lat)
+{
+    if (!g || !lat || g->nobj < 2)
+        return -1;
+    int V = g->nvert, E = g->nedges, n = g->nobj;
+    if (E == 0)
+        return -1;
+    /* adjacency lists: per vertex the edges in id order (deterministic paths) */
+    int *deg = calloc((size_t)V, sizeof *deg), *off = malloc(((size_t)V + 1) * sizeof *off);
+    int *adj = malloc((size_t)(2 * E) * sizeof *adj);
+    double *dist = malloc((size_t)V * sizeof *dist);
+    int *pred = malloc((size_t)V * sizeof *pred);
+    char *done = malloc((size_t)V);
+    double *AtA = calloc((size_t)E * E, sizeof *AtA), *Atb = calloc((size_t)E, sizeof *Atb);
+    double *AtA2 = malloc((size_t)E * E * sizeof *AtA2), *x = malloc((size_t)E * sizeof *x);
+    int *path = malloc((size_t)V * sizeof *path);
+    int rc = -1;
+    if (!deg || !off || !adj || !dist || !pred || !done || !AtA || !Atb || !AtA2 || !x || !path)
+        goto out;
+    for (int e = 0; e < E; e++) {
+        deg[g->edge[e].u]++;
+        deg[g->edge[e].v]++;
+    }
+    off[0] = 0;
+    for (int v = 0; v < V; v++)
+        off[v + 1] = off[v] + deg[v];
+    for (int v = 0; v < V; v++)
+        deg[v] = 0;
+    for (int e = 0; e < E; e++) {
+        int u = g->edge[e].u, v = g->edge[e].v;
+        adj[off[u] + deg[u]++] = e;
+        adj[off[v] + deg[v]++] = e;
+    }
+    double sum_b = 0.0, sum_bb = 0.0;
+    long rows = 0;
+    for (int i = 0; i < n; i++) {
+        /* Dijkstra from i with the current edge latencies */
+        for (int v = 0; v < V; v++) {
+            dist[v] = INFINITY;
+            pred[v] = -1;
+            done[v] = 0;
+        }
+        dist[i] = 0.0;
+        for (;;) {
+            int u = -1;
+            for (int v = 0; v < V; v++)
+                if (!done[v] && isfinite(dist[v]) && (u < 0 || dist[v] < dist[u]))
+                    u = v;
+            if (u < 0)
+                break;
+            done[u] = 1;
+            for (int t = off[u]; t < off[u + 1]; t++) {
+                int e = adj[t], w = g->edge[e].u == u ? g->edge[e].v : g->edge[e].u;
+                if (!done[w] && dist[u] + g->edge[e].lat < dist[w]) {
+                    dist[w] = dist[u] + g->edge[e].lat;
+                    pred[w] = e;
+                }
+            }
+        }
+        for (int j = i + 1; j < n; j++) {
+            if (!isfinite(dist[j]))
+                continue;
+            int np = 0;
+            for (int v = j; v != i;) {
+                int e = pred[v];
+                path[np++] = e;
+                v = g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
+            }
+            double b = lat[(size_t)i * n + j];
+            for (int a = 0; a < np; a++) {
+                Atb[path[a]] += b;
+                for (int c = 0; c < np; c++)
+                    AtA[(size_t)path[a] * E + path[c]] += 1.0;
+            }
+            sum_b += b;
+            sum_bb += b * b;
+            rows++;
+        }
+    }
+    double trace = 0.0;
+    for (int e = 0; e < E; e++)
+        trace += AtA[(size_t)e * E + e];
+    memcpy(AtA2, AtA, (size_t)E * E * sizeof *AtA);
+    memcpy(x, Atb, (size_t)E * sizeof *x);
+    g->rank_deficient = 0;
+    if (cholesky_solve(AtA2, x, E, 1e-10 * (trace / E)) != 0) {
+        /* fewer independent paths than edges (e.g. Bufe's even cycle): a
+         * tiny ridge picks the smallest-norm-like solution */
+        g->rank_deficient = 1;
+        memcpy(AtA2, AtA, (size_t)E * E * sizeof *AtA);
+        memcpy(x, Atb, (size_t)E * sizeof *x);
+        for (int e = 0; e < E; e++)
+            AtA2[(size_t)e * E + e] += 1e-6 * (trace / E);
+        if (cholesky_solve(AtA2, x, E, 0.0) != 0)
+            goto out;
+    }
+    /* R^2 over the same rows */
+    double ss_res = 0.0;
+    for (int i = 0; i < n; i++) {
+        for (int v = 0; v < V; v++) {
+            dist[v] = INFINITY;
+            pred[v] = -1;
+            done[v] = 0;
+        }
+        dist[i] = 0.0;
+        for (;;) {
+            int u = -1;
+            for (int v = 0; v < V; v++)
+                if (!done[v] && isfinite(dist[v]) && (u < 0 || dist[v] < dist[u]))
+                    u = v;
+            if (u < 0)
+                break;
+            done[u] = 1;
+            for (int t = off[u]; t < off[u + 1]; t++) {
+                int e = adj[t], w = g->edge[e].u == u ? g->edge[e].v : g->edge[e].u;
+                if (!done[w] && dist[u] + g->edge[e].lat < dist[w]) {
+                    dist[w] = dist[u] + g->edge[e].lat;
+                    pred[w] = e;
+                }
+            }
+        }
+        for (int j = i + 1; j < n; j++) {
+            if (!isfinite(dist[j]))
+                continue;
+            double pv = 0.0;
+            for (int v = j; v != i;) {
+                int e = pred[v];
+                pv += x[e];
+                v = g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
+            }
+            double r = lat[(size_t)i * n + j] - pv;
+            ss_res += r * r;
+        }
+    }
+    double mean = rows ? sum_b / rows : 0.0;
+    double ss_tot = sum_bb - rows * mean * mean;
+    g->r2 = ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : 1.0;
+    for (int e = 0; e < E; e++)
+        g->edge[e].lat = x[e];
+    g->fitted = 1;
+    rc = 0;
+out:
+    free(deg); free(off); free(adj); free(dist); free(pred); free(done); free(AtA); free(Atb);
+    free(AtA2); free(x); free(path);
+    return rc;
+}
+
+/* ---- output ---- */
+
+static void put_quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+    fputc('"', out);
+}
+
+int tbp_graph_write_dot(const tbp_graph *g, const char *const *names, FILE *out)
+{
+    if (!g || !out)
+        return -1;
+    fprintf(out, "graph topology {\n");
+    fprintf(out, "  // %d objects, %d switches, %d links%s\n", g->nobj, tbp_graph_switches(g),
+            g->nedges, g->fitted ? ", latencies fitted by least squares" : "");
+    for (int v = 0; v < g->nvert; v++) {
+        char buf[64];
+        if (v < g->nobj) {
+            fprintf(out, "  v%d [shape=ellipse, label=", v);
+            if (names && names[v])
+                put_quoted(out, names[v]);
+            else {
+                snprintf(buf, sizeof buf, "r%d", v);
+                put_quoted(out, buf);
+            }
+        } else {
+            snprintf(buf, sizeof buf, "switch %d", v - g->nobj);
+            fprintf(out, "  v%d [shape=box, label=", v);
+            put_quoted(out, buf);
+        }
+        fprintf(out, "];\n");
+    }
+    for (int e = 0; e < g->nedges; e++)
+        fprintf(out, "  v%d -- v%d [label=\"%.3f us\"];\n", g->edge[e].u, g->edge[e].v,
+                g->edge[e].lat * 1e6);
+    fprintf(out, "}\n");
+    return ferror(out) ? -1 : 0;
+}
+
+int tbp_graph_write_tgf(const tbp_graph *g, const char *const *names, FILE *out)
+{
+    if (!g || !out)
+        return -1;
+    for (int v = 0; v < g->nvert; v++) {
+        if (v < g->nobj) {
+            if (names && names[v]) {
+                fprintf(out, "%d ", v + 1);
+                for (const char *s = names[v]; *s; s++)
+                    fputc(*s == '\n' ? ' ' : *s, out);
+                fputc('\n', out);
+            } else {
+                fprintf(out, "%d r%d\n", v + 1, v);
+            }
+        } else {
+            fprintf(out, "%d switch-%d\n", v + 1, v - g->nobj);
+        }
+    }
+    fprintf(out, "#\n");
+    for (int e = 0; e < g->nedges; e++)
+        fprintf(out, "%d %d l: %.3fus\n", g->edge[e].u + 1, g->edge[e].v + 1,
+                g->edge[e].lat * 1e6);
+    return ferror(out) ? -1 : 0;
+}

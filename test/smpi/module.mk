@@ -1,0 +1,84 @@
+# SimGrid SMPI builds (`make smpi`): the library objects and every program
+# compiled with smpicc into $(BUILD)/smpi/.  SMPI runs all ranks in one
+# process and loads the program (a shared object) once per rank, so the
+# library is linked into each program rather than preloaded: SMPI declares
+# MPI_* weak and PMPI_* strong, so the library's MPI_Bcast takes over.
+#
+#   bin/topobcast-NAME  every probe/ and tuner/ .c file defining main() (NAME
+#                       is the file name, or the directory for main.c), linked
+#                       with the other .c files of its directory
+#   bin/NAME            test/mpi/NAME.c, linked with the library
+#   bin/pingpong        test/smpi/pingpong.c (plain MPI, no library)
+#
+# `make bench-smpi` runs the larger simulations that are not part of CI.
+SMPICC     ?= smpicc
+SMPI_DIR   := $(BUILD)/smpi
+SMPI_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra $(WERROR) -pthread -MMD -MP \
+              -Ilibtopobcast/include -Ilibtopobcast/src
+# The library's own allocations stay private per rank even when a timing run
+# turns on SMPI's automatic shared malloc (see test/smpi/smpi-opts.sh).
+SMPI_LIB_FLAGS := -fvisibility=hidden -DSMPI_NO_OVERRIDE_MALLOC
+
+SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/*.c))
+
+# Tools: files with a main() in these directories; the rest of each directory
+# is linked into each of its tools.
+SMPI_TOOL_DIRS := probe tuner
+SMPI_MAIN_RE := ^int[[:space:]]+main[[:space:]]*[(]
+smpi_mains = $(shell grep -lE '$(SMPI_MAIN_RE)' $(wildcard $(1)/*.c) /dev/null)
+smpi_tool_name = topobcast-$(if $(filter main,$(basename $(notdir $(1)))),$(patsubst %/,%,$(dir $(1))),$(basename $(notdir $(1))))
+
+define smpi_tool_rule
+SMPI_BINS += $(SMPI_DIR)/bin/$(call smpi_tool_name,$(1))
+$(SMPI_DIR)/bin/$(call smpi_tool_name,$(1)): $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(1) $(2)) $$(SMPI_LIB_OBJS)
+	@mkdir -p $$(dir $$@)
+	$$(SMPICC) $$(SMPI_CFLAGS) -o $$@ $$^ $$(DEP_LIBS)
+endef
+
+SMPI_BINS :=
+$(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(call smpi_mains,$(d)),\
+  $(eval $(call smpi_tool_rule,$(m),$(filter-out $(call smpi_mains,$(d)),$(wildcard $(d)/*.c))))))
+
+SMPI_TEST_BINS := $(patsubst test/mpi/%.c,$(SMPI_DIR)/bin/%,$(wildcard test/mpi/*.c))
+SMPI_BINS += $(SMPI_TEST_BINS) $(SMPI_DIR)/bin/pingpong
+
+$(SMPI_LIB_OBJS): SMPI_EXTRA := $(SMPI_LIB_FLAGS)
+$(SMPI_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) $(SMPI_EXTRA) -c $< -o $@
+
+$(SMPI_TEST_BINS): $(SMPI_DIR)/bin/%: $(SMPI_DIR)/obj/test/mpi/%.o $(SMPI_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(SMPI_DIR)/bin/pingpong: $(SMPI_DIR)/obj/test/smpi/pingpong.o
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) -o $@ $^ -lm
+
+smpi-check-compiler:
+	@command -v $(SMPICC) >/dev/null || { echo "$(SMPICC) not found: install libsimgrid-dev (SimGrid SMPI)"; exit 1; }
+
+smpi: smpi-check-compiler $(SMPI_BINS)
+
+-include $(wildcard $(SMPI_DIR)/obj/*/*.d $(SMPI_DIR)/obj/*/*/*.d)
+
+# Larger simulations, not in CI: the level ping-pongs of every platform and,
+# when test/smpi/pipeline.sh exists, the full probe/tuner/compare pipeline at
+# the sizes of issue 7 (FRAM-like at P=512 must finish in <= 15 minutes).
+SMPI_BENCH_OUT ?= $(SMPI_DIR)/bench
+SMPI_BENCH_RUNS ?= fram:fram-rr.txt:512 betzy:betzy-rr.txt:512 arm1:arm1-contiguous.txt:96
+bench-smpi: smpi
+	@mkdir -p $(SMPI_BENCH_OUT)
+	for p in fram betzy arm1; do test/smpi/levels.sh $$p >$(SMPI_BENCH_OUT)/levels-$$p.txt || exit 1; \
+	    cat $(SMPI_BENCH_OUT)/levels-$$p.txt; done
+	@if [ -x test/smpi/pipeline.sh ]; then \
+	    for r in $(SMPI_BENCH_RUNS); do \
+	        set -- $$(echo $$r | tr : ' '); start=$$(date +%s); \
+	        echo "== pipeline $$1 $$2 P=$$3"; \
+	        test/smpi/pipeline.sh test/platforms/$$1.xml test/platforms/$$2 $$3 \
+	            $(SMPI_BENCH_OUT)/$$1-$$3 || exit 1; \
+	        echo "== pipeline $$1 P=$$3: $$(( $$(date +%s) - start )) s wall"; \
+	    done; \
+	else echo "test/smpi/pipeline.sh not there yet: only the level ping-pongs ran"; fi
+
+.PHONY: smpi-check-compiler

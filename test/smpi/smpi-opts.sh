@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# smpirun options shared by every SMPI script and suite.  Source it, then:
+#   smpirun "${SMPI_OPTS[@]}" -platform P.xml -hostfile H.txt -np N PROG ARGS
+# (smpirun takes --cfg=/--log= before the program; after it they are taken
+# away from the program's arguments too.)  Values were checked against
+# SimGrid 3.32 here; the figures they produce are in test/platforms/README.md.
+#
+# Per-message CPU costs.  SMPI's send/receive overheads (smpi/os, smpi/ois,
+# smpi/or) default to zero, so a flat tree whose root posts 511 sends costs
+# nothing more than one send and wide trees look free.  Real MPI stacks
+# spend ~0.2 us of CPU per small message on each side (OSU latency minus wire
+# latency on EDR/HDR InfiniBand and shared memory), plus a copy into/out of
+# the eager buffer; we charge 0.2 us + 0.05 ns/byte (a 20 GB/s memcpy) on
+# both sides of messages below 64 KiB, and 0.2 us flat above (rendezvous is
+# zero-copy).  Format "min_size:seconds:seconds_per_byte[;...]", the section
+# with the largest min_size <= the message size applies.  Measured here:
+# SMPI charges os/or only to messages below smpi/send-is-detached-thresh, but
+# ois to every MPI_Isend whatever its size -- a per-byte term on large
+# messages would add 52 us to each 1 MiB Isend.  The rendezvous handshake of
+# large messages is modelled by the latency factor below instead.
+SMPI_MSG_COST='0:2e-7:5e-11;65536:2e-7:0'
+
+SMPI_OPTS=(
+    # Globals are privatised per rank by loading a copy of the program per
+    # rank (the default of smpirun, spelled out): the library must be correct
+    # so, and must never need -no-privatize.
+    --cfg=smpi/privatization:dlopen
+    # Determinism: do not inject the real CPU time of this 2-core box between
+    # MPI calls, and let MPI_Wtime()/clock_gettime() cost nothing.
+    --cfg=smpi/simulate-computation:no
+    --cfg=smpi/wtime:0
+    # Raw platform figures: SMPI's default latency/bandwidth factors were
+    # fitted to one TCP cluster and would scale our documented link figures
+    # by 2-11x.  Messages >= 64 KiB (rendezvous) pay 3x the path latency: the
+    # RTS/CTS round trip before the data.
+    "--cfg=smpi/lat-factor:0:1;65536:3"
+    --cfg=smpi/bw-factor:0:1
+    "--cfg=smpi/os:$SMPI_MSG_COST"
+    "--cfg=smpi/ois:$SMPI_MSG_COST"
+    "--cfg=smpi/or:$SMPI_MSG_COST"
+    # Eager protocol below 64 KiB, like MPICH/Open MPI: a small send moves its
+    # data at once and returns (async-small-thresh), instead of SMPI's default
+    # of starting the transfer only when the receive is posted.  Above it,
+    # MPI_Send completes with the transfer (rendezvous).
+    --cfg=smpi/async-small-thresh:65536
+    --cfg=smpi/send-is-detached-thresh:65536
+    # MPI_Test/MPI_Iprobe cost 0.1 us per call instead of the default 100 us,
+    # which would dwarf every latency here (still > 0 so polling loops make
+    # progress in simulated time).
+    --cfg=smpi/test:1e-7
+    --cfg=smpi/iprobe:1e-7
+    # InfiniBand and shared memory are credit-based: no TCP ACK traffic on the
+    # reverse direction (crosstraffic) and plain max-min fair sharing
+    # regardless of round-trip time (weight-S 0).
+    --cfg=network/crosstraffic:0
+    --cfg=network/weight-S:0
+    # Quiet: no "Configuration change" lines, no host-speed advice (irrelevant
+    # without simulated computation).  Warnings (deadlocks ...) still print.
+    --log=xbt_cfg.thres:warning
+    --log=smpi_config.thres:warning
+)
+
+# Timing-only runs with large messages may add these: every malloc() of at
+# least 1 MiB in code compiled by smpicc becomes a shared block that maps the
+# same 1 MiB file, so P ranks x N MiB of payload take 1 MiB of RAM and SMPI
+# skips copying it.  Data is then garbage and all such blocks alias each
+# other: only for programs whose allocations above the threshold are pure
+# message payload.  The library itself is compiled with
+# -DSMPI_NO_OVERRIDE_MALLOC (test/smpi/module.mk), so its own buffers are
+# never shared; never use these options for correctness runs.
+SMPI_BENCH_OPTS=(
+    --cfg=smpi/shared-malloc:global
+    --cfg=smpi/auto-shared-malloc-thresh:1048576
+)
+
+# Collective selectors for baselines (the default "naive" is what PMPI_Bcast
+# falls back to otherwise).  mpich: host-level binomial (SMP_binomial) when all
+# hosts hold the same number of ranks -- breaks when that number is not a
+# power of two; ompi: scatter + recursive-doubling allgather for large
+# messages at P >= 1024.  Warm up before timing: the first SMP-aware call pays
+# a one-off communicator setup.
+SMPI_COLL_MPICH=(--cfg=smpi/coll-selector:mpich)
+SMPI_COLL_OMPI=(--cfg=smpi/coll-selector:ompi)

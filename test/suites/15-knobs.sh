@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Knobs, interposition paths and application-level isolation.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+
+count_lines() { printf '%s\n' "$OUT" | grep -c -- "$1"; }
+
+# A bad TOPOBCAST_ALGORITHM: one message from rank 0, default used, data right.
+run_mpi 3 60 TOPOBCAST_ALGORITHM=bogus TOPOBCAST_STATS=1 -- "$BUILD/bin/bcast_app"
+check "bad_algorithm one warning" [ "$(count_lines "TOPOBCAST_ALGORITHM='bogus': unknown algorithm 'bogus'")" -eq 1 ]
+check "bad_algorithm falls back to default" bash -c "[ $RC -eq 0 ] && grep -q 'algorithm=default calls=7' <<<'$OUT'"
+check "bad_algorithm data correct" grep -q "all data correct" <<<"$OUT"
+
+run_mpi 2 60 TOPOBCAST_ALGORITHM=pipeline:segment=lots -- "$BUILD/bin/bcast_app"
+check "bad_parameter names the parameter" [ "$(count_lines "segment=lots: expected a byte count")" -eq 1 ]
+run_mpi 2 60 TOPOBCAST_ALGORITHM=binomial:radix=3 -- "$BUILD/bin/bcast_app"
+check "parameter of another algorithm rejected" [ "$(count_lines "algorithm 'binomial' has no parameter 'radix'")" -eq 1 ]
+
+run_mpi 2 60 TOPOBCAST_STATS=maybe TOPOBCAST_ALGORITHM=binomial -- "$BUILD/bin/bcast_app"
+check "bad_boolean one warning" [ "$(count_lines "TOPOBCAST_STATS='maybe' is not a boolean")" -eq 1 ]
+check "bad_boolean application unaffected" bash -c "[ $RC -eq 0 ]"
+
+# Disabled: nothing counted, nothing printed, data right.
+run_mpi 3 60 TOPOBCAST_DISABLE=1 TOPOBCAST_STATS=1 TOPOBCAST_ALGORITHM=flat -- "$BUILD/bin/bcast_app"
+check "disable passes through (no stats)" bash -c "! grep -q 'topobcast: stats' <<<'$OUT' && grep -q 'all data correct' <<<'$OUT'"
+
+# Forced algorithm really runs: the stats count every broadcast for it.
+run_mpi 3 60 TOPOBCAST_ALGORITHM=knomial:radix=3 TOPOBCAST_STATS=1 -- "$BUILD/bin/bcast_app"
+check "forced algorithm counted" grep -q "algorithm=knomial calls=7" <<<"$OUT"
+
+# Linking -ltopobcast instead of LD_PRELOAD.
+LINKED=$BUILD/test/bcast_app_linked
+mkdir -p "$BUILD/test"
+if mpicc examples/bcast_app.c -o "$LINKED" -L"$BUILD/lib" -ltopobcast -Wl,-rpath,"$(pwd)/$BUILD/lib" 2>"$BUILD/test/link.log"; then
+    OUT=$(timeout 60 mpiexec -n 2 env TOPOBCAST_ALGORITHM=binary TOPOBCAST_STATS=1 "$LINKED" 2>&1)
+    check "linked -ltopobcast intercepts" grep -q "algorithm=binary calls=7" <<<"$OUT"
+else
+    notok "linked -ltopobcast builds ($(head -3 "$BUILD/test/link.log"))"
+fi
+
+# pkg-config file describes the build.
+check "pkg-config file" grep -q "^Libs: .*-ltopobcast" "$BUILD/lib/pkgconfig/topobcast.pc"
+
+# Application-level isolation, churn and threads, under several algorithms.
+for alg in binomial "pipeline:segment=4096" split_binary "scatter_allgather:allgather=recursive_doubling"; do
+    for np in 2 3 4; do
+        run_mpi "$np" 120 TOPOBCAST_ALGORITHM="$alg" -- "$T/isolation"
+        printf '%s\n' "$OUT" | grep -E '^(not )?ok ' | sed "s/\$/ [$alg]/"
+        [ "$RC" -eq 0 ] || notok "isolation $alg P=$np exited $RC"
+    done
+done
+
+# More than INT_MAX bytes through MPI_Bcast_c, chunked by the engine.
+run_mpi 2 300 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$T/large_count"
+printf '%s\n' "$OUT" | grep -E '^(not )?ok '
+if grep -q "^ok large_count MPI_Bcast_c" <<<"$OUT"; then
+    check "large_count intercepted" grep -q "algorithm=binomial calls=1 bytes=2147487746" <<<"$OUT"
+fi

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A Fortran program calling MPI_BCAST (use mpi) is intercepted: MPICH's
+# Fortran binding calls the C MPI_Bcast, which the preloaded library
+# defines.  Proof: with binomial forced, the library's statistics count
+# exactly as many binomial broadcasts as the program made, and the program's
+# own value checks pass.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+LIB=$PWD/$BUILD/lib/libtopobcast.so
+PROG=$BUILD/test/mpi/fortran_bcast
+NP=3
+
+for f in "$LIB" "$PROG"; do
+    if [ ! -e "$f" ]; then
+        echo "not ok fortran: $f is missing (make tests)"
+        exit 1
+    fi
+done
+
+out=$(timeout 120 mpiexec -n $NP env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial \
+    TOPOBCAST_STATS=1 "$PROG" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+# the program's own verdict on the received values
+echo "$out" | grep -E '^(ok|not ok) '
+if ! echo "$out" | grep -q '^ok fortran MPI_BCAST values'; then
+    echo "not ok fortran: the program did not confirm its values (exit status $rc)"
+fi
+
+made=$(echo "$out" | sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' | head -1)
+counted=$(echo "$out" | sed -n 's/^topobcast: stats: algorithm=binomial calls=\([0-9][0-9]*\) .*/\1/p' | head -1)
+other=$(echo "$out" | grep '^topobcast: stats: algorithm=' | grep -v 'algorithm=binomial ' | tr '\n' ';')
+if [ -n "$made" ] && [ "$made" -gt 0 ] && [ "${counted:-0}" = "$made" ] && [ -z "$other" ]; then
+    echo "ok fortran MPI_BCAST intercepted: stats count $counted binomial broadcasts, program made $made"
+else
+    echo "not ok fortran MPI_BCAST intercepted: program made ${made:-?} calls, stats binomial=${counted:-none}, other: ${other:-none}"
+fi
+[ "$rc" -eq 0 ] || echo "not ok fortran: mpiexec exit status $rc"

@@ -1,0 +1,739 @@
+/* The YAML configuration (loader, validation messages, selection table)
+ * and the mapping of identities onto a topology (tb_topo_derive). */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "tap.h"
+#include "topo_map.h"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at) {
+        printf("# test bug: '%s' not found in the base text\n", from);
+        abort();
+    }
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    size_t pre = (size_t)(at - text);
+    memcpy(out, text, pre);
+    strcpy(out + pre, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+/* Loads text named "t.yaml"; the load must fail with exactly `want` as the
+ * start of the message (position and expectation) and contain `also`. */
+static void expect_error(const char *label, const char *text, const char *want, const char *also)
+{
+    tb_config cfg;
+    char err[512];
+    int rc = tb_config_load_buffer(text, strlen(text), "t.yaml", &cfg, err, sizeof err);
+    int ok = rc == -1 && strncmp(err, want, strlen(want)) == 0 && (!also || strstr(err, also));
+    TAP_OK(ok, "error: %s", label);
+    if (!ok)
+        printf("#   got rc=%d \"%s\"\n#   want \"%s...\" containing \"%s\"\n", rc, err, want, also ? also : "");
+    TAP_OK(cfg.rules == NULL && cfg.topo.leaves == NULL && cfg.nrules == 0, "error: %s leaves nothing allocated",
+           label);
+    if (rc == 0)
+        tb_config_free(&cfg);
+}
+
+static int load_text(const char *text, tb_config *cfg, char *err, size_t errlen)
+{
+    return tb_config_load_buffer(text, strlen(text), "t.yaml", cfg, err, errlen);
+}
+
+/* A small valid topology: 2 hosts x 2 sockets x 1 core = 4 leaves. */
+static const char *base_topo =
+    "topobcast: 1\n"
+    "topology:\n"
+    "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
+    "  levels: [node, socket]\n"
+    "  leaves:\n"
+    "    - {rank: 0, host: a, pu: 0, package: 0}\n"
+    "    - {rank: 1, host: a, pu: 1, package: 1}\n"
+    "    - {rank: 2, host: b, pu: 0, package: 0}\n"
+    "    - {rank: 3, host: b, pu: 1, package: 1}\n"
+    "  groups:\n"
+    "    node: [[0, 1], [2, 3]]\n"
+    "    socket: [[0], [1], [2], [3]]\n"
+    "  distance: [[0, 1, 5, 5], [1, 0, 5, 5], [5, 5, 0, 1], [5, 5, 1, 0]]\n"
+    "selection:\n"
+    "  - {comm: 1-inf, bytes: 0-16K, algorithm: binomial}\n"
+    "  - {algorithm: default}\n";
+
+static const char *base_sel =
+    "topobcast: 1\n"
+    "selection:\n"
+    "  - {comm: 2-8, bytes: 0-16K, algorithm: binomial}\n"
+    "  - {bytes: 16K-1M, algorithm: \"pipeline:segment=64K\"}\n"
+    "  - {bytes: 1G-inf, algorithm: binary}\n"
+    "  - {algorithm: default}\n";
+
+/* ---- examples --------------------------------------------------------------- */
+
+static void test_examples(void)
+{
+    tb_config cfg;
+    char err[512] = "";
+    int rc = tb_config_load("config/example-3level.yaml", &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "config/example-3level.yaml loads (%s)", err);
+    if (rc == 0) {
+        const tb_topology *t = &cfg.topo;
+        TAP_OK(cfg.has_topology && t->nlevels == 3 && strcmp(t->level_name[0], "island") == 0 &&
+                   strcmp(t->level_name[2], "socket") == 0,
+               "example: levels island, node, socket");
+        TAP_OK(t->nprocs == 12 && t->nleaves == 12 && t->nhosts == 3 && strcmp(t->hosts[2], "n3") == 0,
+               "example: fingerprint 12 processes on 3 hosts");
+        TAP_OK(t->ngroups[0] == 2 && t->ngroups[1] == 3 && t->ngroups[2] == 6, "example: 2 islands, 3 nodes, 6 sockets");
+        TAP_OK(t->group[0][7] == 0 && t->group[0][8] == 1 && t->group[1][5] == 1 && t->group[2][11] == 5,
+               "example: groups by calibration rank");
+        TAP_OK(strcmp(t->leaves[10].host, "n3") == 0 && t->leaves[10].pu == 2 && t->leaves[10].package == 1 &&
+                   t->leaves[10].rank == 10,
+               "example: leaf 10 identity");
+        TAP_OK(t->dist && t->dist[0 * 12 + 8] == 4.0 && t->dist[0 * 12 + 1] == 0.3 && t->dist[4 * 12 + 0] == 1.5,
+               "example: distance matrix");
+        TAP_OK(cfg.nrules == 5 && cfg.rules[2].spec.id == TB_ALG_MAGPIE2 && cfg.rules[2].spec.nbase == 3 &&
+                   cfg.rules[3].spec.segment == 128 * 1024 && cfg.rules[2].msg_lo == 8192 &&
+                   cfg.rules[2].msg_hi == 1048576 && cfg.rules[1].comm_lo == 3 && cfg.rules[1].comm_hi == LONG_MAX,
+               "example: selection rules");
+        TAP_OK(strcmp(cfg.source, "config/example-3level.yaml") == 0 && cfg.rules[4].line > cfg.rules[3].line,
+               "example: source and rule lines");
+        tb_config_free(&cfg);
+    }
+    rc = tb_config_load("config/selection-only.yaml", &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "config/selection-only.yaml loads (%s)", err);
+    if (rc == 0) {
+        TAP_OK(!cfg.has_topology && cfg.nrules == 5 && cfg.rules[3].spec.id == TB_ALG_SCATTER_ALLGATHER &&
+                   cfg.rules[3].spec.ring == TB_RING_DISTANCE,
+               "selection-only: no topology, 5 rules");
+        tb_config_free(&cfg);
+    }
+    rc = load_text(base_topo, &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "base topology text loads (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+}
+
+static void test_hash(void)
+{
+    tb_config a, b, c, d;
+    char err[512];
+    char *other = replace(base_topo, "0-16K", "0-32K");
+    load_text(base_topo, &a, err, sizeof err);
+    load_text(base_topo, &b, err, sizeof err);
+    load_text(other, &c, err, sizeof err);
+    TAP_OK(a.hash == b.hash && a.hash != c.hash, "hash: equal bytes hash equal, a changed rule changes it");
+    TAP_OK(a.hash == tb_config_hash_bytes(base_topo, strlen(base_topo)), "hash: FNV-1a of the file bytes");
+    tb_config_builtin(&d);
+    tb_config e;
+    tb_config_builtin(&e);
+    TAP_OK(d.hash == e.hash && d.hash != a.hash && strcmp(d.source, "<built-in>") == 0,
+           "hash: built-in table hashes the same every time");
+    tb_config_free(&a);
+    tb_config_free(&b);
+    tb_config_free(&c);
+    tb_config_free(&d);
+    tb_config_free(&e);
+    free(other);
+}
+
+/* ---- every malformed case names file:line:column and what was expected ------- */
+
+static void test_errors(void)
+{
+    char *t;
+    expect_error("bad YAML syntax", "topobcast: 1\nselection: [\n  {algorithm: default\n",
+                 "t.yaml:4:1: expected valid YAML: ", NULL);
+    expect_error("tab indentation", "topobcast: 1\nselection:\n\t- {algorithm: default}\n", "t.yaml:3:1: expected valid YAML: ",
+                 "cannot start any token");
+    expect_error("empty file", "", "t.yaml:1:1: expected a mapping starting with 'topobcast: 1', the file is empty", NULL);
+    expect_error("not a mapping", "- 1\n- 2\n", "t.yaml:1:1: expected a mapping starting with 'topobcast: 1', got a list",
+                 NULL);
+    expect_error("missing version", "selection: [{algorithm: default}]\n", "t.yaml:1:1: expected key 'topobcast' in the top level",
+                 NULL);
+    expect_error("wrong version", "topobcast: 2\n", "t.yaml:1:12: expected format version 1 (an integer from 1 to 1), got '2'",
+                 NULL);
+    expect_error("unknown top-level key", "topobcast: 1\nselectoin: []\n",
+                 "t.yaml:2:1: expected one of the keys topobcast, topology, selection, meta in the top level, got 'selectoin'",
+                 NULL);
+    expect_error("duplicate key", "topobcast: 1\nselection: [{algorithm: default}]\ntopobcast: 1\n",
+                 "t.yaml:3:1: expected each key once in the top level: 'topobcast' already appears at line 1", NULL);
+    expect_error("two documents", "topobcast: 1\n---\ntopobcast: 1\n", "t.yaml:3:1: expected a single YAML document", NULL);
+    expect_error("alias", "topobcast: 1\nselection:\n  - &r {algorithm: default}\n  - *r\n",
+                 "t.yaml:3:5: expected no anchors or aliases", NULL);
+    expect_error("invalid UTF-8", "topobcast: 1\nmeta: \"\xff\xfe\"\n", "t.yaml:2:", "expected valid UTF-8 YAML text");
+
+    /* selection */
+    t = replace(base_sel, "algorithm: binary", "algoritm: binary");
+    expect_error("unknown key in a rule", t,
+                 "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL);
+    free(t);
+    t = replace(base_sel, "algorithm: binary", "algorithm: binomail");
+    expect_error("unknown algorithm", t, "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'",
+                 "binomial");
+    free(t);
+    t = replace(base_sel, "segment=64K", "segmnt=64K");
+    expect_error("unknown algorithm parameter", t, "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'");
+    free(t);
+    t = replace(base_sel, "0-16K", "0-16Q");
+    expect_error("bad size suffix", t,
+                 "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
+                 "and 'inf' as the upper bound, got '0-16Q'",
+                 NULL);
+    free(t);
+    t = replace(base_sel, "1G-inf", "inf-inf");
+    expect_error("inf as lower bound", t, "t.yaml:5:13: expected a message-size range in bytes as LO-HI", "got 'inf-inf'");
+    free(t);
+    t = replace(base_sel, "0-16K", "16K-1K");
+    expect_error("empty range", t, "t.yaml:3:24: expected a non-empty range (LO <= HI), got '16K-1K'", NULL);
+    free(t);
+    t = replace(base_sel, "comm: 2-8", "comm: 0-8");
+    expect_error("communicator size 0", t, "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL);
+    free(t);
+    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}");
+    expect_error("rule hidden by an earlier rule", t,
+                 "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL);
+    free(t);
+    /* comm 1 by the new rule, comm 2-8 by rule 0: neither alone */
+    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}",
+                "{comm: 1-4, bytes: 0-4K, algorithm: chain}\n  - {comm: 1-8, bytes: 0-1K, algorithm: binary}");
+    expect_error("rule hidden by earlier rules across communicator sizes", t, "t.yaml:6:5: expected a rule that can match",
+                 NULL);
+    free(t);
+    /* 1K-16K by rule 0, 16K-64K by rule 1 */
+    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-4, bytes: 1K-64K, algorithm: binary}");
+    expect_error("rule hidden by earlier rules across message sizes", t, "t.yaml:5:5: expected a rule that can match", NULL);
+    free(t);
+    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-9, bytes: 1K-64K, algorithm: binary}");
+    tb_config ok_cfg;
+    char ok_err[512];
+    TAP_OK(tb_config_load_buffer(t, strlen(t), "t.yaml", &ok_cfg, ok_err, sizeof ok_err) == 0,
+           "a rule reachable at one point (comm 9, bytes 1K-16K) is accepted (%s)", ok_err);
+    tb_config_free(&ok_cfg);
+    free(t);
+    t = replace(base_sel, "  - {algorithm: default}\n", "");
+    expect_error("missing final default", t,
+                 "t.yaml:5:5: expected the last rule to match every communicator and message size", NULL);
+    free(t);
+    t = replace(base_sel, "  - {algorithm: default}\n", "  - {comm: 1-inf, bytes: 1-inf, algorithm: default}\n");
+    expect_error("final rule missing 0 bytes", t, "t.yaml:6:5: expected the last rule to match every", NULL);
+    free(t);
+    expect_error("empty selection", "topobcast: 1\nselection: []\n", "t.yaml:2:12: expected at least one selection rule",
+                 NULL);
+    expect_error("rule without algorithm", "topobcast: 1\nselection:\n  - {comm: 1-inf}\n",
+                 "t.yaml:3:5: expected key 'algorithm' in a selection rule", NULL);
+    expect_error("levels not in the zero-config hierarchy", "topobcast: 1\nselection:\n  - {algorithm: \"magpie:levels=rack\"}\n",
+                 "t.yaml:3:17: expected levels named in the zero-configuration hierarchy (node, package, numa), got 'rack'",
+                 NULL);
+
+    /* topology */
+    t = replace(base_topo, "algorithm: binomial", "algorithm: \"magpie:levels=node/rack\"");
+    expect_error("levels not in the topology", t, "t.yaml:15:44: expected levels named in the topology (node, socket), got 'rack'",
+                 NULL);
+    free(t);
+    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2], [3, 4]]");
+    expect_error("group referencing an unknown rank", t,
+                 "t.yaml:12:33: expected a leaf rank (an integer from 0 to 3), got '4'", NULL);
+    free(t);
+    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2]]");
+    expect_error("level groups not covering all leaves", t,
+                 "t.yaml:12:13: expected the groups of level 'socket' to cover every leaf; rank 3 is in none", NULL);
+    free(t);
+    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [2], [3]]");
+    expect_error("rank in two groups", t,
+                 "t.yaml:12:28: expected each rank in one group of level 'socket': rank 2 is already in the group at line 12",
+                 NULL);
+    free(t);
+    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [3]]");
+    expect_error("group not nested in the level above", t,
+                 "t.yaml:12:19: expected each group of level 'socket' inside one group of level 'node'; ranks 1 and 2", NULL);
+    free(t);
+    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [], [1], [2], [3]]");
+    expect_error("empty group", t, "t.yaml:12:19: expected a non-empty group of level 'socket'", NULL);
+    free(t);
+    t = replace(base_topo, "    socket: [[0], [1], [2], [3]]\n", "");
+    expect_error("level without groups", t, "t.yaml:11:5: expected key 'socket' in the groups (one entry per level)", NULL);
+    free(t);
+    t = replace(base_topo, "    node: [[0, 1], [2, 3]]\n", "    node: [[0, 1], [2, 3]]\n    rack: [[0, 1, 2, 3]]\n");
+    expect_error("groups for an unknown level", t, "t.yaml:12:5: expected one of the keys node, socket in the groups", "got 'rack'");
+    free(t);
+    t = replace(base_topo, "[5, 5, 1, 0]]", "[5, 5, 1, 0], [1, 2, 3, 4]]");
+    expect_error("distance matrix with too many rows", t,
+                 "t.yaml:13:13: expected a distance matrix of 4 rows (one per leaf), got 5", NULL);
+    free(t);
+    t = replace(base_topo, "[5, 5, 0, 1]", "[5, 5, 0]");
+    expect_error("distance row too short", t, "t.yaml:13:42: expected 4 distances in row 2 (one per leaf), got 3", NULL);
+    free(t);
+    t = replace(base_topo, "[5, 5, 0, 1]", "[5, -5, 0, 1]");
+    expect_error("negative distance", t, "t.yaml:13:46: expected a distance (a finite number >= 0), got '-5'", NULL);
+    free(t);
+    t = replace(base_topo, "nprocs: 4", "nprocs: 5");
+    expect_error("leaf count differs from nprocs", t, "t.yaml:6:5: expected 5 leaves (fingerprint nprocs), got 4", NULL);
+    free(t);
+    t = replace(base_topo, "{rank: 3, host: b", "{rank: 3, host: c");
+    expect_error("leaf host not in the fingerprint", t, "t.yaml:9:23: expected a host listed in the fingerprint, got 'c'",
+                 NULL);
+    free(t);
+    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, b, c]");
+    expect_error("fingerprint host without leaf", t,
+                 "t.yaml:3:42: expected every fingerprint host to have a leaf; 'c' has none", NULL);
+    free(t);
+    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, a]");
+    expect_error("duplicate host", t, "t.yaml:3:39: expected each host once: 'a' is already listed", NULL);
+    free(t);
+    t = replace(base_topo, "{rank: 3, host: b", "{rank: 2, host: b");
+    expect_error("rank listed twice", t, "t.yaml:9:14: expected each rank once: rank 2 is already listed at line 8", NULL);
+    free(t);
+    t = replace(base_topo, "{rank: 3, host: b, pu: 1", "{rank: 3, host: b, pu: 0");
+    expect_error("two leaves on one PU", t,
+                 "t.yaml:9:7: expected each (host, pu) once: ranks 2 and 3 are both on b PU 0", NULL);
+    free(t);
+    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: 1, package: 1, socket: 1}\n    - {rank: 2");
+    expect_error("unknown key in a leaf", t,
+                 "t.yaml:7:45: expected one of the keys rank, host, pu, core, package, numa in a leaf, got 'socket'", NULL);
+    free(t);
+    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: x1, package: 1}\n    - {rank: 2");
+    expect_error("non-integer PU", t, "t.yaml:7:30: expected an hwloc logical index or -1 (an integer from -1 to", "got 'x1'");
+    free(t);
+    t = replace(base_topo, "levels: [node, socket]", "levels: [node, node]");
+    expect_error("duplicate level", t, "t.yaml:4:18: expected each level once: 'node' is already listed", NULL);
+    free(t);
+    t = replace(base_topo, "levels: [node, socket]", "levels: [node, so/cket]");
+    expect_error("bad level name", t, "t.yaml:4:18: expected a level name (1 to 31 letters, digits, '_' or '-'), got 'so/cket'",
+                 NULL);
+    free(t);
+    t = replace(base_topo, "  levels: [node, socket]\n", "");
+    expect_error("topology without levels", t, "t.yaml:3:3: expected key 'levels' in the topology", NULL);
+    free(t);
+
+    tb_config cfg;
+    char err[512];
+    int rc = tb_config_load("config/does-not-exist.yaml", &cfg, err, sizeof err);
+    TAP_OK(rc == -1 && strcmp(err, "config/does-not-exist.yaml: expected a readable file: No such file or directory") == 0,
+           "error: missing file (%s)", err);
+}
+
+/* ---- selection ------------------------------------------------------------------ */
+
+static int pick(const tb_config *cfg, int comm, size_t bytes)
+{
+    int i = -2;
+    const tb_rule *r = tb_config_select(cfg, comm, bytes, &i);
+    return r ? i : -1;
+}
+
+static void test_select(void)
+{
+    tb_config cfg;
+    char err[512] = "";
+    int rc = load_text(base_sel, &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "selection table loads (%s)", err);
+    if (rc != 0)
+        return;
+    TAP_OK(cfg.rules[0].msg_hi == 16384 && cfg.rules[1].msg_hi == 1048576 && cfg.rules[2].msg_lo == 1073741824 &&
+               cfg.rules[2].msg_hi == SIZE_MAX && cfg.rules[1].comm_lo == 1 && cfg.rules[1].comm_hi == LONG_MAX,
+           "select: K/M/G are binary units, inf and absent keys span everything");
+    TAP_OK(pick(&cfg, 4, 16384) == 0, "select: 16K is inside 0-16K (inclusive upper bound)");
+    TAP_OK(pick(&cfg, 4, 16385) == 1, "select: 16K+1 goes to the next rule");
+    TAP_OK(pick(&cfg, 8, 0) == 0 && pick(&cfg, 2, 0) == 0, "select: comm 2-8 inclusive at both ends");
+    TAP_OK(pick(&cfg, 9, 16384) == 1, "select: comm 9 skips rule 0, 16K matches 16K-1M");
+    TAP_OK(pick(&cfg, 1, 0) == 3 && pick(&cfg, 9, 0) == 3, "select: uncovered cases reach the final default");
+    TAP_OK(pick(&cfg, 4, 1048576) == 1 && pick(&cfg, 4, 1048577) == 3, "select: 1M inclusive, 1M+1 to the default");
+    TAP_OK(pick(&cfg, 4, 1073741823) == 3 && pick(&cfg, 4, 1073741824) == 2, "select: 1G is where 1G-inf starts");
+    TAP_OK(pick(&cfg, INT_MAX, SIZE_MAX) == 2, "select: inf includes SIZE_MAX");
+    TAP_OK(cfg.rules[1].spec.id == TB_ALG_PIPELINE && cfg.rules[1].spec.segment == 65536 &&
+               cfg.rules[3].spec.id == TB_ALG_DEFAULT,
+           "select: algorithm specs parsed with parameters");
+    tb_config_free(&cfg);
+
+    /* a partial overlap is legal: first match wins */
+    const char *overlap = "topobcast: 1\nselection:\n"
+                          "  - {comm: 1-8, bytes: 0-1K, algorithm: binomial}\n"
+                          "  - {comm: 4-16, bytes: 512-64K, algorithm: chain}\n"
+                          "  - {algorithm: default}\n";
+    rc = load_text(overlap, &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "select: partially overlapping rules load (%s)", err);
+    if (rc == 0) {
+        TAP_OK(pick(&cfg, 6, 600) == 0 && pick(&cfg, 6, 2000) == 1 && pick(&cfg, 12, 600) == 1 &&
+                   pick(&cfg, 12, 100) == 2,
+               "select: overlap resolved by order");
+        tb_config_free(&cfg);
+    }
+    /* an exact K boundary also shared: 0-16K then 16K-inf */
+    const char *shared = "topobcast: 1\nselection:\n"
+                         "  - {bytes: 0-16K, algorithm: binomial}\n"
+                         "  - {bytes: 16K-inf, algorithm: pipeline}\n"
+                         "  - {algorithm: default}\n";
+    rc = load_text(shared, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && pick(&cfg, 3, 16384) == 0 && pick(&cfg, 3, 16385) == 1 && pick(&cfg, 3, 0) == 0,
+           "select: shared boundary goes to the first rule; a covered final default is allowed (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    const char *single = "topobcast: 1\nselection:\n"
+                         "  - {comm: 2, bytes: 4M, algorithm: binary}\n"
+                         "  - {algorithm: default}\n";
+    rc = load_text(single, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && pick(&cfg, 2, 4194304) == 0 && pick(&cfg, 2, 4194305) == 1 && pick(&cfg, 3, 4194304) == 1,
+           "select: a single value is a one-point range (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+
+    tb_config_builtin(&cfg);
+    TAP_OK(cfg.nrules >= 1 && tb_rule_matches_all(&cfg.rules[cfg.nrules - 1]) && !cfg.has_topology,
+           "builtin: ends with a catch-all");
+    int all_default = 1;
+    for (int c = 1; c <= 4096; c *= 2)
+        for (size_t b = 0; b < ((size_t)1 << 30); b = b * 4 + 1) {
+            const tb_rule *r = tb_config_select(&cfg, c, b, NULL);
+            all_default &= r && r->spec.id == TB_ALG_DEFAULT;
+        }
+    TAP_OK(all_default, "builtin: conservative, PMPI_Bcast everywhere");
+    tb_config_free(&cfg);
+
+    /* a topology-only file gets the built-in table */
+    char *topo_only = replace(base_topo, "selection:\n  - {comm: 1-inf, bytes: 0-16K, algorithm: binomial}\n  - {algorithm: default}\n", "");
+    rc = load_text(topo_only, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.has_topology && cfg.nrules >= 1 && pick(&cfg, 5, 100) == cfg.nrules - 1,
+           "topology-only file uses the built-in table (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    free(topo_only);
+}
+
+/* ---- mapping --------------------------------------------------------------------- */
+
+/* The identity calibration rank `leaf` had, running as world rank wr. */
+static tb_identity leaf_identity(const tb_config *cfg, int leaf, int wr)
+{
+    tb_identity id;
+    memset(&id, 0, sizeof id);
+    const tb_topo_leaf *l = &cfg->topo.leaves[leaf];
+    snprintf(id.host, sizeof id.host, "%s", l->host);
+    id.bound = l->pu >= 0;
+    id.pu = l->pu;
+    id.core = l->core;
+    id.package = l->package;
+    id.numa = l->numa;
+    id.node = 0;
+    id.world_rank = wr;
+    return id;
+}
+
+/* Same group at every kept level iff same group in the topology. */
+static int consistent(const tb_hier *h, const tb_config *cfg, const int *leaf_of)
+{
+    const tb_topology *t = &cfg->topo;
+    for (int l = 0; l < h->nlevels; l++) {
+        int tl = -1;
+        for (int k = 0; k < t->nlevels; k++)
+            if (strcmp(t->level_name[k], h->level_name[l]) == 0)
+                tl = k;
+        if (tl < 0)
+            return 0;
+        for (int a = 0; a < h->size; a++)
+            for (int b = 0; b < h->size; b++) {
+                int same_h = h->group[l][a] == h->group[l][b];
+                int same_t = t->group[tl][leaf_of[a]] == t->group[tl][leaf_of[b]];
+                if (same_h != same_t || h->group[l][a] < 0 || h->group[l][a] >= h->ngroups[l])
+                    return 0;
+            }
+    }
+    return 1;
+}
+
+static int levels_are(const tb_hier *h, const char *names)
+{
+    char buf[256] = "";
+    for (int l = 0; l < h->nlevels; l++) {
+        char item[64];
+        snprintf(item, sizeof item, "%s%s(%d)", l ? "," : "", h->level_name[l], h->ngroups[l]);
+        strcat(buf, item);
+    }
+    if (strcmp(buf, names) != 0)
+        printf("#   levels %s, want %s\n", buf, names);
+    return strcmp(buf, names) == 0;
+}
+
+static void test_derive_topology(void)
+{
+    tb_config cfg;
+    char err[512], why[256];
+    if (tb_config_load("config/example-3level.yaml", &cfg, err, sizeof err) != 0) {
+        TAP_OK(0, "derive: example loads (%s)", err);
+        return;
+    }
+    tb_identity ids[12];
+    tb_hier h;
+
+    /* the job's rank order differs from the calibration's */
+    int perm[12] = {11, 3, 7, 0, 9, 5, 1, 10, 2, 8, 4, 6};
+    for (int r = 0; r < 12; r++)
+        ids[r] = leaf_identity(&cfg, perm[r], r);
+    int rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && why[0] == 0, "derive: permuted ranks map (%s)", why);
+    if (rc == 0) {
+        TAP_OK(levels_are(&h, "island(2),node(3),socket(6)") && consistent(&h, &cfg, perm),
+               "derive: permuted ranks keep the topology's groups");
+        int dist_ok = h.dist != NULL;
+        for (int a = 0; a < 12 && dist_ok; a++)
+            for (int b = 0; b < 12; b++)
+                dist_ok &= h.dist[a * 12 + b] == cfg.topo.dist[perm[a] * 12 + perm[b]];
+        TAP_OK(dist_ok, "derive: distances follow the ranks");
+        TAP_OK(h.group[0][0] == h.group[0][4] && h.group[0][0] != h.group[0][1],
+               "derive: ranks 0 (leaf 11) and 4 (leaf 9) share island 1; rank 1 (leaf 3) does not");
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        tb_hier_print(&h, ids, mem);
+        fclose(mem);
+        TAP_OK(buf && strstr(buf, "12 ranks, 3 levels: island(2) node(3) socket(6), measured distances") &&
+                   strstr(buf, "island 0: 4 ranks 0,4,7,9 on n3\n") && strstr(buf, "    socket 0: 2 ranks 0,7 on n3\n") &&
+                   strstr(buf, "  node 0: 4 ranks 1,3,6,8 on n1\n") &&
+                   strstr(buf, "island 1: 8 ranks 1-3,5-6,8,10-11\n"),
+               "print: short tree with levels, ranks and hosts");
+        if (buf)
+            printf("%s", buf);
+        free(buf);
+        /* same inputs, same answer */
+        tb_hier h2;
+        tb_topo_derive(ids, 12, 12, &cfg, &h2, why, sizeof why);
+        int same = h2.nlevels == h.nlevels;
+        for (int l = 0; l < h.nlevels && same; l++)
+            same = memcmp(h.group[l], h2.group[l], sizeof(int) * 12) == 0;
+        TAP_OK(same, "derive: deterministic");
+        tb_hier_free(&h2);
+        tb_hier_free(&h);
+    }
+
+    /* a sub-communicator: groups restricted to the members */
+    int sub[5] = {9, 0, 4, 8, 1};
+    for (int r = 0; r < 5; r++)
+        ids[r] = leaf_identity(&cfg, sub[r], sub[r]);
+    rc = tb_topo_derive(ids, 5, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0, "derive: sub-communicator of 5 maps (%s)", why);
+    if (rc == 0) {
+        /* socket equals node on these members: repeated level dropped */
+        TAP_OK(levels_are(&h, "island(2),node(3)") && consistent(&h, &cfg, sub), "derive: sub-communicator levels");
+        TAP_OK(h.dist && h.dist[0 * 5 + 1] == 4.0 && h.dist[1 * 5 + 4] == 0.3, "derive: sub-communicator distances");
+        tb_hier_free(&h);
+    }
+    int one_node[4] = {3, 2, 1, 0};
+    for (int r = 0; r < 4; r++)
+        ids[r] = leaf_identity(&cfg, one_node[r], r);
+    rc = tb_topo_derive(ids, 4, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "socket(2)") && consistent(&h, &cfg, one_node),
+           "derive: one node's ranks keep only the socket level (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+
+    /* unbound ranks: placed by host only, levels that split hosts dropped */
+    int ident[12];
+    for (int r = 0; r < 12; r++) {
+        ident[r] = r;
+        ids[r] = leaf_identity(&cfg, r, r);
+    }
+    ids[5].bound = 0;
+    ids[5].pu = -1;
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && strstr(why, "1 of 12 ranks not bound to a PU of the topology"), "derive: one unbound rank maps (%s)",
+           why);
+    if (rc == 0) {
+        TAP_OK(levels_are(&h, "island(2),node(3)") && consistent(&h, &cfg, ident),
+               "derive: unbound rank drops the socket level");
+        tb_hier_free(&h);
+    }
+    for (int r = 0; r < 12; r++) {
+        ids[r].bound = 0;
+        ids[r].pu = -1;
+    }
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3)"), "derive: all unbound keeps island and node (%s)", why);
+    if (rc == 0) {
+        TAP_OK(h.dist && h.dist[0 * 12 + 1] == 0.3 && h.dist[0 * 12 + 4] == 1.5 && h.dist[0 * 12 + 8] == 4.0,
+               "derive: unbound distances: closest pair on the host, measured across hosts");
+        tb_hier_free(&h);
+    }
+    /* bound, but to a PU the calibration did not use: host only */
+    for (int r = 0; r < 12; r++)
+        ids[r] = leaf_identity(&cfg, r, r);
+    ids[2].pu = 7;
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3)"), "derive: unknown PU falls back to the host (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    /* domain-qualified host names match the short names in the file */
+    for (int r = 0; r < 12; r++) {
+        ids[r] = leaf_identity(&cfg, r, r);
+        strcat(ids[r].host, ".cluster.example");
+    }
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3),socket(6)"), "derive: n1.cluster.example matches n1 (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+
+    /* failures, each with its one-line reason */
+    for (int r = 0; r < 12; r++)
+        ids[r] = leaf_identity(&cfg, r, r);
+    snprintf(ids[3].host, sizeof ids[3].host, "n9");
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == -1 && strcmp(why, "host n9 (world rank 3) is not in the topology measured on n1,n2,n3") == 0,
+           "derive: host not in the topology (%s)", why);
+    ids[3] = leaf_identity(&cfg, 3, 3);
+    rc = tb_topo_derive(ids, 8, 8, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == -1 && strcmp(why, "topology was measured with 12 processes, this job has 8") == 0,
+           "derive: wrong process count (%s)", why);
+    ids[5] = leaf_identity(&cfg, 1, 5);
+    rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == -1 && strcmp(why, "world ranks 1 and 5 are both bound to PU 1 of n1") == 0,
+           "derive: two ranks bound to one PU (%s)", why);
+    tb_config_free(&cfg);
+}
+
+static tb_identity zc(int node, int package, int numa, int wr)
+{
+    tb_identity id;
+    memset(&id, 0, sizeof id);
+    snprintf(id.host, sizeof id.host, "h%d", node);
+    id.bound = package >= 0;
+    id.pu = -1;
+    id.core = -1;
+    id.package = package;
+    id.numa = numa;
+    id.node = node;
+    id.world_rank = wr;
+    return id;
+}
+
+static void test_derive_zero_config(void)
+{
+    tb_identity ids[8];
+    tb_hier h;
+    char why[256];
+    /* 2 nodes (named by their lowest rank: 0 and 4) x 2 packages, NUMA = package */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, (r / 2) % 2, r);
+    int rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && h.dist == NULL,
+           "zero-config: node and package; NUMA equal to package dropped (%s)", why);
+    if (rc == 0) {
+        TAP_OK(h.group[0][3] == h.group[0][0] && h.group[0][4] != h.group[0][0] && h.group[1][2] == h.group[1][3] &&
+                   h.group[1][1] != h.group[1][2] && h.group[1][4] != h.group[1][0],
+               "zero-config: package numbers are per node");
+        tb_hier_free(&h);
+    }
+    /* two NUMA nodes per package: numa is the finest level */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 4 ? 0 : 4, r % 4 / 2, r % 4, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)"), "zero-config: singleton NUMA level is trivial (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(0, r / 4, r / 2, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "package(2),numa(4)"), "zero-config: one node, NUMA inside packages (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    /* NUMA coarser than package (one NUMA node spanning two packages) */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(0, r / 2, r / 4, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "numa(2),package(4)"), "zero-config: coarser NUMA goes first (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    /* unbound: node level only */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 3 ? 0 : 3, -1, -1, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2)") && strstr(why, "node level only"),
+           "zero-config: unbound ranks, node level only (%s)", why);
+    if (rc == 0) {
+        TAP_OK(h.group[0][2] == h.group[0][0] && h.group[0][3] != h.group[0][0], "zero-config: unequal nodes 3 + 5");
+        tb_hier_free(&h);
+    }
+    /* one rank without package info: package level not used */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, -1, r);
+    ids[6].package = -1;
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2)"), "zero-config: package only where known for all ranks (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    /* one node, unbound: flat */
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(0, -1, -1, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && h.nlevels == 0 && h.size == 8, "zero-config: one node, unbound: flat (%s)", why);
+    if (rc == 0) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        tb_hier_print(&h, ids, mem);
+        fclose(mem);
+        TAP_OK(buf && strstr(buf, "8 ranks on h0, 0 levels (flat"), "print: flat hierarchy (%s)", buf ? buf : "");
+        free(buf);
+        tb_hier_free(&h);
+    }
+    tb_config builtin;
+    tb_config_builtin(&builtin);
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 4 ? 0 : 4, -1, -1, r);
+    rc = tb_topo_derive(ids, 8, 8, &builtin, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2)"), "zero-config: built-in config has no topology (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    tb_config_free(&builtin);
+}
+
+/* ---- identity ---------------------------------------------------------------------- */
+
+static void test_identity(void)
+{
+    tb_identity id;
+    cpu_set_t saved, one;
+    TAP_OK(tb_identity_self(&id) == 0 && id.host[0] && id.node == -1 && id.world_rank == -1,
+           "identity: host '%s', bound=%d pu=%d core=%d package=%d numa=%d", id.host, id.bound, id.pu, id.core,
+           id.package, id.numa);
+    if (sched_getaffinity(0, sizeof saved, &saved) != 0 || CPU_COUNT(&saved) < 2) {
+        TAP_OK(1, "identity: binding checks skipped (fewer than 2 CPUs allowed)");
+        return;
+    }
+    TAP_OK(!id.bound && id.pu == -1, "identity: all allowed CPUs counts as unbound");
+    int cpu = -1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &saved))
+            cpu = c;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+        TAP_OK(1, "identity: binding checks skipped (cannot bind)");
+        return;
+    }
+    tb_identity_self(&id);
+    TAP_OK(id.bound && id.pu >= 0 && id.package >= 0, "identity: bound to CPU %d: pu=%d core=%d package=%d numa=%d", cpu,
+           id.pu, id.core, id.package, id.numa);
+    sched_setaffinity(0, sizeof saved, &saved);
+    tb_identity_self(&id);
+    TAP_OK(!id.bound && id.pu == -1, "identity: unbound again after restoring the affinity");
+}
+
+int main(void)
+{
+    test_examples();
+    test_hash();
+    test_errors();
+    test_select();
+    test_derive_topology();
+    test_derive_zero_config();
+    test_identity();
+    TAP_DONE();
+}

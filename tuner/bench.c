@@ -1,0 +1,328 @@
+/* topobcast-bench: times broadcasts of chosen algorithms and sizes, with
+ * PMPI_Bcast ("default") measured in the same run under the same
+ * conditions, so every number has a baseline next to it.  A benchmark, not a
+ * test: it only checks that each algorithm delivered the right bytes once
+ * per size (a fast wrong answer is not a result). */
+#include <errno.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing.h"
+#include "topobcast.h"
+
+#define MAX_ALGS 64
+#define MAX_SIZES 64
+#define SPEC_LEN 256
+
+typedef struct bench_opts {
+    char algs[MAX_ALGS][SPEC_LEN];
+    int nalgs;
+    size_t sizes[MAX_SIZES];
+    int nsizes;
+    int reps, warmup;
+    int root;     /* -1: rotate */
+    const char *csv;
+} bench_opts;
+
+typedef struct bench_ctx {
+    unsigned char *buf;
+    size_t bytes;
+    int root, size;
+    const char *spec;
+} bench_ctx;
+
+static int wrank, wsize;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: topobcast-bench [-a spec,spec,...] [-s sizes] [-r reps] [-w warmup]\n"
+            "                       [--root R|rotate] [--csv FILE]\n"
+            "  -a   algorithm specs \"name[:key=value,...]\" separated by commas; an item\n"
+            "       with '=' but no ':' continues the previous spec's parameters\n"
+            "       (binomial:segment=8K,send=blocking,knomial:radix=3).  May be repeated.\n"
+            "       \"default\" (PMPI_Bcast) is always measured.  \"auto\" times MPI_Bcast as\n"
+            "       an application sees it (the library's own choice).\n"
+            "       Default: flat,chain,binary,split_binary,binomial,knomial,pipeline,scatter_allgather\n"
+            "  -s   message sizes in bytes, K/M/G suffixes (default 1,1K,64K,1M)\n"
+            "  -r   timed repetitions per size and algorithm (default 50)\n"
+            "  -w   untimed warm-up repetitions (default 5)\n"
+            "  --root R|rotate  broadcast root (default 0; rotate: repetition i uses i mod size)\n"
+            "  --csv FILE       also write the results as CSV\n"
+            "Each repetition starts after MPI_Barrier; its time is the maximum over ranks.\n"
+            "Table columns: median, min, 25th and 75th percentile in microseconds, and\n"
+            "speedup = median(default) / median(algorithm).\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno)
+        return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ULL << 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1ULL << 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1ULL << 30, end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+static int add_alg(bench_opts *o, const char *spec)
+{
+    for (int i = 0; i < o->nalgs; i++)
+        if (!strcmp(o->algs[i], spec))
+            return 0;
+    if (o->nalgs >= MAX_ALGS || strlen(spec) >= SPEC_LEN)
+        return -1;
+    snprintf(o->algs[o->nalgs++], SPEC_LEN, "%s", spec);
+    return 0;
+}
+
+/* Spec parameters contain commas themselves, so "k=v" items without a
+ * name belong to the spec before them. */
+static int parse_algs(bench_opts *o, const char *list)
+{
+    char *copy = strdup(list), *save = NULL, cur[SPEC_LEN] = "";
+    int rc = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+        if (strchr(t, '=') && !strchr(t, ':')) {
+            if (!cur[0] || strlen(cur) + strlen(t) + 2 > sizeof cur) {
+                rc = -1;
+                break;
+            }
+            strcat(cur, ",");
+            strcat(cur, t);
+            continue;
+        }
+        if (cur[0])
+            rc = add_alg(o, cur);
+        snprintf(cur, sizeof cur, "%s", t);
+    }
+    if (!rc && cur[0])
+        rc = add_alg(o, cur);
+    free(copy);
+    return rc;
+}
+
+static int parse_sizes(bench_opts *o, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    int rc = 0;
+    o->nsizes = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->nsizes >= MAX_SIZES || parse_size(t, &o->sizes[o->nsizes]) != 0 ||
+            o->sizes[o->nsizes] > (size_t)INT32_MAX) {
+            rc = -1;
+            break;
+        }
+        o->nsizes++;
+    }
+    free(copy);
+    return rc || o->nsizes == 0 ? -1 : 0;
+}
+
+static int parse_args(bench_opts *o, int argc, char **argv, int *help)
+{
+    int algs_given = 0;
+    memset(o, 0, sizeof *o);
+    o->reps = 50;
+    o->warmup = 5;
+    parse_sizes(o, "1,1K,64K,1M");
+    *help = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+            return 0;
+        }
+        if (!v)
+            return -1;
+        if (!strcmp(a, "-a")) {
+            add_alg(o, "default");
+            if (parse_algs(o, v))
+                return -1;
+            algs_given = 1;
+        } else if (!strcmp(a, "-s")) {
+            if (parse_sizes(o, v))
+                return -1;
+        } else if (!strcmp(a, "-r")) {
+            o->reps = atoi(v);
+            if (o->reps < 1)
+                return -1;
+        } else if (!strcmp(a, "-w")) {
+            o->warmup = atoi(v);
+            if (o->warmup < 0)
+                return -1;
+        } else if (!strcmp(a, "--root")) {
+            char *end;
+            o->root = !strcmp(v, "rotate") ? -1 : (int)strtol(v, &end, 10);
+            if (o->root != -1 && (*end || o->root < 0))
+                return -1;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = v;
+        } else {
+            return -1;
+        }
+        i++;
+    }
+    if (!algs_given) {
+        add_alg(o, "default");
+        parse_algs(o, "flat,chain,binary,split_binary,binomial,knomial,pipeline,scatter_allgather");
+    }
+    return 0;
+}
+
+static int root_of(const bench_ctx *c, int rep)
+{
+    if (c->root >= 0)
+        return c->root;
+    return (rep < 0 ? -rep : rep) % c->size;
+}
+
+static int bcast_op(void *ctx, int rep)
+{
+    bench_ctx *c = ctx;
+    if (!strcmp(c->spec, "auto"))
+        return MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root_of(c, rep), MPI_COMM_WORLD);
+    return topobcast_bcast_algorithm(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root_of(c, rep),
+                                     MPI_COMM_WORLD, c->spec);
+}
+
+/* One broadcast of a known pattern; returns 1 on every rank if any rank
+ * received wrong bytes, -1 if the call failed. */
+static int validate(bench_ctx *c, int root)
+{
+    for (size_t i = 0; i < c->bytes; i++)
+        c->buf[i] = wrank == root ? (unsigned char)(i * 31 + 7 + i / 251) : 0xA5;
+    int rc;
+    if (!strcmp(c->spec, "auto"))
+        rc = MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+    else
+        rc = topobcast_bcast_algorithm(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD,
+                                       c->spec);
+    int bad = rc != MPI_SUCCESS ? 2 : 0, any;
+    for (size_t i = 0; i < c->bytes && !bad; i++)
+        if (c->buf[i] != (unsigned char)(i * 31 + 7 + i / 251))
+            bad = 1;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any == 2 ? -1 : any;
+}
+
+typedef struct result {
+    tb_timing_stats st;
+    int status; /* 0 ok, 1 wrong data, -1 error */
+} result;
+
+static const char *status_text(int s)
+{
+    return s == 0 ? "ok" : s == 1 ? "WRONG-DATA" : "ERROR";
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    int help = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (parse_args(&o, argc, argv, &help) != 0 || help) {
+        if (wrank == 0) {
+            if (!help)
+                fprintf(stderr, "topobcast-bench: bad arguments\n");
+            usage(help ? stdout : stderr);
+        }
+        MPI_Finalize();
+        return help ? 0 : 2;
+    }
+    if (o.root >= wsize) {
+        if (wrank == 0)
+            fprintf(stderr, "topobcast-bench: root %d out of range for %d ranks\n", o.root, wsize);
+        MPI_Finalize();
+        return 2;
+    }
+
+    FILE *csv = NULL;
+    if (wrank == 0 && o.csv) {
+        csv = fopen(o.csv, "w");
+        if (!csv)
+            fprintf(stderr, "topobcast-bench: cannot write %s: %s\n", o.csv, strerror(errno));
+        else
+            fprintf(csv, "ranks,size_bytes,algorithm,root,reps,median_us,min_us,p25_us,p75_us,"
+                         "p90_us,max_us,mean_us,trimmed_mean_us,speedup_vs_default,status\n");
+    }
+    size_t maxbytes = 1;
+    for (int i = 0; i < o.nsizes; i++)
+        if (o.sizes[i] > maxbytes)
+            maxbytes = o.sizes[i];
+    unsigned char *buf = malloc(maxbytes);
+    result *res = calloc((size_t)o.nalgs, sizeof *res);
+    if (!buf || !res) {
+        fprintf(stderr, "topobcast-bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    char rootdesc[32];
+    if (o.root < 0)
+        snprintf(rootdesc, sizeof rootdesc, "rotate");
+    else
+        snprintf(rootdesc, sizeof rootdesc, "%d", o.root);
+    if (wrank == 0) {
+        printf("# topobcast-bench: %d ranks, %d repetitions (+%d warm-up), root %s; "
+               "time per repetition = max over ranks\n",
+               wsize, o.reps, o.warmup, rootdesc);
+        printf("%10s  %-40s %10s %10s %10s %10s %8s  %s\n", "size", "algorithm", "median_us",
+               "min_us", "p25_us", "p75_us", "speedup", "status");
+    }
+    int def = 0, failed = 0; /* "default" is always algs[0] */
+    for (int si = 0; si < o.nsizes; si++) {
+        for (int ai = 0; ai < o.nalgs; ai++) {
+            bench_ctx c = {buf, o.sizes[si], o.root, wsize, o.algs[ai]};
+            if (wrank == 0)
+                fprintf(stderr, "topobcast-bench: size %zu: %s (%d/%d)\n", o.sizes[si], o.algs[ai],
+                        si * o.nalgs + ai + 1, o.nsizes * o.nalgs);
+            res[ai].status = validate(&c, o.root < 0 ? wsize - 1 : o.root);
+            memset(&res[ai].st, 0, sizeof res[ai].st);
+            if (res[ai].status >= 0 &&
+                tb_timing_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
+                                  &res[ai].st) != MPI_SUCCESS)
+                res[ai].status = -1;
+            failed |= res[ai].status != 0;
+        }
+        if (wrank != 0)
+            continue;
+        for (int ai = 0; ai < o.nalgs; ai++) {
+            const tb_timing_stats *s = &res[ai].st;
+            double speedup = res[ai].status == 0 && res[def].status == 0 && s->median > 0
+                                 ? res[def].st.median / s->median
+                                 : 0.0;
+            printf("%10zu  %-40s %10.2f %10.2f %10.2f %10.2f %8.2f  %s\n", o.sizes[si], o.algs[ai],
+                   s->median * 1e6, s->min * 1e6, s->p25 * 1e6, s->p75 * 1e6, speedup,
+                   status_text(res[ai].status));
+            if (csv)
+                fprintf(csv, "%d,%zu,\"%s\",%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%s\n",
+                        wsize, o.sizes[si], o.algs[ai], rootdesc, o.reps, s->median * 1e6,
+                        s->min * 1e6, s->p25 * 1e6, s->p75 * 1e6, s->p90 * 1e6, s->max * 1e6,
+                        s->mean * 1e6, s->trimmed_mean * 1e6, speedup, status_text(res[ai].status));
+        }
+        fflush(stdout);
+    }
+    if (csv)
+        fclose(csv);
+    free(buf);
+    free(res);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}
