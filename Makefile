@@ -28,3 +28,4 @@ include test/module.mk
 
 clean:
 	rm -rf $(BUILD)
+-include probe/probe.mk

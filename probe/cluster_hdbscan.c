@@ -75,15 +75,41 @@ int tbp_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, i
         mr->n = n;
         mr->merge = NULL;
     }
+    if (min_samples > n)
+        min_samples = n;
+    double *core = malloc((size_t)n * sizeof *core);
+    double *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!core || !tmp) {
+        free(core);
+        free(tmp);
+        return -1;
+    }
+    /* core distance: the point itself is its first neighbour */
+    for (int i = 0; i < n; i++) {
+        memcpy(tmp, D + (size_t)i * n, (size_t)n * sizeof *tmp);
+        tmp[i] = 0.0;
+        core[i] = select_kth(tmp, n, min_samples - 1);
+    }
+    free(tmp);
+    int rc = tbp_hdbscan_core(D, n, core, min_cluster_size, labels, mr);
+    free(core);
+    return rc;
+}
+
+int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
+                     int *labels, tbp_dendrogram *mr)
+{
+    if (!D || !core || !labels || n < 1 || min_cluster_size < 2)
+        return -1;
+    if (mr) {
+        mr->n = n;
+        mr->merge = NULL;
+    }
     if (n == 1) {
         labels[0] = -1;
         return 0;
     }
-    if (min_samples > n)
-        min_samples = n;
     int rc = -1;
-    double *core = malloc((size_t)n * sizeof *core);
-    double *tmp = malloc((size_t)n * sizeof *tmp);
     double *best = malloc((size_t)n * sizeof *best);
     int *from = malloc((size_t)n * sizeof *from);
     char *in = calloc((size_t)n, 1);
@@ -96,16 +122,10 @@ int tbp_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, i
     int *pt_parent = malloc((size_t)n * sizeof *pt_parent);
     double *pt_lambda = malloc((size_t)n * sizeof *pt_lambda);
     ccluster *cl = malloc((size_t)n * sizeof *cl);
-    if (!core || !tmp || !best || !from || !in || !e || !parent || !cid || !mg || !lab || !stack ||
+    if (!best || !from || !in || !e || !parent || !cid || !mg || !lab || !stack ||
         !pt_parent || !pt_lambda || !cl)
         goto out;
 
-    /* 1. core distances (the point itself is the first neighbour) */
-    for (int i = 0; i < n; i++) {
-        memcpy(tmp, D + (size_t)i * n, (size_t)n * sizeof *tmp);
-        tmp[i] = 0.0;
-        core[i] = select_kth(tmp, n, min_samples - 1);
-    }
     /* 2. Prim's MST on the mutual reachability distance */
     for (int i = 0; i < n; i++) {
         best[i] = INFINITY;
@@ -260,7 +280,7 @@ int tbp_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, i
 #undef LAMBDA
 #undef NODE_SIZE
 out:
-    free(core); free(tmp); free(best); free(from); free(in); free(e); free(parent); free(cid);
+    free(best); free(from); free(in); free(e); free(parent); free(cid);
     free(mg); free(lab); free(stack); free(pt_parent); free(pt_lambda); free(cl);
     return rc;
 }

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "cluster.h"
+
 /* Union-find with path halving; the root of a set is its smallest member so
  * that results never depend on union order. */
 static inline int tbp_uf_find(int *parent, int x)
@@ -46,5 +48,10 @@ static inline double tbp_rng_unit(uint64_t *s)
 
 /* Labels from a union-find forest, canonical order; returns k. */
 int tbp_labels_from_uf(int *parent, int n, int *labels);
+
+/* HDBSCAN with precomputed core distances (the search sorts every row once
+ * instead of selecting per min_samples). */
+int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
+                     int *labels, tbp_dendrogram *mr);
 
 #endif

@@ -73,8 +73,9 @@ static void compute_loss(pam *p)
 static void do_swap(pam *p, int s, int x)
 {
     p->med[s] = x;
+    const double *row = p->D + (size_t)x * p->n;
     for (int o = 0; o < p->n; o++) {
-        double dx = DIST(p, o, x);
+        double dx = row[o];
         if (p->nearest[o] == s) {
             if (dx <= p->ds[o]) {
                 p->dn[o] = dx; /* slot s is still nearest, second unchanged */
@@ -204,8 +205,9 @@ int tbp_kmedoids(const double *D, int n, int k, unsigned long seed, int *labels,
                 double add = 0.0;
                 for (int s = 0; s < k; s++)
                     p.delta[s] = p.loss[s];
+                const double *row = D + (size_t)x * n; /* symmetric: row, not column */
                 for (int o = 0; o < n; o++) {
-                    double d = DIST(&p, o, x);
+                    double d = row[o];
                     if (d < p.dn[o]) {
                         add += d - p.dn[o];
                         p.delta[p.nearest[o]] += p.dn[o] - p.ds[o];

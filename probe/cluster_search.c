@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_internal.h"
 
 static const char *const method_names[TBP_M_COUNT] = {
     "single", "average", "complete", "kmedoids", "dbscan", "hdbscan", "ssstree", "components",
@@ -174,6 +175,12 @@ static int int_grid(int lo, int hi, int max_pts, int *out)
     return m;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static double geo_point(double lo, double hi, int i, int npoints)
 {
     if (npoints < 2 || !(lo > 0.0))
@@ -243,13 +250,34 @@ int tbp_search(const double *D, int n, tbp_method m, const tbp_search_opts *opts
             break;
         }
         case TBP_M_HDBSCAN: {
-            int ng = int_grid(2, n / 2 >= 2 ? n / 2 : 2, o.max_int_points, grid);
-            for (int i = 0; i < ng; i++) {
-                int ms = o.min_samples > 0 ? o.min_samples : grid[i];
-                if (tbp_hdbscan(D, n, ms, grid[i], s.cur, NULL) < 0 ||
-                    consider(&s, grid[i], ms) < 0)
-                    goto out;
+            /* rows sorted once give every core distance */
+            double *sorted = malloc((size_t)n * n * sizeof *sorted);
+            double *core = malloc((size_t)n * sizeof *core);
+            if (!sorted || !core) {
+                free(sorted);
+                free(core);
+                goto out;
             }
+            memcpy(sorted, D, (size_t)n * n * sizeof *sorted);
+            for (int i = 0; i < n; i++) {
+                sorted[(size_t)i * n + i] = 0.0;
+                qsort(sorted + (size_t)i * n, (size_t)n, sizeof *sorted, cmp_double);
+            }
+            int ng = int_grid(2, n / 2 >= 2 ? n / 2 : 2, o.max_int_points, grid);
+            int ok = 1;
+            for (int i = 0; i < ng && ok; i++) {
+                int ms = o.min_samples > 0 ? o.min_samples : grid[i];
+                if (ms > n)
+                    ms = n;
+                for (int r = 0; r < n; r++)
+                    core[r] = sorted[(size_t)r * n + ms - 1];
+                ok = tbp_hdbscan_core(D, n, core, grid[i], s.cur, NULL) >= 0 &&
+                     consider(&s, grid[i], ms) >= 0;
+            }
+            free(sorted);
+            free(core);
+            if (!ok)
+                goto out;
             break;
         }
         case TBP_M_SSSTREE:

@@ -19,6 +19,7 @@ typedef struct gb {
     char *alive;  /* [cap] */
     double eps;
     long budget;
+    const double *lat; /* measured n x n latencies of the objects */
 } gb;
 
 #define WW(g, u, v) ((g)->W[(size_t)(u) * (g)->cap + (v)])
@@ -40,6 +41,18 @@ static int rel_equal(double a, double b, double eps)
     return !rel_less(a, b, eps) && !rel_less(b, a, eps);
 }
 
+/* Is a direct link of latency w needed next to a path of length alt whose
+ * shortest hop is hmin?  Yes if the path is relatively longer (eq. 1.9), and
+ * also if it is longer by at least half a hop: a relative tolerance alone
+ * would call 4 us and 4 us + 0.3 us equal (Bufe sec. 1.5 names this weakness)
+ * and lose every link that bypasses one short intra-node hop. */
+static int link_needed(double w, double alt, double hmin, double eps)
+{
+    if (isinf(alt))
+        return !isinf(w);
+    return rel_less(w, alt, eps) || alt - w > 0.5 * hmin;
+}
+
 static void set_edge(gb *g, int u, int v, double w)
 {
     WW(g, u, v) = w;
@@ -47,14 +60,20 @@ static void set_edge(gb *g, int u, int v, double w)
 }
 
 /* Shortest path length u -> v with Dijkstra, ignoring the direct edge u-v
- * when skip_direct (dense O(V^2); the graph is small). */
-static double shortest(const gb *g, int u, int v, int skip_direct, double *dist, char *done)
+ * when skip_direct; gives up (INFINITY) once every remaining path is longer
+ * than limit.  *hmin receives the shortest hop on the path.  With v < 0,
+ * just fills dist[] from u.  Dense O(V^2):
+ * the graph is small. */
+static double shortest(const gb *g, int u, int v, int skip_direct, double limit, double *dist,
+                       char *done, int *pred, double *hmin)
 {
     for (int i = 0; i < g->nv; i++) {
         dist[i] = INFINITY;
         done[i] = 0;
+        pred[i] = -1;
     }
     dist[u] = 0.0;
+    *hmin = INFINITY;
     for (;;) {
         int x = -1;
         for (int i = 0; i < g->nv; i++)
@@ -62,6 +81,8 @@ static double shortest(const gb *g, int u, int v, int skip_direct, double *dist,
                 x = i;
         if (x < 0 || x == v)
             break;
+        if (dist[x] > limit)
+            return INFINITY;
         done[x] = 1;
         for (int y = 0; y < g->nv; y++) {
             double w = WW(g, x, y);
@@ -69,10 +90,18 @@ static double shortest(const gb *g, int u, int v, int skip_direct, double *dist,
                 continue;
             if (skip_direct && ((x == u && y == v) || (x == v && y == u)))
                 continue;
-            if (dist[x] + w < dist[y])
+            if (dist[x] + w < dist[y]) {
                 dist[y] = dist[x] + w;
+                pred[y] = x;
+            }
         }
     }
+    if (v < 0)
+        return INFINITY;
+    if (isfinite(dist[v]))
+        for (int y = v; pred[y] >= 0; y = pred[y])
+            if (WW(g, pred[y], y) < *hmin)
+                *hmin = WW(g, pred[y], y);
     return dist[v];
 }
 
@@ -122,14 +151,16 @@ static int basic_model(gb *g, const double *lat)
         int a = c[q].a, b = c[q].b;
         /* Bufe eq. 2.2: subpaths of shortest paths are shortest, so the
          * path a..d-b is the measured a-d latency plus the edge d-b. */
-        double sp = INFINITY;
+        double sp = INFINITY, hop = INFINITY;
         for (int t = 0; t < deg[b]; t++) {
             int d = nb[b][t];
             double via = lat[(size_t)a * n + d] + WW(g, d, b);
-            if (via < sp)
+            if (via < sp) {
                 sp = via;
+                hop = WW(g, d, b);
+            }
         }
-        if (rel_less(c[q].l, sp, g->eps)) {
+        if (link_needed(c[q].l, sp, hop, g->eps)) {
             set_edge(g, a, b, c[q].l);
             nb[a][deg[a]++] = b;
             nb[b][deg[b]++] = a;
@@ -293,7 +324,7 @@ static int new_vertex(gb *g)
     return s;
 }
 
-static void replace_by_switch(gb *g, const int *c, int nc, double *dist, char *done)
+static int replace_by_switch(gb *g, const int *c, int nc)
 {
     double sum = 0.0;
     int cnt = 0;
@@ -305,31 +336,39 @@ static void replace_by_switch(gb *g, const int *c, int nc, double *dist, char *d
     double l = sum / cnt;
     int s = new_vertex(g);
     if (s < 0)
-        return;
+        return -1;
     char *inc = calloc((size_t)g->nv, 1);
     if (!inc)
-        return;
+        return -1;
     for (int i = 0; i < nc; i++)
         inc[c[i]] = 1;
     for (int i = 0; i < nc; i++)
         for (int j = i + 1; j < nc; j++)
             set_edge(g, c[i], c[j], INFINITY);
-    /* whoever sees every clique member at the same latency sees the switch */
+    /* whoever sees every clique member at the same latency sees the switch.
+     * An object needs a link to one member only and is judged on its
+     * measured latencies: noise can make the basic model drop some of its
+     * links to members (they looked no shorter than a path through another
+     * member), and that is exactly what a switch explains. */
     for (int x = 0; x < g->nv; x++) {
         if (inc[x] || x == s || !g->alive[x])
             continue;
+        int measured = x < g->n && c[0] < g->n;
         double m = 0.0;
-        int ok = 1;
+        int links = 0, ok = 1;
         for (int i = 0; i < nc && ok; i++) {
             double w = WW(g, x, c[i]);
+            links += isfinite(w);
+            if (measured)
+                w = g->lat[(size_t)x * g->n + c[i]];
             ok = isfinite(w);
             m += w;
         }
-        if (!ok)
+        if (!ok || links == 0 || (!measured && links < nc))
             continue;
         m /= nc;
         for (int i = 0; i < nc && ok; i++)
-            ok = rel_equal(WW(g, x, c[i]), m, g->eps);
+            ok = rel_equal(measured ? g->lat[(size_t)x * g->n + c[i]] : WW(g, x, c[i]), m, g->eps);
         if (!ok)
             continue;
         for (int i = 0; i < nc; i++)
@@ -339,18 +378,71 @@ static void replace_by_switch(gb *g, const int *c, int nc, double *dist, char *d
     }
     for (int i = 0; i < nc; i++)
         set_edge(g, s, c[i], 0.5 * l);
-    /* Bufe algorithm 3, limited to the new switch's edges: the replacement
-     * keeps every other shortest path length, so older switch-to-switch
-     * edges cannot have become virtual. */
-    for (int v = 0; v < g->nv; v++) {
-        if (v == s || !g->sw[v] || !g->alive[v] || !isfinite(WW(g, s, v)))
-            continue;
-        double w = WW(g, s, v);
-        double alt = shortest(g, s, v, 1, dist, done);
-        if (!rel_less(w, alt, g->eps))
-            set_edge(g, s, v, INFINITY);
-    }
     free(inc);
+    return s;
+}
+
+/* Shortest hop on the pred chain from x back to the root, or -1 if the
+ * chain uses the edge {a,b}. */
+static double chain_hmin(const gb *g, const int *pred, int x, int a, int b)
+{
+    double h = INFINITY;
+    for (int y = x; pred[y] >= 0; y = pred[y]) {
+        if ((y == a && pred[y] == b) || (y == b && pred[y] == a))
+            return -1.0;
+        if (WW(g, pred[y], y) < h)
+            h = WW(g, pred[y], y);
+    }
+    return h;
+}
+
+/* Bufe algorithm 3: a switch-to-switch edge no shorter than another path
+ * between its ends was inferred, not measured, so it goes.  Run after every
+ * insertion of a switch s: s's own switch edges get the full check; for
+ * older edges (u,v) the only path that can be new runs through s (s merely
+ * re-routes old paths at their old lengths, plus shortcuts through itself),
+ * so its length d(u,s) + d(s,v) decides without another search. */
+static void eliminate_virtual(gb *g, int s, double *dist, char *done, int *pred)
+{
+    double *ds = malloc((size_t)g->nv * sizeof *ds);
+    int *ps = malloc((size_t)g->nv * sizeof *ps);
+    if (!ds || !ps) {
+        free(ds);
+        free(ps);
+        return;
+    }
+    double hmin;
+    shortest(g, s, -1, 0, INFINITY, dist, done, pred, &hmin);
+    memcpy(ds, dist, (size_t)g->nv * sizeof *ds);
+    memcpy(ps, pred, (size_t)g->nv * sizeof *ps);
+    for (int u = g->n; u < g->nv; u++) {
+        if (!g->alive[u] || !isfinite(ds[u]))
+            continue;
+        for (int v = u + 1; v < g->nv; v++) {
+            double w = WW(g, u, v);
+            if (!g->alive[v] || !isfinite(w))
+                continue;
+            /* paths longer than this are relatively longer than w anyway */
+            double limit = w * (2.0 + g->eps) / (2.0 - g->eps) * (1.0 + 1e-9) + 1e-300;
+            if (ds[u] + ds[v] > limit)
+                continue;
+            double alt, h1 = -1.0, h2 = -1.0;
+            if (u != s && v != s) {
+                h1 = chain_hmin(g, ps, u, u, v);
+                h2 = chain_hmin(g, ps, v, u, v);
+            }
+            if (h1 >= 0.0 && h2 >= 0.0) {
+                alt = ds[u] + ds[v];
+                hmin = h1 < h2 ? h1 : h2;
+            } else {
+                alt = shortest(g, u, v, 1, limit, dist, done, pred, &hmin);
+            }
+            if (!link_needed(w, alt, hmin, g->eps))
+                set_edge(g, u, v, INFINITY);
+        }
+    }
+    free(ds);
+    free(ps);
 }
 
 typedef struct lat_edge {
@@ -368,7 +460,7 @@ static int cmp_lat(const void *x, const void *y)
 
 /* One pass: try latency groups from the lowest; replace the first
  * qualifying clique.  Returns 1 if the graph changed. */
-static int switch_pass(gb *g, double *dist, char *done)
+static int switch_pass(gb *g, double *dist, char *done, int *pred)
 {
     int nv = g->nv;
     size_t ne = 0;
@@ -402,8 +494,11 @@ static int switch_pass(gb *g, double *dist, char *done)
         for (int kind = 0; kind <= 1 && !changed; kind++) {
             int nc = find_clique(g, kind, lo, hi, clq);
             if (nc >= 3 || (nc == 2 && pair_ok(g, clq[0], clq[1]))) {
-                replace_by_switch(g, clq, nc, dist, done);
-                changed = 1;
+                int sw = replace_by_switch(g, clq, nc);
+                if (sw >= 0) {
+                    eliminate_virtual(g, sw, dist, done, pred);
+                    changed = 1;
+                }
             }
         }
         s = t;
@@ -444,7 +539,8 @@ int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_gr
     tbp_graph_opts o = {.eps = 0.1, .max_clique_steps = 1000000};
     if (opts)
         o = *opts;
-    gb g = {.n = n, .cap = 2 * n + 2, .nv = n, .eps = o.eps, .budget = o.max_clique_steps};
+    gb g = {.n = n, .cap = 2 * n + 2, .nv = n, .eps = o.eps, .budget = o.max_clique_steps,
+            .lat = lat};
     g.W = malloc((size_t)g.cap * g.cap * sizeof *g.W);
     g.sw = calloc((size_t)g.cap, 1);
     g.alive = calloc((size_t)g.cap, 1);
@@ -460,7 +556,7 @@ int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_gr
         g.alive[i] = 1;
     if (basic_model(&g, lat) != 0)
         goto out;
-    while (g.nv < g.cap && switch_pass(&g, dist, done))
+    while (g.nv < g.cap && switch_pass(&g, dist, done, id))
         ;
     double minpos = INFINITY;
     for (int i = 0; i < n; i++)

@@ -14,3 +14,25 @@ $(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h libtopobcast/include/*.h)
 $(BENCH_BIN): $(BENCH_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(LIB_A) $(DEP_LIBS)
+
+# topobcast-tuner: benchmark-driven selection table with model-based
+# pruning, and --compare.  The pure parts (candidates, cost model, table,
+# results) are also linked into the unit tests test/unit/test_tuner_*.c.
+TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe model results table)
+TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main calibrate compare progress timing)
+TOOL_BINS        += $(TUNER_BIN)
+
+all: $(TUNER_BIN)
+
+$(TUNER_BIN): $(TUNER_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $(TUNER_OBJS) $(LIB_A) $(DEP_LIBS)
+
+# Static pattern rule: takes precedence over the generic unit-test rule in
+# test/module.mk, which links only libtopobcast.a.
+TUNER_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(wildcard test/unit/test_tuner_*.c))
+
+$(TUNER_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(TUNER_PURE_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TOOL_CFLAGS) -Ituner -Itest/unit $< -o $@ $(TUNER_PURE_OBJS) $(LIB_A) $(DEP_LIBS)

@@ -28,34 +28,41 @@ int tb_rule_matches_all(const tb_rule *r)
     return r->comm_lo <= 1 && r->comm_hi == LONG_MAX && r->msg_lo == 0 && r->msg_hi == SIZE_MAX;
 }
 
-typedef struct span {
-    size_t lo, hi; /* inclusive */
-} span;
-
-static int cmp_span(const void *a, const void *b)
-{
-    const span *x = a, *y = b;
-    return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
     return (x > y) - (x < y);
 }
 
-/* Whether the union of spans covers [lo, hi]; sorts the spans. */
-static int spans_cover(span *s, int n, size_t lo, size_t hi)
+/* qsort has no context: the sort key travels with the index */
+typedef struct by_lo {
+    size_t lo;
+    int rule;
+} by_lo;
+
+static int cmp_by_lo(const void *a, const void *b)
 {
-    qsort(s, (size_t)n, sizeof *s, cmp_span);
+    const by_lo *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->rule > y->rule) - (x->rule < y->rule);
+}
+
+/* Whether the rules in `order` (sorted by msg_lo) that contain comm size c
+ * cover bytes [lo, hi] together. */
+static int covered_at(const tb_rule *rules, const by_lo *order, int n, long c, size_t lo, size_t hi)
+{
     size_t cur = lo;
     for (int k = 0; k < n; k++) {
-        if (s[k].lo > cur)
+        const tb_rule *e = &rules[order[k].rule];
+        if (e->comm_lo > c || c > e->comm_hi)
+            continue;
+        if (e->msg_lo > cur)
             return 0;
-        if (s[k].hi >= hi)
+        if (e->msg_hi >= hi)
             return 1;
-        if (s[k].hi >= cur)
-            cur = s[k].hi + 1; /* s[k].hi < hi <= SIZE_MAX: no overflow */
+        if (e->msg_hi >= cur)
+            cur = e->msg_hi + 1; /* e->msg_hi < hi <= SIZE_MAX: no overflow */
     }
     return 0;
 }
@@ -63,17 +70,18 @@ static int spans_cover(span *s, int n, size_t lo, size_t hi)
 /* Rule i is unreachable when every (comm, bytes) it matches is matched by
  * an earlier rule.  The comm axis is cut into slabs at the earlier rules'
  * edges; inside a slab the covering rules are the same, so one comm value
- * per slab decides, and the bytes axis is then an interval-union check. */
+ * per slab decides, and the bytes axis is then an interval-union check.
+ * O(i^2) per rule, hence the loader's cap on the number of rules. */
 int tb_rule_is_shadowed(const tb_rule *rules, int i)
 {
     const tb_rule *r = &rules[i];
     if (i == 0)
         return 0;
     long *cut = malloc(sizeof *cut * (size_t)(2 * i + 1));
-    span *s = malloc(sizeof *s * (size_t)i);
-    if (!cut || !s) {
+    by_lo *order = malloc(sizeof *order * (size_t)i);
+    if (!cut || !order) {
         free(cut);
-        free(s);
+        free(order);
         return 0; /* cannot tell: accept the rule */
     }
     int nc = 0;
@@ -84,20 +92,16 @@ int tb_rule_is_shadowed(const tb_rule *rules, int i)
             cut[nc++] = e->comm_lo;
         if (e->comm_hi < r->comm_hi && e->comm_hi >= r->comm_lo)
             cut[nc++] = e->comm_hi + 1;
+        order[j] = (by_lo){e->msg_lo, j};
     }
     qsort(cut, (size_t)nc, sizeof *cut, cmp_long);
+    qsort(order, (size_t)i, sizeof *order, cmp_by_lo);
     int shadowed = 1;
-    for (int c = 0; c < nc && shadowed; c++) {
-        if (c > 0 && cut[c] == cut[c - 1])
-            continue;
-        int ns = 0;
-        for (int j = 0; j < i; j++)
-            if (rules[j].comm_lo <= cut[c] && cut[c] <= rules[j].comm_hi)
-                s[ns++] = (span){rules[j].msg_lo, rules[j].msg_hi};
-        shadowed = spans_cover(s, ns, r->msg_lo, r->msg_hi);
-    }
+    for (int c = 0; c < nc && shadowed; c++)
+        if (c == 0 || cut[c] != cut[c - 1])
+            shadowed = covered_at(rules, order, i, cut[c], r->msg_lo, r->msg_hi);
     free(cut);
-    free(s);
+    free(order);
     return shadowed;
 }
 

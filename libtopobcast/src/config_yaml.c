@@ -5,11 +5,12 @@
  * reported where a human would fix it: "FILE:LINE:COLUMN: expected ...",
  * positions 1-based, taken from libyaml's marks.
  *
- * libyaml's document API is used: the files are small (a distance matrix
- * for a few hundred ranks at most) and a tree makes the schema checks
- * straightforward.  Anchors/aliases are rejected: nothing in the schema
- * needs them, and an alias can make the document a cyclic or exponentially
- * large graph. */
+ * The file is read once through libyaml's event API into a compact tree
+ * (ynode, 20 bytes a node, scalars in one text arena).  libyaml's own
+ * document API costs ~170 bytes a node: a 1024-rank distance matrix took
+ * 185 MB in every process, against ~35 MB here.  Aliases are rejected:
+ * nothing in the schema needs them, and an alias can make the document a
+ * cyclic or exponentially large graph. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -22,10 +23,29 @@
 #include "config.h"
 
 #define MAX_NPROCS (1 << 24)
-#define MAX_RULES 4096
+#define MAX_RULES 1024 /* the unreachable-rule check is cubic in the table */
+#define MAX_DEPTH 64
+
+enum { Y_SCALAR = 1, Y_LIST, Y_MAP };
+
+typedef struct ynode {
+    uint32_t line, col; /* 0-based, from libyaml's start mark */
+    uint32_t len;       /* scalar: bytes; list: items; mapping: 2 x pairs */
+    uint32_t first;     /* scalar: offset in text; list/mapping: offset in kids */
+    unsigned char type;
+} ynode;
+
+typedef struct ytree {
+    ynode *nodes;
+    size_t nnodes, ncap;
+    uint32_t *kids; /* children of each collection, contiguous; mapping: key, value, key ... */
+    size_t nkids, kcap;
+    char *text;     /* scalars, each NUL-terminated */
+    size_t ntext, tcap;
+} ytree;
 
 typedef struct loader {
-    yaml_document_t doc;
+    ytree t;
     const char *name; /* file name for messages */
     char *err;
     size_t errlen;
@@ -36,6 +56,11 @@ static int vfail_at(loader *L, const yaml_mark_t *m, const char *fmt, va_list ap
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    /* user text quoted in the message (a multi-line scalar ...) must not
+     * break the one-line warning */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     if (L->err && L->errlen)
         snprintf(L->err, L->errlen, "%s:%lu:%lu: %s", L->name, (unsigned long)m->line + 1,
                  (unsigned long)m->column + 1, msg);
@@ -52,34 +77,39 @@ static int fail_at(loader *L, const yaml_mark_t *m, const char *fmt, ...)
     return -1;
 }
 
-static int fail(loader *L, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(loader *L, const yaml_node_t *n, const char *fmt, ...)
+static int fail(loader *L, const ynode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(loader *L, const ynode *n, const char *fmt, ...)
 {
+    yaml_mark_t m = {0, n->line, n->col};
     va_list ap;
     va_start(ap, fmt);
-    vfail_at(L, &n->start_mark, fmt, ap);
+    vfail_at(L, &m, fmt, ap);
     va_end(ap);
     return -1;
 }
 
-static unsigned long line_of(const yaml_node_t *n)
+static unsigned long line_of(const ynode *n)
 {
-    return (unsigned long)n->start_mark.line + 1;
+    return (unsigned long)n->line + 1;
+}
+
+static const char *sval(const loader *L, const ynode *n)
+{
+    return L->t.text + n->first;
 }
 
 /* A scalar's text made safe for a one-line message: control characters
  * replaced, long values cut. */
-static const char *shown(const yaml_node_t *n, char *buf, size_t cap)
+static const char *shown(const loader *L, const ynode *n, char *buf, size_t cap)
 {
-    if (n->type != YAML_SCALAR_NODE) {
-        snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a mapping" : "a list");
+    if (n->type != Y_SCALAR) {
+        snprintf(buf, cap, "%s", n->type == Y_MAP ? "a mapping" : "a list");
         return buf;
     }
-    size_t len = n->data.scalar.length, o = 0;
-    for (size_t i = 0; i < len && o + 4 < cap; i++) {
-        unsigned char c = n->data.scalar.value[i];
-        buf[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-    }
+    size_t len = n->len, o = 0;
+    const unsigned char *v = (const unsigned char *)sval(L, n);
+    for (size_t i = 0; i < len && o + 4 < cap; i++)
+        buf[o++] = (v[i] < 0x20 || v[i] == 0x7f) ? '?' : (char)v[i];
     if (o + 4 >= cap && len > o) {
         memcpy(buf + o, "...", 3);
         o += 3;
@@ -88,101 +118,39 @@ static const char *shown(const yaml_node_t *n, char *buf, size_t cap)
     return buf;
 }
 
-static const char *kind(const yaml_node_t *n)
+static const char *kind(const ynode *n)
 {
     switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
+    case Y_SCALAR: return "a scalar";
+    case Y_LIST: return "a list";
+    case Y_MAP: return "a mapping";
     default: return "nothing";
     }
 }
 
-static yaml_node_t *node(loader *L, int index)
+static int seq_len(const ynode *n)
 {
-    return yaml_document_get_node(&L->doc, index);
+    return (int)n->len;
 }
 
-static int seq_len(const yaml_node_t *n)
+static ynode *seq_item(loader *L, const ynode *n, int i)
 {
-    return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-}
-
-static yaml_node_t *seq_item(loader *L, const yaml_node_t *n, int i)
-{
-    return node(L, n->data.sequence.items.start[i]);
-}
-
-/* Every node reachable from the root exactly once: otherwise an alias
- * reuses it.  Iterative, so deep nesting cannot overflow the C stack. */
-static int reject_aliases(loader *L, yaml_node_t *root)
-{
-    int nnodes = (int)(L->doc.nodes.top - L->doc.nodes.start);
-    if (nnodes <= 0)
-        return 0;
-    char *seen = calloc((size_t)nnodes + 1, 1);
-    size_t cap = 64, top = 0;
-    int *stack = malloc(cap * sizeof *stack);
-    if (!seen || !stack) {
-        free(seen);
-        free(stack);
-        return fail(L, root, "expected a file that fits in memory");
-    }
-    int rc = 0;
-    stack[top++] = (int)(root - L->doc.nodes.start) + 1;
-    while (top > 0 && rc == 0) {
-        int id = stack[--top];
-        yaml_node_t *n = node(L, id);
-        if (!n)
-            continue;
-        if (seen[id]) {
-            rc = fail(L, n, "expected no anchors or aliases (the node at line %lu is used twice)", line_of(n));
-            break;
-        }
-        seen[id] = 1;
-        size_t add = 0;
-        if (n->type == YAML_SEQUENCE_NODE)
-            add = (size_t)seq_len(n);
-        else if (n->type == YAML_MAPPING_NODE)
-            add = 2 * (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-        if (top + add > cap) {
-            while (top + add > cap)
-                cap *= 2;
-            int *s = realloc(stack, cap * sizeof *stack);
-            if (!s) {
-                rc = fail(L, n, "expected a file that fits in memory");
-                break;
-            }
-            stack = s;
-        }
-        if (n->type == YAML_SEQUENCE_NODE) {
-            for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
-                stack[top++] = *it;
-        } else if (n->type == YAML_MAPPING_NODE) {
-            for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-                stack[top++] = p->key;
-                stack[top++] = p->value;
-            }
-        }
-    }
-    free(seen);
-    free(stack);
-    return rc;
+    return &L->t.nodes[L->t.kids[n->first + (uint32_t)i]];
 }
 
 /* ---- scalars ---------------------------------------------------------- */
 
-static int scalar(loader *L, const yaml_node_t *n, const char *what, const char **out)
+static int scalar(loader *L, const ynode *n, const char *what, const char **out)
 {
-    if (n->type != YAML_SCALAR_NODE)
+    if (n->type != Y_SCALAR)
         return fail(L, n, "expected %s, got %s", what, kind(n));
-    if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
+    if (strlen(sval(L, n)) != n->len)
         return fail(L, n, "expected %s without NUL characters", what);
-    *out = (const char *)n->data.scalar.value;
+    *out = sval(L, n);
     return 0;
 }
 
-static int get_int(loader *L, const yaml_node_t *n, long lo, long hi, const char *what, int *out)
+static int get_int(loader *L, const ynode *n, long lo, long hi, const char *what, int *out)
 {
     const char *s;
     char buf[64];
@@ -198,14 +166,14 @@ static int get_int(loader *L, const yaml_node_t *n, long lo, long hi, const char
     long v = digits ? strtol(s, NULL, 10) : 0;
     if (!digits || errno != 0 || v < lo || v > hi)
         return fail(L, n, "expected %s (an integer from %ld to %ld), got '%s'", what, lo, hi,
-                    shown(n, buf, sizeof buf));
+                    shown(L, n, buf, sizeof buf));
     *out = (int)v;
     return 0;
 }
 
 /* Names end up in messages, in "levels=a/b" specs and in fixed-size
  * buffers: keep them short and free of separators. */
-static int get_name(loader *L, const yaml_node_t *n, const char *what, int level_syntax, char *dst, size_t cap)
+static int get_name(loader *L, const ynode *n, const char *what, int level_syntax, char *dst, size_t cap)
 {
     const char *s;
     char buf[64];
@@ -223,12 +191,12 @@ static int get_name(loader *L, const yaml_node_t *n, const char *what, int level
     if (!ok)
         return fail(L, n, "expected %s (1 to %zu %s), got '%s'", what, cap - 1,
                     level_syntax ? "letters, digits, '_' or '-'" : "printable characters without spaces",
-                    shown(n, buf, sizeof buf));
+                    shown(L, n, buf, sizeof buf));
     memcpy(dst, s, len + 1);
     return 0;
 }
 
-static int get_number(loader *L, const yaml_node_t *n, const char *what, double *out)
+static int get_number(loader *L, const ynode *n, const char *what, double *out)
 {
     const char *s;
     char buf[64], *end;
@@ -237,7 +205,7 @@ static int get_number(loader *L, const yaml_node_t *n, const char *what, double 
     errno = 0;
     double v = *s ? strtod(s, &end) : NAN;
     if (!*s || *end || errno != 0 || !isfinite(v) || v < 0)
-        return fail(L, n, "expected %s (a finite number >= 0), got '%s'", what, shown(n, buf, sizeof buf));
+        return fail(L, n, "expected %s (a finite number >= 0), got '%s'", what, shown(L, n, buf, sizeof buf));
     *out = v;
     return 0;
 }
@@ -247,36 +215,34 @@ static int get_number(loader *L, const yaml_node_t *n, const char *what, double 
 typedef struct field {
     const char *key;
     int required;
-    yaml_node_t *key_node, *val;
+    ynode *key_node, *val;
 } field;
 
-static int take_fields(loader *L, const yaml_node_t *map, field *f, int nf, const char *what)
+static int take_fields(loader *L, const ynode *map, field *f, int nf, const char *what)
 {
     char buf[64];
-    if (map->type != YAML_MAPPING_NODE)
+    if (map->type != Y_MAP)
         return fail(L, map, "expected %s (a mapping), got %s", what, kind(map));
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
-        if (!k || !v)
-            return fail(L, map, "expected %s with complete key/value pairs", what);
+    for (uint32_t i = 0; i + 1 < map->len; i += 2) {
+        ynode *k = &L->t.nodes[L->t.kids[map->first + i]], *v = &L->t.nodes[L->t.kids[map->first + i + 1]];
         const char *ks;
         if (scalar(L, k, "a key", &ks) != 0)
             return -1;
-        int i = 0;
-        while (i < nf && strcmp(ks, f[i].key) != 0)
-            i++;
-        if (i == nf) {
+        int j = 0;
+        while (j < nf && strcmp(ks, f[j].key) != 0)
+            j++;
+        if (j == nf) {
             char list[256] = "";
             size_t o = 0;
-            for (int j = 0; j < nf && o < sizeof list; j++)
-                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", j ? ", " : "", f[j].key);
-            return fail(L, k, "expected one of the keys %s in %s, got '%s'", list, what, shown(k, buf, sizeof buf));
+            for (int q = 0; q < nf && o < sizeof list; q++)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", q ? ", " : "", f[q].key);
+            return fail(L, k, "expected one of the keys %s in %s, got '%s'", list, what, shown(L, k, buf, sizeof buf));
         }
-        if (f[i].val)
-            return fail(L, k, "expected each key once in %s: '%s' already appears at line %lu", what, f[i].key,
-                        line_of(f[i].key_node));
-        f[i].key_node = k;
-        f[i].val = v;
+        if (f[j].val)
+            return fail(L, k, "expected each key once in %s: '%s' already appears at line %lu", what, f[j].key,
+                        line_of(f[j].key_node));
+        f[j].key_node = k;
+        f[j].val = v;
     }
     for (int i = 0; i < nf; i++)
         if (f[i].required && !f[i].val)
@@ -284,9 +250,9 @@ static int take_fields(loader *L, const yaml_node_t *map, field *f, int nf, cons
     return 0;
 }
 
-static int expect_list(loader *L, const yaml_node_t *n, const char *what)
+static int expect_list(loader *L, const ynode *n, const char *what)
 {
-    if (n->type != YAML_SEQUENCE_NODE)
+    if (n->type != Y_LIST)
         return fail(L, n, "expected %s (a list), got %s", what, kind(n));
     return 0;
 }
@@ -301,7 +267,7 @@ static int host_index(const tb_topology *t, const char *host)
     return -1;
 }
 
-static int parse_fingerprint(loader *L, const yaml_node_t *n, const yaml_node_t **hosts_node)
+static int parse_fingerprint(loader *L, const ynode *n, const ynode **hosts_node)
 {
     tb_topology *t = &L->cfg->topo;
     field f[] = {{"nprocs", 1, 0, 0}, {"hosts", 1, 0, 0}};
@@ -309,7 +275,7 @@ static int parse_fingerprint(loader *L, const yaml_node_t *n, const yaml_node_t 
         return -1;
     if (get_int(L, f[0].val, 1, MAX_NPROCS, "the number of processes", &t->nprocs) != 0)
         return -1;
-    const yaml_node_t *hl = f[1].val;
+    const ynode *hl = f[1].val;
     *hosts_node = hl;
     if (expect_list(L, hl, "the list of hosts") != 0)
         return -1;
@@ -322,7 +288,7 @@ static int parse_fingerprint(loader *L, const yaml_node_t *n, const yaml_node_t 
     if (!t->hosts)
         return fail(L, hl, "expected a file that fits in memory");
     for (int h = 0; h < nh; h++) {
-        yaml_node_t *hn = seq_item(L, hl, h);
+        ynode *hn = seq_item(L, hl, h);
         if (get_name(L, hn, "a host name", 0, t->hosts[h], sizeof t->hosts[h]) != 0)
             return -1;
         int prev = host_index(t, t->hosts[h]);
@@ -333,7 +299,7 @@ static int parse_fingerprint(loader *L, const yaml_node_t *n, const yaml_node_t 
     return 0;
 }
 
-static int parse_levels(loader *L, const yaml_node_t *n)
+static int parse_levels(loader *L, const ynode *n)
 {
     tb_topology *t = &L->cfg->topo;
     if (expect_list(L, n, "the level names, coarsest first") != 0)
@@ -348,7 +314,7 @@ static int parse_levels(loader *L, const yaml_node_t *n)
         return fail(L, n, "expected a file that fits in memory");
     t->nlevels = nl;
     for (int l = 0; l < nl; l++) {
-        yaml_node_t *ln = seq_item(L, n, l);
+        ynode *ln = seq_item(L, n, l);
         if (get_name(L, ln, "a level name", 1, t->level_name[l], TB_LEVEL_NAME_MAX) != 0)
             return -1;
         for (int k = 0; k < l; k++)
@@ -372,7 +338,7 @@ static int cmp_leaf_key(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int parse_leaves(loader *L, const yaml_node_t *n, const yaml_node_t *hosts_node)
+static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node)
 {
     tb_topology *t = &L->cfg->topo;
     if (expect_list(L, n, "the leaves (one per process of the calibration job)") != 0)
@@ -381,7 +347,7 @@ static int parse_leaves(loader *L, const yaml_node_t *n, const yaml_node_t *host
     if (nl != t->nprocs)
         return fail(L, n, "expected %d leaves (fingerprint nprocs), got %d", t->nprocs, nl);
     t->leaves = calloc((size_t)nl, sizeof *t->leaves);
-    yaml_node_t **where = calloc((size_t)nl, sizeof *where);
+    ynode **where = calloc((size_t)nl, sizeof *where);
     int *hidx = calloc((size_t)nl, sizeof *hidx);
     int *used = calloc((size_t)t->nhosts, sizeof *used);
     leaf_key *keys = calloc((size_t)nl, sizeof *keys);
@@ -392,7 +358,7 @@ static int parse_leaves(loader *L, const yaml_node_t *n, const yaml_node_t *host
     }
     t->nleaves = nl;
     for (int i = 0; i < nl && rc == 0; i++) {
-        yaml_node_t *ln = seq_item(L, n, i);
+        ynode *ln = seq_item(L, n, i);
         field f[] = {{"rank", 1, 0, 0}, {"host", 1, 0, 0}, {"pu", 0, 0, 0},
                      {"core", 0, 0, 0}, {"package", 0, 0, 0}, {"numa", 0, 0, 0}};
         int rank, vals[4] = {-1, -1, -1, -1};
@@ -417,7 +383,7 @@ static int parse_leaves(loader *L, const yaml_node_t *n, const yaml_node_t *host
         if (h < 0) {
             char buf[64];
             rc = fail(L, f[1].val, "expected a host listed in the fingerprint, got '%s'",
-                      shown(f[1].val, buf, sizeof buf));
+                      shown(L, f[1].val, buf, sizeof buf));
             break;
         }
         where[rank] = ln;
@@ -460,7 +426,7 @@ out:
     return rc;
 }
 
-static int parse_groups(loader *L, const yaml_node_t *n)
+static int parse_groups(loader *L, const ynode *n)
 {
     tb_topology *t = &L->cfg->topo;
     int nl = t->nlevels, nleaves = t->nleaves, rc = 0;
@@ -470,11 +436,11 @@ static int parse_groups(loader *L, const yaml_node_t *n)
     if (take_fields(L, n, f, nl, "the groups (one entry per level)") != 0)
         return -1;
     /* where each leaf was placed, to point at the earlier group on a clash */
-    yaml_node_t **placed = calloc((size_t)nleaves, sizeof *placed);
+    ynode **placed = calloc((size_t)nleaves, sizeof *placed);
     if (!placed)
         return fail(L, n, "expected a file that fits in memory");
     for (int l = 0; l < nl && rc == 0; l++) {
-        const yaml_node_t *gl = f[l].val;
+        const ynode *gl = f[l].val;
         char what[96];
         snprintf(what, sizeof what, "the groups of level '%s' (a list of lists of ranks)", t->level_name[l]);
         if (expect_list(L, gl, what) != 0) {
@@ -492,7 +458,7 @@ static int parse_groups(loader *L, const yaml_node_t *n)
         int ng = seq_len(gl);
         t->ngroups[l] = ng;
         for (int g = 0; g < ng && rc == 0; g++) {
-            yaml_node_t *gn = seq_item(L, gl, g);
+            ynode *gn = seq_item(L, gl, g);
             if (expect_list(L, gn, "a group (a list of ranks)") != 0) {
                 rc = -1;
                 break;
@@ -502,7 +468,7 @@ static int parse_groups(loader *L, const yaml_node_t *n)
                 break;
             }
             for (int i = 0; i < seq_len(gn); i++) {
-                yaml_node_t *rn = seq_item(L, gn, i);
+                ynode *rn = seq_item(L, gn, i);
                 int r;
                 if (get_int(L, rn, 0, nleaves - 1, "a leaf rank", &r) != 0) {
                     rc = -1;
@@ -552,7 +518,7 @@ static int parse_groups(loader *L, const yaml_node_t *n)
     return rc;
 }
 
-static int parse_distance(loader *L, const yaml_node_t *n)
+static int parse_distance(loader *L, const ynode *n)
 {
     tb_topology *t = &L->cfg->topo;
     int np = t->nleaves;
@@ -564,7 +530,7 @@ static int parse_distance(loader *L, const yaml_node_t *n)
     if (!t->dist)
         return fail(L, n, "expected a file that fits in memory");
     for (int a = 0; a < np; a++) {
-        yaml_node_t *row = seq_item(L, n, a);
+        ynode *row = seq_item(L, n, a);
         if (expect_list(L, row, "a row of the distance matrix") != 0)
             return -1;
         if (seq_len(row) != np)
@@ -576,14 +542,14 @@ static int parse_distance(loader *L, const yaml_node_t *n)
     return 0;
 }
 
-static int parse_topology(loader *L, const yaml_node_t *n)
+static int parse_topology(loader *L, const ynode *n)
 {
     field f[] = {{"fingerprint", 1, 0, 0}, {"levels", 1, 0, 0}, {"leaves", 1, 0, 0},
                  {"groups", 1, 0, 0}, {"distance", 0, 0, 0}};
     if (take_fields(L, n, f, 5, "the topology") != 0)
         return -1;
     L->cfg->has_topology = 1;
-    const yaml_node_t *hosts_node = NULL;
+    const ynode *hosts_node = NULL;
     if (parse_fingerprint(L, f[0].val, &hosts_node) != 0 || parse_levels(L, f[1].val) != 0)
         return -1;
     if (parse_leaves(L, f[2].val, hosts_node) != 0 || parse_groups(L, f[3].val) != 0)
@@ -606,7 +572,7 @@ static void trim(char **s)
 
 /* "LO-HI" or a single value; sizes with K/M/G; "inf" only as the upper
  * bound (a range "from infinity" matches nothing). */
-static int parse_range(loader *L, const yaml_node_t *n, int is_comm, size_t *lo, size_t *hi)
+static int parse_range(loader *L, const ynode *n, int is_comm, size_t *lo, size_t *hi)
 {
     const char *what = is_comm ? "a communicator-size range" : "a message-size range in bytes";
     const char *s;
@@ -614,7 +580,7 @@ static int parse_range(loader *L, const yaml_node_t *n, int is_comm, size_t *lo,
     if (scalar(L, n, what, &s) != 0)
         return -1;
     if (strlen(s) >= sizeof text)
-        return fail(L, n, "expected %s such as 0-16K, 16K-inf or 64, got '%s'", what, shown(n, sh, sizeof sh));
+        return fail(L, n, "expected %s such as 0-16K, 16K-inf or 64, got '%s'", what, shown(L, n, sh, sizeof sh));
     strcpy(text, s);
     char *a = text, *b = strchr(text, '-');
     if (b)
@@ -630,19 +596,19 @@ static int parse_range(loader *L, const yaml_node_t *n, int is_comm, size_t *lo,
         ok = ok && tb_parse_size(b, hi) == 0;
     if (!ok)
         return fail(L, n, "expected %s as LO-HI or one value, with sizes like 512, 16K, 4M, 1G and 'inf' as the upper bound, got '%s'",
-                    what, shown(n, sh, sizeof sh));
+                    what, shown(L, n, sh, sizeof sh));
     if (*lo > *hi)
-        return fail(L, n, "expected a non-empty range (LO <= HI), got '%s'", shown(n, sh, sizeof sh));
+        return fail(L, n, "expected a non-empty range (LO <= HI), got '%s'", shown(L, n, sh, sizeof sh));
     if (is_comm && *lo < 1)
-        return fail(L, n, "expected communicator sizes of at least 1, got '%s'", shown(n, sh, sizeof sh));
+        return fail(L, n, "expected communicator sizes of at least 1, got '%s'", shown(L, n, sh, sizeof sh));
     if (is_comm && *hi != SIZE_MAX && *hi > (size_t)INT_MAX)
-        return fail(L, n, "expected communicator sizes up to %d or 'inf', got '%s'", INT_MAX, shown(n, sh, sizeof sh));
+        return fail(L, n, "expected communicator sizes up to %d or 'inf', got '%s'", INT_MAX, shown(L, n, sh, sizeof sh));
     return 0;
 }
 
 /* Level names in "levels=a/b" must exist where the spec will be used: in
  * the file's topology, or in the zero-configuration hierarchy. */
-static int check_spec_levels(loader *L, const yaml_node_t *n, const tb_alg_spec *spec)
+static int check_spec_levels(loader *L, const ynode *n, const tb_alg_spec *spec)
 {
     static const char *zero_config[] = {"node", "package", "numa"};
     const tb_topology *t = &L->cfg->topo;
@@ -665,7 +631,7 @@ static int check_spec_levels(loader *L, const yaml_node_t *n, const tb_alg_spec 
     return 0;
 }
 
-static int parse_rule(loader *L, const yaml_node_t *n, tb_rule *r)
+static int parse_rule(loader *L, const ynode *n, tb_rule *r)
 {
     field f[] = {{"comm", 0, 0, 0}, {"bytes", 0, 0, 0}, {"algorithm", 1, 0, 0}};
     if (take_fields(L, n, f, 3, "a selection rule") != 0)
@@ -691,7 +657,7 @@ static int parse_rule(loader *L, const yaml_node_t *n, tb_rule *r)
     return 0;
 }
 
-static int parse_selection(loader *L, const yaml_node_t *n)
+static int parse_selection(loader *L, const ynode *n)
 {
     tb_config *cfg = L->cfg;
     if (expect_list(L, n, "the selection rules") != 0)
@@ -705,7 +671,7 @@ static int parse_selection(loader *L, const yaml_node_t *n)
     if (!cfg->rules)
         return fail(L, n, "expected a file that fits in memory");
     for (int i = 0; i < nr; i++) {
-        yaml_node_t *rn = seq_item(L, n, i);
+        ynode *rn = seq_item(L, n, i);
         if (parse_rule(L, rn, &cfg->rules[i]) != 0)
             return -1;
         cfg->nrules = i + 1;
@@ -723,16 +689,19 @@ static int parse_selection(loader *L, const yaml_node_t *n)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static int parse_root(loader *L, const yaml_node_t *root)
+static int parse_root(loader *L, const ynode *root)
 {
-    if (root->type != YAML_MAPPING_NODE)
+    if (root->type != Y_MAP)
         return fail(L, root, "expected a mapping starting with 'topobcast: 1', got %s", kind(root));
     field f[] = {{"topobcast", 1, 0, 0}, {"topology", 0, 0, 0}, {"selection", 0, 0, 0}, {"meta", 0, 0, 0}};
     if (take_fields(L, root, f, 4, "the top level") != 0)
         return -1;
-    int version;
-    if (get_int(L, f[0].val, 1, 1, "format version 1", &version) != 0)
+    const char *version;
+    char sh[64];
+    if (scalar(L, f[0].val, "format version 1", &version) != 0)
         return -1;
+    if (strcmp(version, "1") != 0)
+        return fail(L, f[0].val, "expected format version 1 ('topobcast: 1'), got '%s'", shown(L, f[0].val, sh, sizeof sh));
     if (f[1].val && parse_topology(L, f[1].val) != 0)
         return -1;
     if (f[2].val)
@@ -779,6 +748,152 @@ static int syntax_error(loader *L, yaml_parser_t *p, const char *data, size_t le
     return fail_at(L, &p->problem_mark, "expected valid YAML: %s", problem);
 }
 
+/* ---- reading: libyaml events into the compact tree --------------------- */
+
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *b = realloc(*buf, c * elem);
+    if (!b)
+        return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
+static void tree_free(ytree *t)
+{
+    free(t->nodes);
+    free(t->kids);
+    free(t->text);
+    memset(t, 0, sizeof *t);
+}
+
+static long new_node(ytree *t, int type, const yaml_mark_t *m)
+{
+    if (t->nnodes >= UINT32_MAX || grow((void **)&t->nodes, &t->ncap, t->nnodes + 1, sizeof *t->nodes) != 0)
+        return -1;
+    ynode *n = &t->nodes[t->nnodes];
+    memset(n, 0, sizeof *n);
+    n->type = (unsigned char)type;
+    n->line = m->line > UINT32_MAX ? UINT32_MAX : (uint32_t)m->line;
+    n->col = m->column > UINT32_MAX ? UINT32_MAX : (uint32_t)m->column;
+    return (long)t->nnodes++;
+}
+
+/* Builds L->t from the event stream; *root receives the root node or -1
+ * for an empty stream.  Collections under construction keep their
+ * children on `pending`; at their end the children move, contiguous, to
+ * kids. */
+static int read_tree(loader *L, const char *data, size_t len, long *root)
+{
+    ytree *t = &L->t;
+    yaml_parser_t p;
+    yaml_mark_t origin = {0, 0, 0};
+    *root = -1;
+    if (!yaml_parser_initialize(&p))
+        return fail_at(L, &origin, "expected a file that fits in memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
+    uint32_t *pending = NULL; /* children of open collections */
+    size_t npend = 0, pcap = 0;
+    size_t *frames = NULL;    /* per open collection: its node, then where its children start on pending */
+    size_t nframes = 0, fcap = 0;
+    int rc = 0, docs = 0, done = 0;
+    while (!done && rc == 0) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = syntax_error(L, &p, data, len);
+            break;
+        }
+        long id = -2;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1)
+                rc = fail_at(L, &ev.start_mark, "expected a single YAML document");
+            break;
+        case YAML_ALIAS_EVENT: {
+            char name[48];
+            snprintf(name, sizeof name, "%s", (const char *)ev.data.alias.anchor);
+            rc = fail_at(L, &ev.start_mark, "expected no aliases, got '*%s' (anchors and aliases are not supported)",
+                         name);
+            break;
+        }
+        case YAML_SCALAR_EVENT: {
+            size_t n = ev.data.scalar.length;
+            if (n >= UINT32_MAX || t->ntext + n + 1 >= UINT32_MAX ||
+                grow((void **)&t->text, &t->tcap, t->ntext + n + 1, 1) != 0 ||
+                (id = new_node(t, Y_SCALAR, &ev.start_mark)) < 0) {
+                rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+                break;
+            }
+            memcpy(t->text + t->ntext, ev.data.scalar.value, n);
+            t->text[t->ntext + n] = 0;
+            t->nodes[id].first = (uint32_t)t->ntext;
+            t->nodes[id].len = (uint32_t)n;
+            t->ntext += n + 1;
+            break;
+        }
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            /* libyaml's scanner slows down quadratically with flow
+             * nesting (200000 '[' took minutes); the schema needs 4 */
+            if (nframes / 2 >= MAX_DEPTH) {
+                rc = fail_at(L, &ev.start_mark, "expected at most %d nested lists or mappings", MAX_DEPTH);
+                break;
+            }
+            long c = new_node(t, ev.type == YAML_MAPPING_START_EVENT ? Y_MAP : Y_LIST, &ev.start_mark);
+            if (c < 0 || grow((void **)&frames, &fcap, nframes + 2, sizeof *frames) != 0) {
+                rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+                break;
+            }
+            frames[nframes++] = (size_t)c;
+            frames[nframes++] = npend;
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: {
+            size_t from = frames[--nframes];
+            id = (long)frames[--nframes];
+            size_t n = npend - from;
+            if (t->nkids + n >= UINT32_MAX || grow((void **)&t->kids, &t->kcap, t->nkids + n, sizeof *t->kids) != 0) {
+                rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+                break;
+            }
+            if (n)
+                memcpy(t->kids + t->nkids, pending + from, n * sizeof *pending);
+            t->nodes[id].first = (uint32_t)t->nkids;
+            t->nodes[id].len = (uint32_t)n;
+            t->nkids += n;
+            npend = from;
+            break;
+        }
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+        if (rc == 0 && id >= 0) {
+            if (nframes == 0) {
+                *root = id; /* a document's only node */
+            } else if (grow((void **)&pending, &pcap, npend + 1, sizeof *pending) != 0) {
+                rc = fail_at(L, &origin, "expected a file that fits in memory");
+            } else {
+                pending[npend++] = (uint32_t)id;
+            }
+        }
+    }
+    free(pending);
+    free(frames);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 uint64_t tb_config_hash_bytes(const void *data, size_t len)
 {
     /* FNV-1a: tiny, and equal bytes give equal hashes on every rank */
@@ -806,39 +921,15 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     snprintf(cfg->source, sizeof cfg->source, "%s", L.name);
     cfg->hash = tb_config_hash_bytes(data, len);
 
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        yaml_mark_t m = {0, 0, 0};
-        return fail_at(&L, &m, "expected a file that fits in memory");
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-    int rc;
-    if (!yaml_parser_load(&parser, &L.doc)) {
-        rc = syntax_error(&L, &parser, data, len);
-        yaml_parser_delete(&parser);
-        tb_config_free(cfg);
-        return rc;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&L.doc);
-    if (!root) {
+    long root;
+    int rc = read_tree(&L, data, len, &root);
+    if (rc == 0 && root < 0) {
         yaml_mark_t m = {0, 0, 0};
         rc = fail_at(&L, &m, "expected a mapping starting with 'topobcast: 1', the file is empty");
-    } else {
-        yaml_document_t next;
-        if (!yaml_parser_load(&parser, &next)) {
-            rc = syntax_error(&L, &parser, data, len);
-        } else {
-            yaml_node_t *extra = yaml_document_get_root_node(&next);
-            rc = extra ? fail(&L, extra, "expected a single YAML document") : 0;
-            yaml_document_delete(&next);
-        }
-        if (rc == 0)
-            rc = reject_aliases(&L, root);
-        if (rc == 0)
-            rc = parse_root(&L, root);
     }
-    yaml_document_delete(&L.doc);
-    yaml_parser_delete(&parser);
+    if (rc == 0)
+        rc = parse_root(&L, &L.t.nodes[root]);
+    tree_free(&L.t);
     if (rc != 0)
         tb_config_free(cfg);
     return rc;

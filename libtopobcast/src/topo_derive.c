@@ -290,11 +290,12 @@ static int zero_config(const tb_identity *all, int size, tb_hier *out, char *why
         rc = say(why, whylen, "out of memory while deriving the hierarchy");
         goto out;
     }
-    int have_pkg = 1, have_numa = 1;
+    int have_pkg = 1, have_numa = 1, some_bound = 0;
     for (int r = 0; r < size; r++) {
         node[r] = all[r].node;
         have_pkg &= all[r].package >= 0;
         have_numa &= all[r].numa >= 0;
+        some_bound |= all[r].package >= 0 || all[r].numa >= 0;
     }
     /* dense group ids; package and NUMA numbers are per node */
     int nnode = tb_hier_refine(size, NULL, node, node);
@@ -345,8 +346,20 @@ static int zero_config(const tb_identity *all, int size, tb_hier *out, char *why
         out->ngroups[l] = ng;
     }
     rc = finish(out, why, whylen);
-    if (rc == 0 && !have_pkg && !have_numa && why && whylen)
-        snprintf(why, whylen, "ranks not bound to cores: using the node level only");
+    /* what was found, even when every level turned out trivial */
+    if (rc == 0 && (have_pkg || have_numa)) {
+        char p[48] = "", q[48] = "";
+        if (have_pkg)
+            snprintf(p, sizeof p, ", %d package%s", npkg, npkg == 1 ? "" : "s");
+        if (have_numa)
+            snprintf(q, sizeof q, ", %d NUMA node%s", nnuma, nnuma == 1 ? "" : "s");
+        say(why, whylen, "found %d node%s%s%s%s", nnode, nnode == 1 ? "" : "s", p, q,
+            !have_pkg ? "; package unknown" : !have_numa ? "; NUMA unknown" : "");
+    } else if (rc == 0) {
+        say(why, whylen, "found %d node%s; %s", nnode, nnode == 1 ? "" : "s",
+            some_bound ? "package and NUMA unknown for some ranks: not used"
+                       : "ranks not bound to cores: using the node level only");
+    }
 out:
     free(node);
     free(pkg);

@@ -29,7 +29,8 @@ int tb_topo_exchange(MPI_Comm comm, tb_identity **all);
  * restrict its levels to the members; otherwise node (shared memory) +
  * package + NUMA from the identities.  Returns 0, or -1 with a reason fit for
  * a one-line warning.  On success why is empty or holds a note for verbose
- * output (e.g. unbound ranks: levels that split a host were dropped). */
+ * output (zero-config: the nodes/packages/NUMA nodes found; with a topology:
+ * unbound ranks made the levels that split a host unusable). */
 int tb_topo_derive(const tb_identity *all, int size, int world_size, const tb_config *cfg, tb_hier *out,
                    char *why, size_t whylen);
 /* Prints the hierarchy as a short indented tree (for TOPOBCAST_VERBOSE). */

@@ -132,7 +132,34 @@ static void choose_type(const type_case *tc, long count, int is_root, int comm_r
     }
 }
 
-static int xfer_prepare(xfer *x, const type_case *tc, long count, int role, int comm_rank,
+/* Buffers are kept between cases: re-mapping tens of MiB per case and
+ * rank costs more than the broadcast on an oversubscribed machine.  Slot i
+ * serves the i-th broadcast of a sequence; each grows to its largest use. */
+#define NSLOTS 17
+static struct pool {
+    unsigned char *p;
+    size_t cap;
+} pool[NSLOTS][3];
+
+static unsigned char *pool_get(int slot, int which, size_t n)
+{
+    struct pool *b = &pool[slot][which];
+    if (n > b->cap) {
+        free(b->p);
+        b->p = malloc(n ? n : 1);
+        b->cap = b->p ? n : 0;
+    }
+    return b->p;
+}
+
+static void pool_free(void)
+{
+    for (int i = 0; i < NSLOTS; i++)
+        for (int k = 0; k < 3; k++)
+            free(pool[i][k].p);
+}
+
+static int xfer_prepare(xfer *x, int slot, const type_case *tc, long count, int role, int comm_rank,
                         uint32_t seed)
 {
     MPI_Aint lb, tsize;
@@ -145,20 +172,19 @@ static int xfer_prepare(xfer *x, const type_case *tc, long count, int role, int 
     tsize = size;
     x->bytes = (size_t)x->count * (size_t)x->extent;
     x->sigbytes = (size_t)x->count * (size_t)tsize;
-    x->region = malloc(x->bytes + 2 * GUARD);
-    x->expect = malloc(x->bytes + 2 * GUARD);
+    x->region = pool_get(slot, 0, x->bytes + 2 * GUARD);
+    x->expect = pool_get(slot, 1, x->bytes + 2 * GUARD);
     if (!x->region || !x->expect)
         return -1;
     memset(x->expect, SENTINEL, x->bytes + 2 * GUARD);
     if (role != ROLE_IDLE && x->count > 0) {
-        unsigned char *stream = malloc(x->sigbytes);
+        unsigned char *stream = pool_get(slot, 2, x->sigbytes);
         if (!stream)
             return -1;
         pattern_fill(seed, stream, x->sigbytes);
         int pos = 0;
         MPI_Unpack(stream, (int)x->sigbytes, &pos, x->expect + GUARD, (int)x->count, x->dt,
                    MPI_COMM_SELF);
-        free(stream);
     }
     if (role == ROLE_ROOT)
         memcpy(x->region, x->expect, x->bytes + 2 * GUARD);
@@ -214,16 +240,9 @@ static int xfer_check(const xfer *x, int world_rank, const char *what, char *det
         snprintf(where, sizeof where, "byte %zu (element %zu + %zu, %s)", rel, elem, within,
                  in_type_map(x->dt, x->extent, (MPI_Aint)within) ? "in type map" : "gap outside type map");
     }
-    snprintf(detail, len, "rank %d%s (%s): %zu of %zu bytes wrong, first at %s: 0x%02x expected 0x%02x",
+    snprintf(detail, len, "rank %d%s (%s): %zu bytes wrong (buffer %zu bytes), first at %s: 0x%02x expected 0x%02x",
              world_rank, what, role, wrong, x->bytes, where, x->region[first], x->expect[first]);
     return 1;
-}
-
-static void xfer_free(xfer *x)
-{
-    free(x->region);
-    free(x->expect);
-    x->region = x->expect = NULL;
 }
 
 /* ---- communicators ------------------------------------------------------ */
@@ -310,48 +329,73 @@ static void root_for(int c, int sym, int *root_arg, int *role, int *key)
 /* ---- reporting ---------------------------------------------------------- */
 
 static const char *alg_name;
-static int ncases, nfailed;
+static int ncases, nfailed, verbose, sync_each;
 
-/* Collective over MPI_COMM_WORLD: combines every rank's verdict and prints
- * one line from rank 0. */
-static void report(const char *name, int bad, const char *detail)
+/* Verdicts are collected per batch and combined in one gather: a collective
+ * per case costs more than the case on an oversubscribed machine, and
+ * cases running back to back without synchronisation are a test too.
+ * --sync=1 reports after every case (to pin down a hang). */
+#define BATCH_MAX 64
+static char batch_name[BATCH_MAX][200];
+static char batch_detail[BATCH_MAX][DETAIL_LEN];
+static int batch_n;
+
+/* Collective over MPI_COMM_WORLD. */
+static void flush_reports(void)
 {
-    char mine[DETAIL_LEN] = {0}, *all = NULL;
-    if (bad)
-        snprintf(mine, sizeof mine, "%s", detail);
+    if (!batch_n)
+        return;
+    char *all = NULL;
     if (wrank == 0)
-        all = malloc((size_t)wsize * DETAIL_LEN);
-    MPI_Gather(mine, DETAIL_LEN, MPI_CHAR, all, DETAIL_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
-    ncases++;
+        all = malloc((size_t)wsize * BATCH_MAX * DETAIL_LEN);
+    MPI_Gather(batch_detail, batch_n * DETAIL_LEN, MPI_CHAR, all, batch_n * DETAIL_LEN, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
     if (wrank == 0) {
-        int nbad = 0, first = -1;
-        for (int r = 0; r < wsize; r++)
-            if (all[(size_t)r * DETAIL_LEN]) {
-                nbad++;
-                if (first < 0)
-                    first = r;
+        for (int k = 0; k < batch_n; k++) {
+            int nbad = 0, first = -1;
+            for (int r = 0; r < wsize; r++)
+                if (all[((size_t)r * batch_n + k) * DETAIL_LEN]) {
+                    nbad++;
+                    if (first < 0)
+                        first = r;
+                }
+            if (nbad) {
+                nfailed++;
+                printf("not ok alg=%s np=%d %s (%d rank%s failed; %s)\n", alg_name, wsize,
+                       batch_name[k], nbad, nbad > 1 ? "s" : "",
+                       all + ((size_t)first * batch_n + k) * DETAIL_LEN);
+            } else {
+                printf("ok alg=%s np=%d %s\n", alg_name, wsize, batch_name[k]);
             }
-        if (nbad) {
-            nfailed++;
-            printf("not ok alg=%s np=%d %s (%d rank%s failed; %s)\n", alg_name, wsize, name, nbad,
-                   nbad > 1 ? "s" : "", all + (size_t)first * DETAIL_LEN);
-        } else {
-            printf("ok alg=%s np=%d %s\n", alg_name, wsize, name);
         }
         fflush(stdout);
         free(all);
     }
+    batch_n = 0;
+}
+
+/* Every rank records the same cases in the same order. */
+static void report(const char *name, int bad, const char *detail)
+{
+    snprintf(batch_name[batch_n], sizeof batch_name[0], "%s", name);
+    if (bad)
+        snprintf(batch_detail[batch_n], DETAIL_LEN, "%s", detail[0] ? detail : "failed");
+    else
+        batch_detail[batch_n][0] = 0;
+    batch_n++;
+    ncases++;
+    if (sync_each || batch_n == BATCH_MAX)
+        flush_reports();
 }
 
 /* ---- the matrix ---------------------------------------------------------- */
 
-static uint32_t case_seed;
-static int verbose; /* advances identically on every rank */
+static uint32_t case_seed; /* advances identically on every rank */
 
 static void run_case(int c, int sym, const type_case *tc, long count)
 {
     int root_arg, role, key, me = 0;
-    char name[256], label[64], detail[DETAIL_LEN] = "";
+    char name[200], label[64], detail[DETAIL_LEN] = "";
     xfer x;
     comm_label(c, label, sizeof label);
     snprintf(name, sizeof name, "comm=%s root=%s count=%ld type=%s", label, root_names[sym], count,
@@ -360,7 +404,7 @@ static void run_case(int c, int sym, const type_case *tc, long count)
     MPI_Comm_rank(comms[c], &me);
     int bad = 0;
     double t0 = MPI_Wtime(), t1 = t0, t2 = t0;
-    if (xfer_prepare(&x, tc, count, role, me, case_seed++) != 0) {
+    if (xfer_prepare(&x, 0, tc, count, role, me, case_seed++) != 0) {
         snprintf(detail, sizeof detail, "rank %d: out of memory", wrank);
         bad = 1;
     } else {
@@ -370,24 +414,41 @@ static void run_case(int c, int sym, const type_case *tc, long count)
         bad = xfer_check(&x, wrank, "", detail, sizeof detail);
     }
     if (verbose && wrank == 0)
-        printf("# prepare %.3f s, bcast %.3f s, check %.3f s\n", t1 - t0, t2 - t1, MPI_Wtime() - t2);
-    xfer_free(&x);
+        printf("# %s: prepare %.3f s, bcast %.3f s, check %.3f s\n", name, t1 - t0, t2 - t1,
+               MPI_Wtime() - t2);
     report(name, bad, detail);
 }
 
+/* Size of the (local group of the) communicator of kind c at world rank r. */
+static int comm_size_at(int c, int r)
+{
+    switch (c) {
+    case C_SPLIT: return r < half0 ? half0 : wsize - half0;
+    case C_SELF: return 1;
+    default: return wsize;
+    }
+}
+
 /* Root symbols that resolve to the same root as an earlier one on every
- * rank are skipped (size-1 communicators, size-2 "mid" == "last"...). */
+ * rank are skipped (size-1 communicators, size-2 "mid" == "last"...).
+ * Computed locally: the answer depends only on group sizes. */
 static int duplicate_root(int c, int sym)
 {
-    int arg, role, key, k2, dup = 0, all;
-    root_for(c, sym, &arg, &role, &key);
-    for (int s = 0; s < sym; s++) {
-        root_for(c, s, &arg, &role, &k2);
-        if (k2 == key)
-            dup = 1;
+    for (int r = 0; r < wsize; r++) {
+        int size = comm_size_at(c, r), dup = 0;
+        for (int s = 0; s < sym; s++) {
+            if (c == C_INTER) {
+                int g1 = sym == R_MID, g0 = s == R_MID;
+                int n1 = g1 ? wsize - half0 : half0, n0 = g0 ? wsize - half0 : half0;
+                dup |= g1 == g0 && resolve(sym, n1) == resolve(s, n0);
+            } else {
+                dup |= resolve(sym, size) == resolve(s, size);
+            }
+        }
+        if (!dup)
+            return 0;
     }
-    MPI_Allreduce(&dup, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return all;
+    return 1;
 }
 
 /* ---- sequences: several broadcasts back to back, checked at the end ----- */
@@ -406,7 +467,7 @@ static void run_sequence(const char *name, const step *steps, int n, int use_bca
         int root_arg, role, key, me;
         root_for(steps[i].comm, steps[i].sym, &root_arg, &role, &key);
         MPI_Comm_rank(comms[steps[i].comm], &me);
-        if (xfer_prepare(&xs[i], &type_cases[steps[i].type], steps[i].count, role, me, case_seed++))
+        if (xfer_prepare(&xs[i], i, &type_cases[steps[i].type], steps[i].count, role, me, case_seed++))
             bad = 1;
     }
     if (bad) {
@@ -432,10 +493,9 @@ static void run_sequence(const char *name, const step *steps, int n, int use_bca
             bad = xfer_check(&xs[i], wrank, what, detail, sizeof detail);
         }
     }
-    for (int i = 0; i < n; i++)
-        xfer_free(&xs[i]);
     free(xs);
     report(name, bad, detail);
+    flush_reports();
 }
 
 static void run_sequences(unsigned comm_mask)
@@ -505,8 +565,11 @@ static void usage(void)
            "                 with padding, extent 24; intmix: root count*7 MPI_INT, others\n"
            "                 contiguous(7 int); vecmix: even ranks vector, odd contiguous(6 int)\n"
            "  --comms=LIST   of world,split,reversed,dup,self,inter (default all)\n"
+           "  --then         start another selection (the options above apply to it)\n"
            "  --sequences=0|1 back-to-back and interleaved broadcasts (default 1)\n"
            "  --matrix=0|1   the case matrix itself (default 1)\n"
+           "  --sync=0|1     report (and synchronise) after every case; default 0:\n"
+           "                 cases run back to back, verdicts gathered per batch\n"
            "  --verbose      per-case timings as '#' lines\n"
            "  --help\n"
            "Prints one 'ok CASE' / 'not ok CASE (detail)' line per case from rank 0;\n"
@@ -535,47 +598,99 @@ static long parse_names(const char *list, const char *const *names, int n)
     return mask;
 }
 
+/* One selection of the case product; --then starts another, so a single
+ * run can cover the full product on one communicator and a cheaper one on
+ * others. */
+typedef struct selection {
+    long roots, types, comms;
+    long counts[32];
+    int ncounts;
+} selection;
+
+static void selection_default(selection *s)
+{
+    static const long def[] = {0, 1, 7, 4097, 1048579};
+    s->roots = (1 << NROOTS) - 1;
+    s->types = (1 << NTYPES) - 1;
+    s->comms = (1 << NCOMMS) - 1;
+    s->ncounts = 5;
+    memcpy(s->counts, def, sizeof def);
+}
+
+static int parse_counts(const char *p, selection *s)
+{
+    char *end;
+    s->ncounts = 0;
+    while (*p) {
+        if (s->ncounts == 32)
+            return -1;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || (*end && *end != ','))
+            return -1;
+        s->counts[s->ncounts++] = v;
+        p = *end ? end + 1 : end;
+    }
+    return s->ncounts ? 0 : -1;
+}
+
+static void run_selection(const selection *sel)
+{
+    for (int c = 0; c < NCOMMS; c++) {
+        if (!(sel->comms & (1L << c)) || (c == C_INTER && comms[C_INTER] == MPI_COMM_NULL))
+            continue;
+        for (int ci = 0; ci < sel->ncounts; ci++) {
+            for (int t = 0; t < NTYPES; t++) {
+                if (!(sel->types & (1L << t)))
+                    continue;
+                for (int sym = 0; sym < NROOTS; sym++) {
+                    if (!(sel->roots & (1L << sym)) || duplicate_root(c, sym))
+                        continue;
+                    run_case(c, sym, &type_cases[t], sel->counts[ci]);
+                }
+            }
+            flush_reports();
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    long counts[32] = {0, 1, 7, 4097, 1048579};
-    int ncounts = 5, sequences = 1, matrix = 1, bad_arg = 0, help = 0;
-    long roots = (1 << NROOTS) - 1, types = (1 << NTYPES) - 1, cmask = (1 << NCOMMS) - 1;
+    selection sels[16];
+    int nsels = 1, sequences = 1, matrix = 1, bad_arg = 0, help = 0;
     const char *type_names[NTYPES];
     for (int i = 0; i < NTYPES; i++)
         type_names[i] = type_cases[i].name;
+    selection_default(&sels[0]);
 
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && !bad_arg; i++) {
         const char *a = argv[i];
+        selection *cur = &sels[nsels - 1];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help = 1;
+        } else if (!strcmp(a, "--then")) {
+            if (nsels == 16)
+                bad_arg = 1;
+            else
+                selection_default(&sels[nsels++]);
         } else if (!strncmp(a, "--roots=", 8)) {
-            roots = parse_names(a + 8, root_names, NROOTS);
+            bad_arg = (cur->roots = parse_names(a + 8, root_names, NROOTS)) <= 0;
         } else if (!strncmp(a, "--types=", 8)) {
-            types = parse_names(a + 8, type_names, NTYPES);
+            bad_arg = (cur->types = parse_names(a + 8, type_names, NTYPES)) <= 0;
         } else if (!strncmp(a, "--comms=", 8)) {
-            cmask = parse_names(a + 8, comm_names, NCOMMS);
+            bad_arg = (cur->comms = parse_names(a + 8, comm_names, NCOMMS)) <= 0;
+        } else if (!strncmp(a, "--counts=", 9)) {
+            bad_arg = parse_counts(a + 9, cur) != 0;
         } else if (!strncmp(a, "--sequences=", 12)) {
             sequences = atoi(a + 12);
+        } else if (!strncmp(a, "--sync=", 7)) {
+            sync_each = atoi(a + 7);
         } else if (!strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (!strncmp(a, "--matrix=", 9)) {
             matrix = atoi(a + 9);
-        } else if (!strncmp(a, "--counts=", 9)) {
-            char *p = (char *)a + 9, *end;
-            ncounts = 0;
-            while (*p && ncounts < 32) {
-                counts[ncounts++] = strtol(p, &end, 10);
-                if (end == p || counts[ncounts - 1] < 0 || (*end && *end != ',')) {
-                    bad_arg = 1;
-                    break;
-                }
-                p = *end ? end + 1 : end;
-            }
         } else {
             bad_arg = 1;
         }
-        if (roots < 0 || types < 0 || cmask < 0)
-            bad_arg = 1;
     }
 
     MPI_Init(&argc, &argv);
@@ -601,25 +716,12 @@ int main(int argc, char **argv)
     make_comms();
     double t0 = MPI_Wtime();
 
-    if (matrix) {
-        for (int c = 0; c < NCOMMS; c++) {
-            if (!(cmask & (1L << c)) || (c == C_INTER && comms[C_INTER] == MPI_COMM_NULL))
-                continue;
-            for (int ci = 0; ci < ncounts; ci++)
-                for (int t = 0; t < NTYPES; t++) {
-                    if (!(types & (1L << t)))
-                        continue;
-                    for (int sym = 0; sym < NROOTS; sym++) {
-                        if (!(roots & (1L << sym)) || duplicate_root(c, sym))
-                            continue;
-                        run_case(c, sym, &type_cases[t], counts[ci]);
-                    }
-                }
-        }
-    }
+    if (matrix)
+        for (int k = 0; k < nsels; k++)
+            run_selection(&sels[k]);
     if (sequences)
-        run_sequences(comms[C_INTER] == MPI_COMM_NULL ? (unsigned)cmask & ~(1u << C_INTER)
-                                                      : (unsigned)cmask);
+        run_sequences(comms[C_INTER] == MPI_COMM_NULL ? ((1u << NCOMMS) - 1) & ~(1u << C_INTER)
+                                                      : (1u << NCOMMS) - 1);
 
     double t = MPI_Wtime() - t0;
     if (wrank == 0)
@@ -627,6 +729,7 @@ int main(int argc, char **argv)
                nfailed, t);
     free_comms();
     free_types();
+    pool_free();
     MPI_Finalize();
     return nfailed ? 1 : 0;
 }

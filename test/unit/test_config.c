@@ -160,16 +160,28 @@ static void test_errors(void)
                  NULL);
     expect_error("missing version", "selection: [{algorithm: default}]\n", "t.yaml:1:1: expected key 'topobcast' in the top level",
                  NULL);
-    expect_error("wrong version", "topobcast: 2\n", "t.yaml:1:12: expected format version 1 (an integer from 1 to 1), got '2'",
+    expect_error("wrong version", "topobcast: 2\n", "t.yaml:1:12: expected format version 1 ('topobcast: 1'), got '2'",
                  NULL);
     expect_error("unknown top-level key", "topobcast: 1\nselectoin: []\n",
                  "t.yaml:2:1: expected one of the keys topobcast, topology, selection, meta in the top level, got 'selectoin'",
                  NULL);
     expect_error("duplicate key", "topobcast: 1\nselection: [{algorithm: default}]\ntopobcast: 1\n",
                  "t.yaml:3:1: expected each key once in the top level: 'topobcast' already appears at line 1", NULL);
-    expect_error("two documents", "topobcast: 1\n---\ntopobcast: 1\n", "t.yaml:3:1: expected a single YAML document", NULL);
+    expect_error("two documents", "topobcast: 1\n---\ntopobcast: 1\n", "t.yaml:2:1: expected a single YAML document", NULL);
     expect_error("alias", "topobcast: 1\nselection:\n  - &r {algorithm: default}\n  - *r\n",
-                 "t.yaml:3:5: expected no anchors or aliases", NULL);
+                 "t.yaml:4:5: expected no aliases, got '*r' (anchors and aliases are not supported)", NULL);
+    {
+        /* deep nesting is refused early (libyaml is quadratic in it) */
+        size_t depth = 200000;
+        char *deep = malloc(2 * depth + 32);
+        strcpy(deep, "topobcast: 1\nmeta: ");
+        size_t o = strlen(deep);
+        memset(deep + o, '[', depth);
+        memset(deep + o + depth, ']', depth);
+        strcpy(deep + o + 2 * depth, "\n");
+        expect_error("deep nesting", deep, "t.yaml:2:70: expected at most 64 nested lists or mappings", NULL);
+        free(deep);
+    }
     expect_error("invalid UTF-8", "topobcast: 1\nmeta: \"\xff\xfe\"\n", "t.yaml:2:", "expected valid UTF-8 YAML text");
 
     /* selection */
@@ -624,6 +636,8 @@ static void test_derive_zero_config(void)
     int rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && h.dist == NULL,
            "zero-config: node and package; NUMA equal to package dropped (%s)", why);
+    TAP_OK(strcmp(why, "found 2 nodes, 4 packages, 4 NUMA nodes") == 0, "zero-config: note says what was found (%s)",
+           why);
     if (rc == 0) {
         TAP_OK(h.group[0][3] == h.group[0][0] && h.group[0][4] != h.group[0][0] && h.group[1][2] == h.group[1][3] &&
                    h.group[1][1] != h.group[1][2] && h.group[1][4] != h.group[1][0],
@@ -665,7 +679,15 @@ static void test_derive_zero_config(void)
         ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, -1, r);
     ids[6].package = -1;
     rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "node(2)"), "zero-config: package only where known for all ranks (%s)", why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2)") &&
+               strcmp(why, "found 2 nodes; package and NUMA unknown for some ranks: not used") == 0, "zero-config: package only where known for all ranks (%s)", why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    for (int r = 0; r < 8; r++)
+        ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, -1, r);
+    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && strcmp(why, "found 2 nodes, 4 packages; NUMA unknown") == 0,
+           "zero-config: package without NUMA (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
     /* one node, unbound: flat */

@@ -1,0 +1,78 @@
+/* Who every rank is: the ground truth the clustering is validated against
+ * and the leaves of the topology file.  Nothing here feeds the discovery
+ * itself; the host name decides only which pairs may run concurrently and
+ * which ranks fast mode samples together.
+ *
+ * The host is MPI's processor name: it is what the MPI library considers
+ * a node (under MPICH it is the host name; under SimGrid SMPI it is the
+ * simulated host, while gethostname() would name the real machine). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plogp.h"
+#include "topo_map.h"
+
+int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    tb_identity id;
+#ifdef SMPI_H
+    /* hwloc would describe the machine running the simulation, not the
+     * simulated host: leave the places unknown */
+    memset(&id, 0, sizeof id);
+    id.pu = id.core = id.package = id.numa = -1;
+#else
+    tb_identity_self(&id);
+#endif
+    tbp_rank_info mine;
+    memset(&mine, 0, sizeof mine);
+    char name[MPI_MAX_PROCESSOR_NAME + 1];
+    int len = 0;
+    if (MPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) {
+        name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME] = 0;
+        snprintf(mine.host, sizeof mine.host, "%s", name);
+    } else {
+        snprintf(mine.host, sizeof mine.host, "%.*s", (int)sizeof mine.host - 1, id.host);
+    }
+    /* the topology loader wants host names without blanks */
+    for (char *p = mine.host; *p; p++)
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+            *p = '_';
+    mine.pu = id.pu;
+    mine.core = id.core;
+    mine.package = id.package;
+    mine.numa = id.numa;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mine.world_rank);
+    mine.measured = 1;
+
+    tbp_rank_info *all = calloc((size_t)size, sizeof *all);
+    if (!all)
+        MPI_Abort(comm, 1);
+    /* fixed-size plain data; the job is assumed homogeneous, as MPI_BYTE does */
+    int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    /* group = dense id of the host, by first appearance in rank order */
+    for (int r = 0; r < size; r++) {
+        all[r].host[sizeof all[r].host - 1] = 0;
+        all[r].group = -1;
+        for (int q = 0; q < r && all[r].group < 0; q++)
+            if (strcmp(all[q].host, all[r].host) == 0)
+                all[r].group = all[q].group;
+        if (all[r].group < 0) {
+            int g = 0;
+            for (int q = 0; q < r; q++)
+                if (all[q].group + 1 > g)
+                    g = all[q].group + 1;
+            all[r].group = g;
+        }
+    }
+    *out = all;
+    return MPI_SUCCESS;
+}

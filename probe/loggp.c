@@ -1,0 +1,175 @@
+/* LogGP parameters by Hoefler's parameterised round trip PRTT(n,d,s):
+ * the sender sends n messages of s bytes, waiting d between them, and the
+ * receiver answers the last one with s bytes.  In LogGP
+ *   PRTT(1,0,s) = 2 (L + 2o + (s-1)G)
+ *   PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o + d, G_all),  G_all = g + (s-1)G
+ * so with d = PRTT(1,0,s) (longer than G_all)
+ *   o      = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d
+ *   G_all  = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
+ * and a least-squares line through G_all(s) over s gives g (intercept at
+ * s = 1) and G (slope).  Eager and rendezvous protocols have different
+ * lines: the switch S is where a two-segment fit is much better than one
+ * (the fit "breaks").  L follows from PRTT(1,0,1) = 2 (L + 2o). */
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plogp.h"
+
+double tbp_linfit(const double *x, const double *y, const double *w, int n, double *a, double *b)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < n; k++) {
+        double wk = w ? w[k] : 1.0;
+        sw += wk;
+        sx += wk * x[k];
+        sy += wk * y[k];
+        sxx += wk * x[k] * x[k];
+        sxy += wk * x[k] * y[k];
+    }
+    double den = sw * sxx - sx * sx;
+    if (n < 1 || !(sw > 0)) {
+        *a = *b = 0;
+        return 0;
+    }
+    if (!(fabs(den) > 1e-300 * (sw * sxx + 1e-300))) {
+        *b = 0;
+        *a = sy / sw;
+    } else {
+        *b = (sw * sxy - sx * sy) / den;
+        *a = (sy - *b * sx) / sw;
+    }
+    double sse = 0;
+    for (int k = 0; k < n; k++) {
+        double r = y[k] - (*a + *b * x[k]);
+        sse += (w ? w[k] : 1.0) * r * r;
+    }
+    return sse;
+}
+
+/* A two-segment fit must cut the weighted residual to this fraction of
+ * the single line's before a protocol switch is reported. */
+#define SWITCH_GAIN 0.25
+
+int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fit *fit)
+{
+    memset(fit, 0, sizeof *fit);
+    if (ns < 1 || n < 2)
+        return -1;
+    double *x = malloc(3 * (size_t)ns * sizeof *x), *y = x + ns, *w = x + 2 * ns;
+    if (!x)
+        return -1;
+    int np = 0, first = -1;
+    for (int k = 0; k < ns; k++) {
+        double p1 = s[k].rtt, pn0 = tbp_pick(s[k].q[TBP_Q_B], use_min);
+        double pnd = tbp_pick(s[k].q[TBP_Q_C], use_min);
+        double o = (pnd - p1) / (n - 1) - p1;
+        double gall = (pn0 - p1) / (n - 1);
+        s[k].o_s = s[k].o_r = o > 0 ? o : 0;
+        s[k].g = gall > 0 ? gall : 0;
+        if (s[k].m >= 1) {
+            if (first < 0)
+                first = k;
+            x[np] = s[k].m - 1;
+            y[np] = s[k].g;
+            /* relative residuals: the small sizes matter as much as 2 MiB */
+            double scale = y[np] > 1e-12 ? y[np] : 1e-12;
+            w[np] = 1.0 / (scale * scale);
+            np++;
+        }
+    }
+    if (np < 2) {
+        free(x);
+        return -1;
+    }
+    double a, b, sse1 = tbp_linfit(x, y, w, np, &a, &b);
+    fit->g = fit->g2 = a;
+    fit->G = fit->G2 = b;
+    int split = -1;
+    double best = INFINITY;
+    for (int k = 2; k + 2 <= np; k++) {
+        double a1, b1, a2, b2;
+        double e = tbp_linfit(x, y, w, k, &a1, &b1) + tbp_linfit(x + k, y + k, w + k, np - k, &a2, &b2);
+        if (e < best) {
+            best = e;
+            split = k;
+        }
+    }
+    if (split > 0 && best < SWITCH_GAIN * sse1) {
+        tbp_linfit(x, y, w, split, &fit->g, &fit->G);
+        tbp_linfit(x + split, y + split, w + split, np - split, &fit->g2, &fit->G2);
+        fit->S = x[split] + 1;
+    }
+    /* o is a constant in LogGP: the mean over the sizes below S */
+    double so = 0;
+    int no = 0;
+    for (int k = 0; k < ns; k++)
+        if (s[k].m >= 1 && (fit->S == 0 || s[k].m < fit->S)) {
+            so += s[k].o_s;
+            no++;
+        }
+    fit->o = no ? so / no : 0;
+    double L = s[first].rtt / 2 - 2 * fit->o;
+    fit->L = L > 0 ? L : 0;
+    free(x);
+    return 0;
+}
+
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        if ((rc = (x)) != MPI_SUCCESS)                                                             \
+            goto out;                                                                              \
+    } while (0)
+
+/* R samples of PRTT(n,d,s) (after one untimed round when warm is set). */
+static int prtt(MPI_Comm comm, int peer, tbp_measure_ctx *c, long s, int n, double d, int warm,
+                double five[5])
+{
+    int R = c->opt->reps, rc;
+    double *x = malloc((size_t)R * sizeof *x);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    CHECK(tbp_cmd_send(comm, peer, s, n, s, R + (warm ? 1 : 0)));
+    for (int r = warm ? -1 : 0; r < R; r++) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < n; k++) {
+            CHECK(MPI_Send(c->buf, (int)s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+            if (d > 0 && k + 1 < n)
+                tbp_spin_until(MPI_Wtime() + d);
+        }
+        CHECK(MPI_Recv(c->buf, (int)s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        if (r >= 0)
+            x[r] = MPI_Wtime() - t0 - c->wtime;
+    }
+    tbp_five_numbers(x, R, five);
+out:
+    free(x);
+    return rc;
+}
+
+int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec)
+{
+    const tbp_meas_opts *o = c->opt;
+    long base[72];
+    int nb = tbp_sizes_base(o->max_size, base, 72), rc, n = o->prtt_n;
+    tbp_size_rec *s = calloc((size_t)nb, sizeof *s);
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    for (int k = 0; k < nb; k++) {
+        s[k].m = (double)base[k];
+        CHECK(prtt(comm, receiver, c, base[k], 1, 0, 1, s[k].q[TBP_Q_A]));
+        s[k].rtt = tbp_pick(s[k].q[TBP_Q_A], o->use_min);
+        CHECK(prtt(comm, receiver, c, base[k], n, 0, 0, s[k].q[TBP_Q_B]));
+        CHECK(prtt(comm, receiver, c, base[k], n, s[k].rtt, 0, s[k].q[TBP_Q_C]));
+    }
+    CHECK(tbp_cmd_send(comm, receiver, 0, 0, 0, 0));
+    tbp_loggp_fit_pair(s, nb, n, o->use_min, &rec->lg);
+    rec->L = rec->lg.L;
+    rec->nsizes = nb;
+    rec->s = s;
+    s = NULL;
+out:
+    free(s);
+    return rc;
+}

@@ -1,0 +1,630 @@
+/* topobcast-probe: measure PLogP (or LogGP) between all pairs of ranks and
+ * write the topology they reveal.
+ *
+ *   mpiexec -n P topobcast-probe [options] -o topo.yaml [--save run.txt]
+ *   topobcast-probe --analyze run.txt [options] -o topo.yaml   (no MPI)
+ *
+ * --help and --analyze are handled before MPI_Init, so neither needs an
+ * MPI launcher. */
+#include <errno.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "config.h"
+#include "harness.h"
+#include "plogp.h"
+
+typedef struct cli {
+    tbp_meas_opts meas;
+    tbp_analysis_opts an;
+    const char *save, *output, *analyze, *truth, *graph, *groups, *check;
+    int validate, quiet, no_distance;
+} cli;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+"usage: mpiexec -n P topobcast-probe [options]        measure and analyse\n"
+"       topobcast-probe --analyze FILE [options]      re-analyse a saved run, no MPI\n"
+"\n"
+"Measurement (every pair i<j of ranks, sender i):\n"
+"  --mode plogp|loggp      PLogP after Kielmann et al. (default) or LogGP by\n"
+"                          Hoefler's PRTT(n,d,s)\n"
+"  -M, --max-size SIZE     largest message, sizes 0,1,2,4..SIZE (default 1M;\n"
+"                          K/M/G suffixes are binary)\n"
+"  -R, --reps N            batches per measurement (default 8)\n"
+"  --stat median|min       statistic over the batches (default median)\n"
+"  --eps X                 relative tolerance of interpolation and saturation\n"
+"                          (default 0.05)\n"
+"  --max-insert N          extra sizes per pair where interpolation misses\n"
+"                          (default 12; 0 = none), never closer than 32 bytes\n"
+"  --k X                   o_r: wait X*RTT(m) before the timed receive (1.3)\n"
+"  --gsat-max SIZE         g(m) by saturation up to SIZE (default 64K), above\n"
+"                          from RTT(m) - RTT(0) + g(0)\n"
+"  --gsat-cap N            longest saturation burst (default 256)\n"
+"  --batch-time US         a batch lasts at least US microseconds (default 10)\n"
+"  --prtt-n N              LogGP: n of PRTT(n,d,s) (default 8)\n"
+"\n"
+"Harness:\n"
+"  --concurrency MODE      which pairs run at the same time (default intra):\n"
+"                          serial  one pair at a time\n"
+"                          intra   pairs inside different groups together,\n"
+"                                  pairs between groups one at a time\n"
+"                          groups  pairs on disjoint sets of groups together\n"
+"                                  (assumes a non-blocking fabric)\n"
+"                          ranks   any pairs of distinct ranks together\n"
+"  --serial                same as --concurrency serial\n"
+"  --groups FILE[:LEVEL]   groups from a topology YAML (its LEVEL, default the\n"
+"                          finest) instead of hosts\n"
+"  --fast F                between groups measure only a fraction F of each\n"
+"                          group's ranks; the others take the measurements of\n"
+"                          their closest measured rank in the group\n"
+"  --seed S                seed of fast mode's choice (default 1)\n"
+"\n"
+"Output and analysis:\n"
+"  --save FILE             write the measurements (format: probe/README.md)\n"
+"  -o, --output FILE       write the topology YAML (config/README.md)\n"
+"  --no-distance-matrix    leave the distance matrix out of the YAML\n"
+"  --distance time|vectors D(m) = t(m) = L + (o_s+o_r)/2 + g(m) (default), or\n"
+"                          Euclidean distance of the ranks' parameter vectors\n"
+"  --at SIZE               the message size m of D(m) (default 0)\n"
+"  --interp piecewise|linfit  parameters between measured sizes\n"
+"  --method NAME           average (default), single, complete: levels at the\n"
+"                          jumps of the dendrogram; kmedoids, dbscan, hdbscan,\n"
+"                          ssstree, components: one level, parameters searched\n"
+"  --rel-gap X             relative merge-distance jump making a level (0.25)\n"
+"  --name-accuracy X       a level is named node/socket/... when it matches that\n"
+"                          ground truth with at least this accuracy (0.95)\n"
+"  --truth FILE            more ground truth: lines 'HOST name=value ...'\n"
+"  --validate              print accuracy against the ground truth\n"
+"  --graph FILE            Bufe's graph view: DOT to FILE, TGF to FILE.tgf\n"
+"  -q, --quiet             no progress or summary\n"
+"  --check FILE            load FILE with the library's loader and print what\n"
+"                          it holds (no MPI); exit status 1 if it does not load\n"
+"  -h, --help              this text\n");
+}
+
+static int parse_size(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || v < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        v *= 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1048576, end++;
+    else if (*end == 'G' || *end == 'g')
+        v *= 1073741824.0, end++;
+    if (*end || v > 2147483647.0 || v != floor(v))
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Returns 0, or -1 with a message in err. */
+static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    tbp_meas_opts_default(&c->meas);
+    tbp_analysis_opts_default(&c->an);
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i], *val = NULL, name[64];
+        if (a[0] != '-') {
+            snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+            return -1;
+        }
+        snprintf(name, sizeof name, "%s", a);
+        char *eq = strchr(name, '=');
+        if (eq && name[1] == '-') {
+            *eq = 0;
+            val = a + (eq - name) + 1;
+        }
+#define IS(s) (strcmp(name, s) == 0)
+#define NEEDVAL()                                                                                  \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (i + 1 >= argc) {                                                                   \
+                snprintf(err, errlen, "%s needs a value", name);                                   \
+                return -1;                                                                         \
+            }                                                                                      \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
+    } while (0)
+#define BAD()                                                                                      \
+    do {                                                                                           \
+        snprintf(err, errlen, "%s: invalid value '%s' (see --help)", name, val);                   \
+        return -1;                                                                                 \
+    } while (0)
+        long l;
+        double d;
+        int k;
+        if (IS("-h") || IS("--help")) {
+            continue;
+        } else if (IS("--validate")) {
+            c->validate = 1;
+        } else if (IS("-q") || IS("--quiet")) {
+            c->quiet = 1;
+        } else if (IS("--serial")) {
+            c->meas.conc = TBP_CONC_SERIAL;
+        } else if (IS("--no-distance-matrix")) {
+            c->no_distance = 1;
+        } else if (IS("--mode")) {
+            NEEDVAL();
+            if (strcmp(val, "plogp") == 0)
+                c->meas.mode = TBP_MODE_PLOGP;
+            else if (strcmp(val, "loggp") == 0)
+                c->meas.mode = TBP_MODE_LOGGP;
+            else
+                BAD();
+        } else if (IS("-M") || IS("--max-size")) {
+            NEEDVAL();
+            if (parse_size(val, &l) != 0 || l < 1)
+                BAD();
+            c->meas.max_size = l;
+        } else if (IS("-R") || IS("--reps")) {
+            NEEDVAL();
+            if (parse_int(val, 1, 100000, &c->meas.reps) != 0)
+                BAD();
+        } else if (IS("--stat")) {
+            NEEDVAL();
+            if (strcmp(val, "min") && strcmp(val, "median"))
+                BAD();
+            c->meas.use_min = strcmp(val, "min") == 0;
+        } else if (IS("--eps")) {
+            NEEDVAL();
+            if (parse_double(val, 1e-6, 10, &c->meas.eps) != 0)
+                BAD();
+        } else if (IS("--max-insert")) {
+            NEEDVAL();
+            if (parse_int(val, 0, 10000, &c->meas.max_insert) != 0)
+                BAD();
+        } else if (IS("--k")) {
+            NEEDVAL();
+            if (parse_double(val, 1.0, 100, &c->meas.k_wait) != 0)
+                BAD();
+        } else if (IS("--gsat-max")) {
+            NEEDVAL();
+            if (parse_size(val, &c->meas.gsat_max) != 0)
+                BAD();
+        } else if (IS("--gsat-cap")) {
+            NEEDVAL();
+            if (parse_int(val, 8, 1 << 24, &c->meas.gsat_cap) != 0)
+                BAD();
+        } else if (IS("--batch-time")) {
+            NEEDVAL();
+            if (parse_double(val, 0, 1e6, &d) != 0)
+                BAD();
+            c->meas.batch_time = d * 1e-6;
+        } else if (IS("--prtt-n")) {
+            NEEDVAL();
+            if (parse_int(val, 2, 100000, &c->meas.prtt_n) != 0)
+                BAD();
+        } else if (IS("--concurrency")) {
+            NEEDVAL();
+            if ((k = tbp_concurrency_from_name(val)) < 0)
+                BAD();
+            c->meas.conc = (tbp_concurrency)k;
+        } else if (IS("--groups")) {
+            NEEDVAL();
+            c->groups = val;
+        } else if (IS("--fast")) {
+            NEEDVAL();
+            if (parse_double(val, 1e-9, 1, &c->meas.fast) != 0)
+                BAD();
+        } else if (IS("--seed")) {
+            NEEDVAL();
+            char *end;
+            errno = 0;
+            unsigned long s = strtoul(val, &end, 10);
+            if (end == val || *end || errno)
+                BAD();
+            c->meas.seed = s;
+            c->an.seed = s;
+        } else if (IS("--save")) {
+            NEEDVAL();
+            c->save = val;
+        } else if (IS("-o") || IS("--output")) {
+            NEEDVAL();
+            c->output = val;
+        } else if (IS("--check")) {
+            NEEDVAL();
+            c->check = val;
+        } else if (IS("--analyze")) {
+            NEEDVAL();
+            c->analyze = val;
+        } else if (IS("--distance")) {
+            NEEDVAL();
+            if (strcmp(val, "time") == 0)
+                c->an.dist = TBP_DIST_TIME;
+            else if (strcmp(val, "vectors") == 0)
+                c->an.dist = TBP_DIST_VECTORS;
+            else
+                BAD();
+        } else if (IS("--at")) {
+            NEEDVAL();
+            if (parse_size(val, &l) != 0)
+                BAD();
+            c->an.at = (double)l;
+        } else if (IS("--interp")) {
+            NEEDVAL();
+            if (strcmp(val, "piecewise") == 0)
+                c->an.interp = TBP_INTERP_PIECEWISE;
+            else if (strcmp(val, "linfit") == 0)
+                c->an.interp = TBP_INTERP_LINFIT;
+            else
+                BAD();
+        } else if (IS("--method")) {
+            NEEDVAL();
+            if ((k = tbp_method_from_name(val)) < 0)
+                BAD();
+            c->an.method = (tbp_method)k;
+        } else if (IS("--rel-gap")) {
+            NEEDVAL();
+            if (parse_double(val, 1e-6, 1e6, &c->an.rel_gap) != 0)
+                BAD();
+        } else if (IS("--name-accuracy")) {
+            NEEDVAL();
+            if (parse_double(val, 0, 1, &c->an.name_accuracy) != 0)
+                BAD();
+        } else if (IS("--truth")) {
+            NEEDVAL();
+            c->truth = val;
+        } else if (IS("--graph")) {
+            NEEDVAL();
+            c->graph = val;
+        } else {
+            snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+            return -1;
+        }
+    }
+    if (c->meas.gsat_max > c->meas.max_size)
+        c->meas.gsat_max = c->meas.max_size;
+    return 0;
+}
+
+static FILE *open_out(const char *path)
+{
+    return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+}
+
+static int close_out(FILE *f)
+{
+    if (f == stdout)
+        return fflush(f);
+    return fclose(f);
+}
+
+static void print_levels(FILE *out, const tbp_analysis *a)
+{
+    fprintf(out, "probe: %d level%s found (%s):", a->h.nlevels, a->h.nlevels == 1 ? "" : "s", a->desc);
+    for (int l = 0; l < a->h.nlevels; l++)
+        fprintf(out, "%s %s (%d groups)", l ? "," : "", a->h.name[l], a->h.nclusters[l]);
+    fputc('\n', out);
+}
+
+/* Everything after the measurement: save, analyse, write, validate. */
+static int finish(tbp_meas *m, const cli *c)
+{
+    char err[512];
+    int rc = 0;
+    if (c->save) {
+        FILE *f = open_out(c->save);
+        if (!f || tbp_save_write(m, f) != 0 || close_out(f) != 0) {
+            fprintf(stderr, "topobcast-probe: %s: cannot write the measurements\n", c->save);
+            return 1;
+        }
+    }
+    tbp_truthset truth;
+    if (tbp_truth_build(m, c->truth, &truth, err, sizeof err) != 0) {
+        fprintf(stderr, "topobcast-probe: %s\n", err);
+        return 1;
+    }
+    tbp_analysis a;
+    if (tbp_analyze(m, &c->an, &truth, &a, err, sizeof err) != 0) {
+        fprintf(stderr, "topobcast-probe: %s\n", err);
+        tbp_truth_free(&truth);
+        return 1;
+    }
+    if (!c->quiet)
+        print_levels(stdout, &a);
+    if (c->output) {
+        FILE *f = open_out(c->output);
+        if (!f || tbp_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
+            fprintf(stderr, "topobcast-probe: %s: cannot write the topology\n", c->output);
+            rc = 1;
+        } else if (strcmp(c->output, "-") != 0) {
+            /* the file is only useful if the library accepts it */
+            tb_config cfg;
+            if (tb_config_load(c->output, &cfg, err, sizeof err) != 0) {
+                fprintf(stderr, "topobcast-probe: the topology written does not load: %s\n", err);
+                rc = 1;
+            } else {
+                tb_config_free(&cfg);
+            }
+        }
+    }
+    if (c->validate) {
+        tbp_truth tt[TBP_MAX_TRUTH];
+        for (int k = 0; k < truth.ntruth; k++)
+            tt[k] = (tbp_truth){.name = truth.name[k], .labels = truth.labels[k]};
+        printf("validation against the recorded ground truth (%d ranks):\n", m->n);
+        tbp_validate_print(stdout, &a.h, tt, truth.ntruth);
+    }
+    if (c->graph) {
+        char tgfname[4096];
+        const char *dot = strrchr(c->graph, '.');
+        if (dot && strcmp(dot, ".dot") == 0)
+            snprintf(tgfname, sizeof tgfname, "%.*s.tgf", (int)(dot - c->graph), c->graph);
+        else
+            snprintf(tgfname, sizeof tgfname, "%s.tgf", c->graph);
+        FILE *fd = fopen(c->graph, "w"), *ft = fopen(tgfname, "w");
+        if (!fd || !ft || tbp_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
+            fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");
+            rc = 1;
+        }
+        if (fd)
+            fclose(fd);
+        if (ft)
+            fclose(ft);
+    }
+    tbp_analysis_free(&a);
+    tbp_truth_free(&truth);
+    return rc;
+}
+
+/* What tb_config_load makes of a file: the same view the library gets. */
+static int check_file(const char *path)
+{
+    tb_config cfg;
+    char err[512];
+    if (tb_config_load(path, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "topobcast-probe: %s\n", err);
+        return 1;
+    }
+    if (!cfg.has_topology) {
+        printf("%s: loads; no topology, %d selection rules\n", path, cfg.nrules);
+    } else {
+        const tb_topology *t = &cfg.topo;
+        printf("%s: loads; topology of %d leaves on %d hosts, levels:", path, t->nleaves, t->nhosts);
+        for (int l = 0; l < t->nlevels; l++)
+            printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
+        printf("; distance matrix %s\n", t->dist ? "yes" : "no");
+    }
+    tb_config_free(&cfg);
+    return 0;
+}
+
+static int analyze_offline(const cli *c)
+{
+    FILE *f = fopen(c->analyze, "r");
+    if (!f) {
+        fprintf(stderr, "topobcast-probe: %s: %s\n", c->analyze, strerror(errno));
+        return 1;
+    }
+    tbp_meas m;
+    char err[512];
+    int rc = tbp_save_read(f, c->analyze, &m, err, sizeof err);
+    fclose(f);
+    if (rc != 0) {
+        fprintf(stderr, "topobcast-probe: %s\n", err);
+        return 1;
+    }
+    cli cc = *c;
+    cc.save = NULL;
+    rc = finish(&m, &cc);
+    tbp_meas_free(&m);
+    return rc;
+}
+
+/* Independence groups from a topology file: LEVEL, or its finest level. */
+static int groups_from_file(const char *spec, int n, int *group, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", spec);
+    char *colon = strrchr(path, ':'), *level = NULL;
+    if (colon && !strchr(colon, '/')) {
+        *colon = 0;
+        level = colon + 1;
+    }
+    tb_config cfg;
+    if (tb_config_load(path, &cfg, err, errlen) != 0)
+        return -1;
+    int rc = -1;
+    if (!cfg.has_topology) {
+        snprintf(err, errlen, "%.200s: no topology", path);
+    } else if (cfg.topo.nleaves != n) {
+        snprintf(err, errlen, "%.200s: topology of %d ranks, this job has %d", path, cfg.topo.nleaves, n);
+    } else {
+        int l = cfg.topo.nlevels - 1;
+        if (level) {
+            for (l = cfg.topo.nlevels - 1; l >= 0 && strcmp(cfg.topo.level_name[l], level) != 0; l--)
+                ;
+        }
+        if (l < 0) {
+            snprintf(err, errlen, "%.200s: no level '%.40s'", path, level);
+        } else {
+            for (int r = 0; r < n; r++)
+                group[r] = cfg.topo.group[l][r];
+            rc = 0;
+        }
+    }
+    tb_config_free(&cfg);
+    return rc;
+}
+
+static int measure(const cli *c)
+{
+    int me, size;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    if (size < 2) {
+        if (me == 0)
+            fprintf(stderr, "topobcast-probe: needs at least 2 ranks (run it under mpiexec)\n");
+        MPI_Comm_free(&comm);
+        return 2;
+    }
+    tbp_meas m;
+    memset(&m, 0, sizeof m);
+    m.opt = c->meas;
+    m.n = size;
+    if (tbp_identity_gather(comm, &m.rank) != MPI_SUCCESS)
+        MPI_Abort(comm, 1);
+    int *group = malloc((size_t)size * sizeof *group), *measured = malloc((size_t)size * sizeof *measured);
+    if (!group || !measured)
+        MPI_Abort(comm, 1);
+    for (int r = 0; r < size; r++)
+        group[r] = m.rank[r].group;
+    int nhosts = 0;
+    for (int r = 0; r < size; r++)
+        if (group[r] + 1 > nhosts)
+            nhosts = group[r] + 1;
+    if (c->groups) {
+        char err[512];
+        int ok = groups_from_file(c->groups, size, group, err, sizeof err) == 0, all_ok;
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        if (!all_ok) {
+            if (!ok)
+                fprintf(stderr, "topobcast-probe: rank %d: --groups %s\n", me, err);
+            MPI_Comm_free(&comm);
+            free(group);
+            free(measured);
+            tbp_meas_free(&m);
+            return 2;
+        }
+    }
+    tbp_fast_select(size, group, c->meas.fast, c->meas.seed, measured);
+    int ngroups = 0;
+    for (int r = 0; r < size; r++) {
+        m.rank[r].group = group[r];
+        m.rank[r].measured = measured[r];
+        if (group[r] + 1 > ngroups)
+            ngroups = group[r] + 1;
+    }
+
+    tbp_schedule s;
+    memset(&s, 0, sizeof s);
+    if (me == 0 && tbp_schedule_build(size, group, measured, c->meas.conc, &s) != 0) {
+        fprintf(stderr, "topobcast-probe: out of memory building the schedule\n");
+        MPI_Abort(comm, 1);
+    }
+    tbp_schedule_bcast(&s, 0, comm);
+    long all_pairs = (long)size * (size - 1) / 2;
+    if (me == 0 && !c->quiet) {
+        printf("probe: %d ranks on %d hosts, %d independence groups; %s, M=%ld, R=%d\n", size, nhosts, ngroups,
+               c->meas.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
+        printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs, all_pairs,
+               s.nrounds, tbp_concurrency_name(c->meas.conc));
+        if (c->meas.fast < 1)
+            printf(", fast %g (seed %lu)", c->meas.fast, c->meas.seed);
+        printf("\n");
+        fflush(stdout);
+    }
+
+    tbp_measure_ctx ctx;
+    if (tbp_measure_init(&ctx, &m.opt) != 0)
+        MPI_Abort(comm, 1);
+    MPI_Reduce(&ctx.wtime, &m.wtime_overhead, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    int rc = tbp_harness_run(comm, &s, tbp_measure_pair, &ctx, c->quiet);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "topobcast-probe: rank %d: MPI error %d during the measurement\n", me, rc);
+        MPI_Abort(comm, 1);
+    }
+    MPI_Barrier(comm);
+    m.elapsed = MPI_Wtime() - t0;
+    m.nrounds = s.nrounds;
+    tbp_results_gather(comm, &ctx, &m);
+    tbp_measure_free(&ctx);
+    int status = 0;
+    if (me == 0) {
+        if (tbp_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
+            fprintf(stderr, "topobcast-probe: internal error: %d results for %d pairs\n", m.npairs, s.npairs);
+            status = 1;
+        } else {
+            if (!c->quiet) {
+                printf("probe: measured %d pairs in %d rounds in %.3f s (MPI_Wtime; simulated time under SMPI)\n",
+                       m.npairs, m.nrounds, m.elapsed);
+                fflush(stdout);
+            }
+            status = finish(&m, c);
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
+    tbp_schedule_free(&s);
+    tbp_meas_free(&m);
+    free(group);
+    free(measured);
+    MPI_Comm_free(&comm);
+    return status;
+}
+
+/* Rank 0 as the launcher announces it (MPICH/Hydra, PMIx, Open MPI,
+ * Slurm), or no launcher at all. */
+static int is_first_rank(void)
+{
+    static const char *vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"};
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+        const char *v = getenv(vars[k]);
+        if (v)
+            return strcmp(v, "0") == 0;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    cli c;
+    char err[512];
+    int bad = parse_args(argc, argv, &c, err, sizeof err) != 0;
+    if (bad) {
+        /* before MPI_Init, so a typo costs no MPI start-up; one message per
+         * job where the launcher tells the rank */
+        if (is_first_rank())
+            fprintf(stderr, "topobcast-probe: %s\n", err);
+        return 2;
+    }
+    if (c.check)
+        return check_file(c.check);
+    if (c.analyze)
+        return analyze_offline(&c);
+    MPI_Init(&argc, &argv);
+    int rc = measure(&c);
+    MPI_Finalize();
+    return rc;
+}

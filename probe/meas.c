@@ -1,0 +1,78 @@
+/* Lifetime and defaults of a run's records, shared by the MPI side and
+ * the offline analysis. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+static const char *const conc_names[TBP_CONC_COUNT] = {"serial", "intra", "groups", "ranks"};
+
+const char *tbp_concurrency_name(tbp_concurrency c)
+{
+    return c >= 0 && c < TBP_CONC_COUNT ? conc_names[c] : "?";
+}
+
+int tbp_concurrency_from_name(const char *s)
+{
+    for (int c = 0; c < TBP_CONC_COUNT; c++)
+        if (strcmp(s, conc_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+void tbp_meas_opts_default(tbp_meas_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = TBP_MODE_PLOGP;
+    o->reps = 8;
+    o->max_size = 1L << 20;
+    o->eps = 0.05;
+    o->max_insert = 12;
+    o->min_spacing = 32;
+    o->k_wait = 1.3;
+    o->gsat_max = 64L << 10;
+    o->gsat_cap = 256;
+    o->batch_time = 10e-6;
+    o->use_min = 0;
+    o->prtt_n = 8;
+    o->conc = TBP_CONC_INTRA;
+    o->fast = 1.0;
+    o->seed = 1;
+}
+
+void tbp_pair_rec_free(tbp_pair_rec *p)
+{
+    if (!p)
+        return;
+    free(p->s);
+    p->s = NULL;
+    p->nsizes = 0;
+}
+
+void tbp_meas_free(tbp_meas *m)
+{
+    if (!m)
+        return;
+    for (int k = 0; k < m->npairs; k++)
+        tbp_pair_rec_free(&m->pair[k]);
+    free(m->pair);
+    free(m->rank);
+    memset(m, 0, sizeof *m);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const tbp_pair_rec *p = a, *q = b;
+    if (p->i != q->i)
+        return p->i < q->i ? -1 : 1;
+    return (p->j > q->j) - (p->j < q->j);
+}
+
+int tbp_meas_sort_pairs(tbp_meas *m)
+{
+    qsort(m->pair, (size_t)m->npairs, sizeof *m->pair, cmp_pair);
+    for (int k = 1; k < m->npairs; k++)
+        if (m->pair[k].i == m->pair[k - 1].i && m->pair[k].j == m->pair[k - 1].j)
+            return -1;
+    return 0;
+}

@@ -1,0 +1,488 @@
+/* PLogP parameters of one pair (Kielmann et al., as measured in the seed
+ * thesis sec. 3.1.2), the receiver's command loop, the MPI_Wtime overhead,
+ * and bringing the results to rank 0.
+ *
+ * Per message size m, with R batches of b iterations each (b makes a
+ * batch last at least batch_time, so that timer resolution does not
+ * matter for small messages):
+ *   RTT(m)       ping-pong of m bytes each way;
+ *   o_s(m)       duration of MPI_Ssend(m) (returns only once the receive
+ *                is matched, unlike MPI_Send which may just buffer);
+ *   o_r(m)       the receiver answers with m bytes; the sender waits
+ *                k*RTT(m) from the start of the round trip, so the answer
+ *                is there, then times MPI_Recv: the cost of receiving
+ *                without waiting (k = 1.3 in the thesis);
+ *   g(m)         m <= 64 KiB: link saturation, bursts of n messages and
+ *                one empty answer, g = (T(2n) - T(n)) / n (the difference
+ *                cancels the answer's round trip), n = 4, 8, 16 ... doubled
+ *                until two estimates agree within eps or n reaches the cap;
+ *                above: g(m) = RTT(m) - RTT(0) + g(0) (thesis eq. 3.1);
+ *   L            (RTT(0) - 2 g(0)) / 2 (eq. 3.2), at least 0.
+ * Sizes 0, 1, 2, 4 ... M, then extra sizes where piecewise-linear
+ * interpolation of RTT, o_s or o_r misses by more than eps (sizes.c). */
+#include <math.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plogp.h"
+
+/* SimGrid's SMPI (smpicc) runs every rank in one process on simulated
+ * time: a busy loop would never see MPI_Wtime move, and payload contents
+ * are irrelevant here, so the buffer is SMPI's shared one (no copies). */
+#ifdef SMPI_H
+#define PAYLOAD_ALLOC(n) SMPI_SHARED_MALLOC(n)
+#define PAYLOAD_FREE(p) SMPI_SHARED_FREE(p)
+#else
+#define PAYLOAD_ALLOC(n) malloc(n)
+#define PAYLOAD_FREE(p) free(p)
+#endif
+
+void tbp_spin_until(double t)
+{
+#ifdef SMPI_H
+    double now = MPI_Wtime();
+    if (t > now)
+        smpi_execute(t - now);
+#else
+    while (MPI_Wtime() < t)
+        ;
+#endif
+}
+
+static void busy(void)
+{
+    volatile int i, dummy;
+    for (dummy = 42, i = 0; i < 300; i++)
+        dummy++;
+}
+
+double tbp_wtime_overhead(void)
+{
+    double best_plain = INFINITY, best_timed = INFINITY;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < 1000; k++)
+            busy();
+        double plain = (MPI_Wtime() - t0) / 1000;
+        double sum = 0;
+        for (int k = 0; k < 1000; k++) {
+            double ts = MPI_Wtime();
+            busy();
+            sum += MPI_Wtime() - ts;
+        }
+        if (plain < best_plain)
+            best_plain = plain;
+        if (sum / 1000 < best_timed)
+            best_timed = sum / 1000;
+    }
+    double w = best_timed - best_plain;
+    return w > 0 ? w : 0;
+}
+
+int tbp_measure_init(tbp_measure_ctx *c, const tbp_meas_opts *opt)
+{
+    memset(c, 0, sizeof *c);
+    c->opt = opt;
+    size_t len = opt->max_size > 0 ? (size_t)opt->max_size : 1;
+    c->buf = PAYLOAD_ALLOC(len);
+    if (!c->buf)
+        return -1;
+    memset(c->buf, 0, len);
+    c->wtime = tbp_wtime_overhead();
+    return 0;
+}
+
+void tbp_measure_free(tbp_measure_ctx *c)
+{
+    if (c->buf)
+        PAYLOAD_FREE(c->buf);
+    for (int k = 0; k < c->nrec; k++)
+        tbp_pair_rec_free(&c->rec[k]);
+    free(c->rec);
+    memset(c, 0, sizeof *c);
+}
+
+int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count)
+{
+    long cmd[4] = {m, n, reply, count};
+    return MPI_Send(cmd, 4, MPI_LONG, receiver, TBP_TAG_CMD, comm);
+}
+
+/* The receiver: obey commands until count == 0. */
+static int receiver_loop(MPI_Comm comm, int sender, char *buf)
+{
+    for (;;) {
+        long cmd[4];
+        int rc = MPI_Recv(cmd, 4, MPI_LONG, sender, TBP_TAG_CMD, comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (cmd[3] == 0)
+            return MPI_SUCCESS;
+        for (long c = 0; c < cmd[3]; c++) {
+            for (long k = 0; k < cmd[1]; k++)
+                if ((rc = MPI_Recv(buf, (int)cmd[0], MPI_BYTE, sender, TBP_TAG_DATA, comm,
+                                   MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+                    return rc;
+            if ((rc = MPI_Send(buf, (int)cmd[2], MPI_BYTE, sender, TBP_TAG_DATA, comm)) != MPI_SUCCESS)
+                return rc;
+        }
+    }
+}
+
+static int batch_len(double batch_time, double rtt_est)
+{
+    if (!(rtt_est > 0))
+        return 1;
+    double b = ceil(batch_time / rtt_est);
+    return b < 1 ? 1 : b > 64 ? 64 : (int)b;
+}
+
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        if ((rc = (x)) != MPI_SUCCESS)                                                             \
+            goto out;                                                                              \
+    } while (0)
+
+/* A first RTT(0) estimate, to size the batches of the first size. */
+static int rtt_estimate(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *est)
+{
+    int rc;
+    CHECK(tbp_cmd_send(comm, peer, 0, 1, 0, 4));
+    double t0 = 0;
+    for (int k = 0; k < 4; k++) {
+        if (k == 1)
+            t0 = MPI_Wtime();
+        CHECK(MPI_Send(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    }
+    *est = (MPI_Wtime() - t0) / 3;
+out:
+    return rc;
+}
+
+/* Time of a burst of n messages of m bytes and an empty answer. */
+static int burst_time(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, int n, double *T)
+{
+    int rc, reps = c->opt->reps < 3 ? c->opt->reps : 3;
+    double x[3], five[5];
+    CHECK(tbp_cmd_send(comm, peer, m, n, 0, reps));
+    for (int r = 0; r < reps; r++) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < n; k++)
+            CHECK(MPI_Send(c->buf, (int)m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        x[r] = MPI_Wtime() - t0 - c->wtime;
+    }
+    tbp_five_numbers(x, reps, five);
+    *T = tbp_pick(five, c->opt->use_min);
+out:
+    return rc;
+}
+
+/* g(m) by link saturation. */
+static int saturate(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double *g, int *nsat)
+{
+    const tbp_meas_opts *o = c->opt;
+    int rc, n = 4;
+    double T1, T2 = 0, prev = NAN, est = NAN;
+    CHECK(burst_time(comm, peer, c, m, n, &T1));
+    *nsat = n;
+    for (;;) {
+        if (2 * n > o->gsat_cap) {
+            if (isnan(est))
+                est = T1 / n;
+            break;
+        }
+        CHECK(burst_time(comm, peer, c, m, 2 * n, &T2));
+        est = (T2 - T1) / n;
+        *nsat = 2 * n;
+        if (!isnan(prev) && fabs(est - prev) <= o->eps * fabs(est))
+            break;
+        prev = est;
+        T1 = T2;
+        n *= 2;
+    }
+    /* noise can make the difference quotient non-positive: fall back on
+     * the plain average, which overestimates g by RTT/n at most */
+    if (!(est > 0))
+        est = (T2 > 0 ? T2 : T1) / *nsat;
+    *g = est;
+out:
+    return rc;
+}
+
+static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double rtt_est,
+                        tbp_size_rec *out)
+{
+    const tbp_meas_opts *o = c->opt;
+    int R = o->reps, b = batch_len(o->batch_time, rtt_est), rc;
+    int im = (int)m;
+    double w = c->wtime;
+    double *x = malloc(3 * (size_t)R * sizeof *x), *xs = x + R, *xr = x + 2 * R;
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    memset(out, 0, sizeof *out);
+    out->m = (double)m;
+
+    /* RTT(m): ping-pong */
+    CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
+    CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+    CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    for (int r = 0; r < R; r++) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < b; k++) {
+            CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+            CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        }
+        x[r] = (MPI_Wtime() - t0 - w) / b;
+    }
+    tbp_five_numbers(x, R, out->q[TBP_Q_A]);
+    out->rtt = tbp_pick(out->q[TBP_Q_A], o->use_min);
+
+    /* o_s(m) and o_r(m) from the same round trips */
+    CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
+    CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+    CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    for (int r = 0; r < R; r++) {
+        double sos = 0, sor = 0;
+        for (int k = 0; k < b; k++) {
+            double t0 = MPI_Wtime();
+            CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+            double t1 = MPI_Wtime();
+            tbp_spin_until(t0 + o->k_wait * out->rtt);
+            double t2 = MPI_Wtime();
+            CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+            double t3 = MPI_Wtime();
+            sos += t1 - t0 - w;
+            sor += t3 - t2 - w;
+        }
+        xs[r] = sos / b;
+        xr[r] = sor / b;
+    }
+    tbp_five_numbers(xs, R, out->q[TBP_Q_B]);
+    tbp_five_numbers(xr, R, out->q[TBP_Q_C]);
+    out->o_s = tbp_pick(out->q[TBP_Q_B], o->use_min);
+    out->o_r = tbp_pick(out->q[TBP_Q_C], o->use_min);
+
+    if (m <= o->gsat_max)
+        CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
+out:
+    free(x);
+    return rc;
+}
+
+static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_rec *rec)
+{
+    const tbp_meas_opts *o = c->opt;
+    long base[72];
+    int nb = tbp_sizes_base(o->max_size, base, 72);
+    int cap = nb + (o->max_insert > 0 ? o->max_insert : 0), ns = 0, rc;
+    tbp_size_rec *s = calloc((size_t)cap, sizeof *s);
+    double *tmp = malloc(7 * (size_t)cap * sizeof *tmp);
+    if (!s || !tmp) {
+        free(s);
+        free(tmp);
+        return MPI_ERR_NO_MEM;
+    }
+    double est;
+    CHECK(rtt_estimate(comm, peer, c, &est));
+    for (int k = 0; k < nb; k++) {
+        CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
+        est = s[ns++].rtt;
+    }
+    for (int ins = 0; ins < o->max_insert; ins++) {
+        double *m = tmp, *y[3] = {tmp + cap, tmp + 2 * cap, tmp + 3 * cap};
+        double *nz[3] = {tmp + 4 * cap, tmp + 5 * cap, tmp + 6 * cap};
+        for (int k = 0; k < ns; k++) {
+            m[k] = s[k].m;
+            y[0][k] = s[k].rtt;
+            y[1][k] = s[k].o_s;
+            y[2][k] = s[k].o_r;
+            for (int q = 0; q < 3; q++)
+                nz[q][k] = s[k].q[q][3] - s[k].q[q][1];
+        }
+        long next = tbp_sizes_next(m, ns, (const double *const *)y, (const double *const *)nz, 3, o->eps,
+                                   o->min_spacing);
+        if (next < 0)
+            break;
+        int p = 0;
+        while (p < ns && s[p].m < (double)next)
+            p++;
+        tbp_size_rec add;
+        CHECK(measure_size(comm, peer, c, next, p > 0 ? s[p - 1].rtt : est, &add));
+        memmove(s + p + 1, s + p, (size_t)(ns - p) * sizeof *s);
+        s[p] = add;
+        ns++;
+    }
+    CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
+
+    /* sizes above the saturation limit: g from the round trip (eq. 3.1) */
+    double rtt0 = s[0].rtt, g0 = s[0].g;
+    for (int k = 0; k < ns; k++)
+        if (s[k].gsat == 0) {
+            double g = s[k].rtt - rtt0 + g0;
+            s[k].g = g > 0 ? g : 0;
+        }
+    rec->L = (rtt0 - 2 * g0) / 2;
+    if (rec->L < 0)
+        rec->L = 0;
+    rec->nsizes = ns;
+    rec->s = s;
+    s = NULL;
+out:
+    free(s);
+    free(tmp);
+    return rc;
+}
+
+int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx)
+{
+    tbp_measure_ctx *c = ctx;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    if (me == receiver)
+        return receiver_loop(comm, sender, c->buf);
+    if (c->nrec == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 64;
+        void *p = realloc(c->rec, (size_t)cap * sizeof *c->rec);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        c->rec = p;
+        c->cap = cap;
+    }
+    tbp_pair_rec *rec = &c->rec[c->nrec];
+    memset(rec, 0, sizeof *rec);
+    rec->i = sender;
+    rec->j = receiver;
+    int rc = c->opt->mode == TBP_MODE_LOGGP ? tbp_loggp_measure(comm, receiver, c, rec)
+                                            : plogp_measure(comm, receiver, c, rec);
+    if (rc == MPI_SUCCESS)
+        c->nrec++;
+    return rc;
+}
+
+/* ---- results to rank 0 --------------------------------------------------- */
+
+#define PAIR_HDR 11
+#define SIZE_LEN (6 + 3 * 5)
+
+static size_t rec_len(const tbp_pair_rec *p)
+{
+    return PAIR_HDR + (size_t)p->nsizes * SIZE_LEN;
+}
+
+static double *pack_rec(const tbp_pair_rec *p, double *d)
+{
+    double hdr[PAIR_HDR] = {p->i, p->j, p->L, p->nsizes, p->lg.L, p->lg.o, p->lg.g, p->lg.G, p->lg.S,
+                            p->lg.g2, p->lg.G2};
+    memcpy(d, hdr, sizeof hdr);
+    d += PAIR_HDR;
+    for (int k = 0; k < p->nsizes; k++) {
+        const tbp_size_rec *s = &p->s[k];
+        double v[6] = {s->m, s->rtt, s->o_s, s->o_r, s->g, s->gsat};
+        memcpy(d, v, sizeof v);
+        memcpy(d + 6, s->q, sizeof s->q);
+        d += SIZE_LEN;
+    }
+    return d;
+}
+
+static const double *unpack_rec(const double *d, const double *end, tbp_pair_rec *p)
+{
+    if (end - d < PAIR_HDR)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->i = (int)d[0];
+    p->j = (int)d[1];
+    p->L = d[2];
+    p->nsizes = (int)d[3];
+    p->lg = (tbp_loggp_fit){.L = d[4], .o = d[5], .g = d[6], .G = d[7], .S = d[8], .g2 = d[9], .G2 = d[10]};
+    d += PAIR_HDR;
+    if (p->nsizes < 0 || end - d < (ptrdiff_t)p->nsizes * SIZE_LEN)
+        return NULL;
+    p->s = calloc((size_t)(p->nsizes ? p->nsizes : 1), sizeof *p->s);
+    if (!p->s)
+        return NULL;
+    for (int k = 0; k < p->nsizes; k++) {
+        tbp_size_rec *s = &p->s[k];
+        s->m = d[0];
+        s->rtt = d[1];
+        s->o_s = d[2];
+        s->o_r = d[3];
+        s->g = d[4];
+        s->gsat = (int)d[5];
+        memcpy(s->q, d + 6, sizeof s->q);
+        d += SIZE_LEN;
+    }
+    return d;
+}
+
+int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m)
+{
+    int me, size, rc;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    size_t len = 0;
+    for (int k = 0; k < c->nrec; k++)
+        len += rec_len(&c->rec[k]);
+    if (len > (size_t)1 << 30)
+        MPI_Abort(comm, 1); /* beyond an int count of doubles: not a realistic run */
+    double *mine = malloc((len ? len : 1) * sizeof *mine), *d = mine;
+    if (!mine)
+        MPI_Abort(comm, 1);
+    for (int k = 0; k < c->nrec; k++)
+        d = pack_rec(&c->rec[k], d);
+    int cnt = (int)len, *counts = NULL, *displs = NULL;
+    double *all = NULL;
+    if (me == 0) {
+        counts = malloc((size_t)size * sizeof *counts);
+        displs = malloc((size_t)size * sizeof *displs);
+        if (!counts || !displs)
+            MPI_Abort(comm, 1);
+    }
+    rc = MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    long total = 0;
+    if (rc == MPI_SUCCESS && me == 0) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += counts[r];
+        }
+        if (total > INT32_MAX)
+            MPI_Abort(comm, 1);
+        all = malloc((size_t)(total ? total : 1) * sizeof *all);
+        if (!all)
+            MPI_Abort(comm, 1);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gatherv(mine, cnt, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+    free(mine);
+    if (rc == MPI_SUCCESS && me == 0) {
+        int np = 0, capn = 1024;
+        tbp_pair_rec *pairs = malloc((size_t)capn * sizeof *pairs);
+        const double *p = all, *end = all + total;
+        while (pairs && p < end) {
+            if (np == capn) {
+                capn *= 2;
+                void *q = realloc(pairs, (size_t)capn * sizeof *pairs);
+                if (!q)
+                    break;
+                pairs = q;
+            }
+            p = unpack_rec(p, end, &pairs[np]);
+            if (!p)
+                break;
+            np++;
+        }
+        if (!pairs || p != end)
+            MPI_Abort(comm, 1);
+        m->pair = pairs;
+        m->npairs = np;
+    }
+    free(all);
+    free(counts);
+    free(displs);
+    return rc;
+}

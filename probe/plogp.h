@@ -1,0 +1,52 @@
+/* The MPI side of the probe: who the ranks are, the pair tests (PLogP
+ * after Kielmann et al. as in the seed thesis sec. 3.1.2, or LogGP by
+ * Hoefler's PRTT(n,d,s)), and bringing every result to rank 0.
+ *
+ * A pair test is driven by the sender (the lower rank): before each timed
+ * loop it sends the receiver a command "receive n messages of m bytes,
+ * answer with r bytes, c times", so the receiver needs no knowledge of the
+ * method and both sides always agree on what comes next, including the
+ * sizes inserted on the fly. */
+#ifndef TBP_PLOGP_H
+#define TBP_PLOGP_H
+
+#include <mpi.h>
+
+#include "probe.h"
+
+typedef struct tbp_measure_ctx {
+    const tbp_meas_opts *opt;
+    char *buf;          /* opt->max_size bytes, reused for sending and receiving */
+    double wtime;       /* this rank's MPI_Wtime overhead, subtracted from timings */
+    tbp_pair_rec *rec;  /* the pairs this rank sent in */
+    int nrec, cap;
+} tbp_measure_ctx;
+
+int tbp_measure_init(tbp_measure_ctx *c, const tbp_meas_opts *opt);
+void tbp_measure_free(tbp_measure_ctx *c);
+/* The harness callback (tbp_pair_fn): measures one pair by opt->mode. */
+int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
+
+/* Sender side of the LogGP mode (loggp.c); the receiver side is the
+ * common command loop. */
+int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec);
+
+/* Helpers shared by the two modes (plogp.c). */
+int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count);
+void tbp_spin_until(double t);
+
+/* MPI_Wtime overhead of this process (seed thesis fig. 3.7): timing of a
+ * fixed busy loop with and without MPI_Wtime around each call. */
+double tbp_wtime_overhead(void);
+
+/* Everyone's identity, allgathered: host (MPI processor name), hwloc
+ * place, world rank; group = dense id of the host.  *out is malloc'd. */
+int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out);
+
+/* Collective: rank 0 appends every rank's records to m->pair. */
+int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m);
+
+#define TBP_TAG_CMD 11
+#define TBP_TAG_DATA 12
+
+#endif

@@ -1,0 +1,114 @@
+/* libFuzzer target for the YAML loader: any input must either load into a
+ * configuration that keeps every promise the rest of the library relies on,
+ * or fail with a positioned "expected" message and nothing allocated.  A
+ * loaded topology must also map onto itself (each leaf's own identity, in
+ * reversed rank order) and keep its groups. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "topo_map.h"
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "fuzz_config: invariant failed: %s\n", #cond);   \
+            abort();                                                         \
+        }                                                                    \
+    } while (0)
+
+static void check_rules(const tb_config *cfg)
+{
+    CHECK(cfg->nrules >= 1 && cfg->rules);
+    CHECK(tb_rule_matches_all(&cfg->rules[cfg->nrules - 1]));
+    for (int i = 0; i < cfg->nrules; i++) {
+        const tb_rule *r = &cfg->rules[i];
+        CHECK(r->comm_lo >= 1 && r->comm_lo <= r->comm_hi && r->msg_lo <= r->msg_hi);
+        CHECK(r->spec.id >= 0 && r->spec.id < TB_ALG_COUNT);
+        /* the rule's own lowest corner selects some rule */
+        int idx = -1;
+        const tb_rule *hit = tb_config_select(cfg, r->comm_lo > 1 << 30 ? 1 << 30 : (int)r->comm_lo, r->msg_lo, &idx);
+        CHECK(hit && idx >= 0 && idx <= cfg->nrules - 1);
+    }
+    static const size_t bytes[] = {0, 1, 1023, 1024, 1025, 65536, (size_t)1 << 20, (size_t)1 << 30, SIZE_MAX};
+    static const int comms[] = {1, 2, 3, 7, 8, 64, 1 << 20, 2147483647};
+    for (size_t b = 0; b < sizeof bytes / sizeof bytes[0]; b++)
+        for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++)
+            CHECK(tb_config_select(cfg, comms[c], bytes[b], NULL) != NULL);
+}
+
+static void check_topology(const tb_config *cfg)
+{
+    const tb_topology *t = &cfg->topo;
+    int n = t->nleaves;
+    CHECK(n == t->nprocs && n >= 1 && t->nlevels >= 1 && t->nlevels <= TB_MAX_LEVELS && t->nhosts >= 1);
+    for (int i = 0; i < n; i++)
+        CHECK(t->leaves[i].rank == i);
+    for (int l = 0; l < t->nlevels; l++)
+        for (int i = 0; i < n; i++) {
+            CHECK(t->group[l][i] >= 0 && t->group[l][i] < t->ngroups[l]);
+            for (int j = 0; l > 0 && j < n; j++)
+                if (t->group[l][i] == t->group[l][j])
+                    CHECK(t->group[l - 1][i] == t->group[l - 1][j]);
+        }
+
+    tb_identity *ids = calloc((size_t)n, sizeof *ids);
+    CHECK(ids);
+    for (int r = 0; r < n; r++) {
+        const tb_topo_leaf *lf = &t->leaves[n - 1 - r];
+        memcpy(ids[r].host, lf->host, sizeof ids[r].host);
+        ids[r].bound = lf->pu >= 0;
+        ids[r].pu = lf->pu;
+        ids[r].core = lf->core;
+        ids[r].package = lf->package;
+        ids[r].numa = lf->numa;
+        ids[r].world_rank = r;
+    }
+    tb_hier h;
+    char why[256];
+    int rc = tb_topo_derive(ids, n, n, cfg, &h, why, sizeof why);
+    if (rc != 0)
+        fprintf(stderr, "fuzz_config: a topology does not map onto itself: %s\n", why);
+    CHECK(rc == 0);
+    CHECK(h.size == n && h.nlevels <= t->nlevels);
+    for (int l = 0; l < h.nlevels; l++) {
+        int tl = -1;
+        for (int k = 0; k < t->nlevels; k++)
+            if (strcmp(t->level_name[k], h.level_name[l]) == 0)
+                tl = k;
+        CHECK(tl >= 0);
+        for (int a = 0; a < n; a++) {
+            CHECK(h.group[l][a] >= 0 && h.group[l][a] < h.ngroups[l]);
+            for (int b = 0; b < n; b++)
+                CHECK((h.group[l][a] == h.group[l][b]) ==
+                      (t->group[tl][n - 1 - a] == t->group[tl][n - 1 - b]));
+        }
+    }
+    /* a second derivation from the same inputs is identical */
+    tb_hier h2;
+    CHECK(tb_topo_derive(ids, n, n, cfg, &h2, why, sizeof why) == 0 && h2.nlevels == h.nlevels);
+    for (int l = 0; l < h.nlevels; l++)
+        CHECK(memcmp(h.group[l], h2.group[l], sizeof(int) * (size_t)n) == 0);
+    tb_hier_free(&h2);
+    tb_hier_free(&h);
+    free(ids);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tb_config cfg;
+    char err[512];
+    if (tb_config_load_buffer((const char *)data, size, "fuzz.yaml", &cfg, err, sizeof err) != 0) {
+        CHECK(strncmp(err, "fuzz.yaml:", 10) == 0 && strstr(err, ": expected") && !strchr(err, '\n'));
+        CHECK(cfg.rules == NULL && cfg.nrules == 0 && !cfg.has_topology && cfg.topo.leaves == NULL);
+        return 0;
+    }
+    CHECK(cfg.hash == tb_config_hash_bytes(data, size));
+    check_rules(&cfg);
+    if (cfg.has_topology)
+        check_topology(&cfg);
+    tb_config_free(&cfg);
+    return 0;
+}

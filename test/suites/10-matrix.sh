@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# MPI_Bcast correctness matrix under LD_PRELOAD: every algorithm spec below
+# forced with TOPOBCAST_ALGORITHM, on communicator sizes 1..8 (oversubscribed
+# on small machines, every run under `timeout`).  Passes through
+# test/mpi/bcast_matrix's "ok"/"not ok" lines and adds, per run, "ok stats"
+# when the library's statistics show the forced algorithm really ran.
+#
+# Coverage per (spec, size P) in the default plan -- chosen to fit ~15 min
+# on a 2-core machine, where each extra rank costs scheduler latency on every
+# message.  bcast_matrix names each case; "# plan" lines print the arguments.
+#   A  every root x counts {0,1,7,4097} x all 7 datatypes (byte, int, double,
+#      strided vector, struct with gaps, intmix, vecmix) on MPI_COMM_WORLD
+#      (odd P) or the rank-reversed communicator (even P)
+#   B  every root x count 1 MiB + 3 x {byte, int, double}, same communicator
+#   C  count 1 MiB + 3 x {vector, struct, intmix, vecmix} (24-40 MiB per
+#      rank): every root at P=2; for P=3..8 two (type, root) pairs per size,
+#      so that every pair is covered once per spec across 3..8
+#   D  the other of world/reversed, split halves, dup: every root x counts
+#      {1, 4097} x {byte, vector, struct, vecmix}; MPI_COMM_SELF and the
+#      intercommunicator (pass-through): count 7 x {int, vecmix}
+#   S  back-to-back / interleaved / MPI_Bcast_c sequences at P in SEQ_SIZES
+# TB_MATRIX_FULL=1 runs bcast_matrix's whole default product instead (all
+# communicators x roots x counts x datatypes + sequences) at every size.
+# Knobs: TB_MATRIX_SPECS="spec ...", TB_MATRIX_SIZES="1 2 ...",
+# TB_MATRIX_SEQ_SIZES, TB_MATRIX_TIMEOUT (seconds per run, default 120).
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+LIB=$PWD/$BUILD/lib/libtopobcast.so
+PROG=$BUILD/test/mpi/bcast_matrix
+SIZES=${TB_MATRIX_SIZES:-1 2 3 4 5 6 7 8}
+SEQ_SIZES=${TB_MATRIX_SEQ_SIZES:-2 3 5 8}
+TIMEOUT=${TB_MATRIX_TIMEOUT:-120}
+FULL=${TB_MATRIX_FULL:-0}
+if [ -n "${TB_MATRIX_SPECS:-}" ]; then
+    read -ra SPECS <<<"$TB_MATRIX_SPECS"
+else
+    SPECS=(flat flat:send=nonblocking,outstanding=2 chain chain:chains=3 binary split_binary
+        binomial binomial:segment=8192,send=blocking knomial knomial:radix=3
+        pipeline pipeline:segment=4096 pipeline:segment=1000
+        scatter_allgather scatter_allgather:allgather=recursive_doubling default
+        magpie magpie2:base=binary interpipe distance_tree)
+fi
+
+for f in "$LIB" "$PROG"; do
+    if [ ! -e "$f" ]; then
+        echo "not ok matrix: $f is missing (make tests)"
+        exit 1
+    fi
+done
+
+BIG=1048579
+WIDE=(vector struct intmix vecmix)
+ROOTS=(0 mid last)
+
+plan() { # P -> bcast_matrix arguments
+    local p=$1
+    if [ "$FULL" = 1 ]; then
+        echo "--sequences=1"
+        return
+    fi
+    if [ "$p" -eq 1 ]; then
+        # every communicator has one rank: the library must return at once
+        echo "--sequences=0 --counts=0,1,7,4097,$BIG --types=byte,int,double,vector,struct,intmix,vecmix" \
+            "--comms=world,split,reversed,dup,self"
+        return
+    fi
+    local core=world other=reversed
+    if [ $((p % 2)) -eq 0 ]; then core=reversed other=world; fi
+    local args="--comms=$core --counts=0,1,7,4097"
+    args+=" --then --comms=$core --counts=$BIG --types=byte,int,double"
+    if [ "$p" -eq 2 ]; then
+        args+=" --then --comms=$core --counts=$BIG --types=vector,struct,intmix,vecmix"
+    else
+        local k
+        for k in $(((p - 3) * 2)) $(((p - 3) * 2 + 1)); do
+            args+=" --then --comms=$core --counts=$BIG --types=${WIDE[k % 4]} --roots=${ROOTS[k / 4]}"
+        done
+    fi
+    args+=" --then --comms=$other,split,dup --counts=1,4097 --types=byte,vector,struct,vecmix"
+    args+=" --then --comms=self,inter --counts=7 --types=int,vecmix"
+    local seq=0 s
+    for s in $SEQ_SIZES; do [ "$s" = "$p" ] && seq=1; done
+    echo "$args --sequences=$seq"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+start=$SECONDS
+runs=0 cases=0 failed_runs=0
+for spec in "${SPECS[@]}"; do
+    name=${spec%%:*}
+    for p in $SIZES; do
+        args=$(plan "$p")
+        t0=$SECONDS
+        # shellcheck disable=SC2086 # args is a word list by construction
+        timeout "$TIMEOUT" mpiexec -n "$p" env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" \
+            TOPOBCAST_STATS=1 "$PROG" $args >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        runs=$((runs + 1))
+        grep -E '^(ok|not ok) ' "$tmp/out"
+        n_ok=$(grep -c '^ok ' "$tmp/out")
+        n_bad=$(grep -c '^not ok ' "$tmp/out")
+        cases=$((cases + n_ok + n_bad))
+        echo "# run alg=$spec np=$p: $n_ok ok, $n_bad not ok, exit $rc, $((SECONDS - t0)) s; plan: $args"
+        if [ "$rc" -ne 0 ]; then
+            failed_runs=$((failed_runs + 1))
+            if [ "$n_bad" -eq 0 ]; then
+                why="exit status $rc"
+                [ "$rc" -eq 124 ] && why="timed out after ${TIMEOUT}s"
+                echo "not ok run alg=$spec np=$p: $why after $n_ok ok cases" \
+                    "(last: $(grep '^ok ' "$tmp/out" | tail -1 | cut -c1-160))"
+            fi
+            tail -5 "$tmp/err" | sed 's/^/#   stderr: /'
+        fi
+        # The forced algorithm must be the one that ran.  Size-1
+        # communicators return before dispatch, so P=1 counts nothing.
+        if [ "$p" -ge 2 ]; then
+            calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$tmp/err" | head -1)
+            if [ "${calls:-0}" -gt 0 ]; then
+                echo "ok stats alg=$spec np=$p: $name calls=$calls"
+            else
+                msg=$(grep -v '^topobcast: stats:' "$tmp/err" | grep -m1 'topobcast' | cut -c1-200)
+                echo "not ok stats alg=$spec np=$p: no $name calls;" \
+                    "stats: $(grep '^topobcast: stats: algorithm=' "$tmp/err" | tr '\n' ' ')${msg:+; library said: $msg}"
+            fi
+        fi
+    done
+done
+echo "# matrix: ${#SPECS[@]} specs, sizes $SIZES, $runs runs, $cases cases, $failed_runs runs failed, $((SECONDS - start)) s"

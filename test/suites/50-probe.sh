@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# topobcast-probe end to end: measure with 2 ranks here, write measurements
+# and topology, load the topology with the library's loader, re-analyse the
+# saved run offline (same topology), validate against the ground truth,
+# the LogGP mode and the graph view; then, when the SMPI build exists, a
+# small FRAM-like simulation whose levels must match the platform.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+
+# has PATTERN: $OUT matches (extended regex); rc_has RC PATTERN: and RC is 0.
+has() { grep -Eq -- "$1" <<<"$OUT"; }
+rc_has() { [ "$1" -eq 0 ] && has "$2"; }
+
+PROBE=$BUILD/bin/topobcast-probe
+D=$BUILD/test/probe
+rm -rf "$D"
+mkdir -p "$D"
+
+if [ ! -x "$PROBE" ]; then
+    notok "probe built ($PROBE missing)"
+    exit 0
+fi
+
+# --help and --analyze must not need MPI (no launcher here).
+check "help without MPI" bash -c "'$PROBE' --help | grep -q -- '--analyze FILE'"
+OUT=$("$PROBE" --bogus 2>&1 </dev/null)
+RC=$?
+check "unknown option rejected" bash -c "[ $RC -eq 2 ]"
+check "unknown option named" has "unknown option '--bogus'"
+
+# Measurement with 2 ranks, small M and R.
+OUT=$(timeout 120 mpiexec -n 2 "$PROBE" -M 4K -R 2 --save "$D/run.txt" -o "$D/topo.yaml" --validate \
+      --graph "$D/g.dot" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | sed 's/^/# /'
+check "2-rank measurement succeeds" [ "$RC" -eq 0 ]
+check "schedule reported against P(P-1)/2" has "schedule: 1 pairs \(of P\(P-1\)/2 = 1\) in 1 rounds"
+check "measurements saved" grep -q "^pair 0 1 L=" "$D/run.txt"
+check "sizes 0..4K measured" bash -c "grep -q '^s 0 ' '$D/run.txt' && grep -q '^s 4096 ' '$D/run.txt'"
+check "five-number summaries kept" bash -c "awk '/^s /{ if (NF != 22) bad=1 } END { exit bad }' '$D/run.txt'"
+check "validate: node accuracy 1.0" has "^node +1 +[^ ]+ +[0-9]+ +1\.000"
+check "graph view written (DOT and TGF)" bash -c "grep -q '^graph topology' '$D/g.dot' && grep -q '^#' '$D/g.tgf'"
+
+OUT=$("$PROBE" --check "$D/topo.yaml" 2>&1)
+check "topology loads with tb_config_load" rc_has $? "topology of 2 leaves on 1 hosts"
+printf '# %s\n' "$OUT"
+check "bad topology rejected by the loader" bash -c "! '$PROBE' --check '$D/run.txt' 2>/dev/null"
+
+# Offline re-analysis: no MPI, identical topology.
+OUT=$("$PROBE" --analyze "$D/run.txt" -o "$D/topo2.yaml" --validate 2>&1)
+check "--analyze runs without MPI" [ $? -eq 0 ]
+check "--analyze reproduces the topology" cmp -s "$D/topo.yaml" "$D/topo2.yaml"
+check "--analyze validates too" has "^node +1 +[^ ]+ +[0-9]+ +1\.000"
+
+# Independence groups from the topology just written; serial; LogGP.
+OUT=$(timeout 120 mpiexec -n 2 "$PROBE" -M 1K -R 2 --groups "$D/topo.yaml" --serial -o "$D/topo3.yaml" 2>&1)
+check "--groups FILE and --serial" rc_has $? "concurrency serial"
+OUT=$(timeout 120 mpiexec -n 2 "$PROBE" --mode loggp -M 64K -R 2 --save "$D/loggp.txt" -o "$D/loggp.yaml" 2>&1)
+check "LogGP mode runs" bash -c "[ $? -eq 0 ] && grep -q '^mode loggp' '$D/loggp.txt' && grep -q 'loggp=' '$D/loggp.txt'"
+check "LogGP topology loads" bash -c "'$PROBE' --check '$D/loggp.yaml' >/dev/null"
+
+# The simulated FRAM-like cluster: 2 ranks on each of 4 sockets (two of one
+# node, one of another node, one on the other island).  The platform's
+# host is a socket; the truth file gives the physical node and the island
+# from the documented naming (for validation only).
+SMPI_PROBE=$BUILD/smpi/bin/topobcast-probe
+if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
+    . test/smpi/smpi-opts.sh
+    for h in fram-n00-s0 fram-n00-s1 fram-n01-s0 fram-n16-s0; do echo "$h"; echo "$h"; done >"$D/hosts8.txt"
+    sort -u "$D/hosts8.txt" | awk '{ split($1, p, "-"); n = substr(p[2], 2) + 0;
+        print $1, "island=" int(n / 16), "node=" p[2], "socket=" $1 }' >"$D/truth8.txt"
+    OUT=$(timeout 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts8.txt" \
+          -np 8 "$SMPI_PROBE" -M 256K -R 2 --batch-time 0 --truth "$D/truth8.txt" --validate \
+          -o "$D/fram8.yaml" --save "$D/fram8.txt" 2>&1)
+    RC=$?
+    printf '%s\n' "$OUT" | sed 's/^/# /'
+    check "SMPI FRAM 8 ranks: measurement succeeds" [ "$RC" -eq 0 ]
+    for lvl in island node socket; do
+        check "SMPI FRAM: $lvl level found, accuracy 1.0" has "^$lvl +[0-9]+ +$lvl +[0-9]+ +1\.000 +1\.000"
+    done
+    check "SMPI FRAM: topology loads" bash -c "'$PROBE' --check '$D/fram8.yaml' | grep -q 'levels: island(2) node(3) socket(4)'"
+    OUT=$("$PROBE" --analyze "$D/fram8.txt" --truth "$D/truth8.txt" -o "$D/fram8b.yaml" 2>&1)
+    check "SMPI FRAM: --analyze reproduces the topology" cmp -s "$D/fram8.yaml" "$D/fram8b.yaml"
+else
+    ok "SMPI FRAM probe # skip: no SMPI build (make smpi)"
+fi

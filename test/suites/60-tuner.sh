@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# topobcast-tuner on this machine with 2 ranks: a short tuning run whose
+# table loads (with the topology copied in), resume from the partial file,
+# the model's pruning reported, and --compare with its CSV.  Timings on a
+# shared 2-core box mean nothing; only the mechanics are checked.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+
+TUNER=$BUILD/bin/topobcast-tuner
+if [ ! -x "$TUNER" ]; then
+    notok "tuner built ($TUNER missing)"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP_TMP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
+host=$(hostname)
+SIZES=1,3K,64K
+
+# Inputs as the probe writes them, for this host: a one-level topology and
+# PLogP measurements (fixed numbers, so the model's plan is the same every
+# run and resume can be checked exactly).
+cat >"$tmp/topo.yaml" <<EOF
+topobcast: 1
+meta: {written-by: 60-tuner.sh}
+topology:
+  fingerprint: {nprocs: 2, hosts: [$host]}
+  levels: [node]
+  leaves:
+    - {rank: 0, host: $host}
+    - {rank: 1, host: $host}
+  groups:
+    node: [[0, 1]]
+EOF
+opts="options reps=8 max-size=1048576 eps=0.05 max-insert=8 min-spacing=32 k-wait=1.3 gsat-max=65536 gsat-cap=1000 batch-time=0.0001 stat=min prtt-n=8 concurrency=serial fast=1 seed=1"
+zeros="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+cat >"$tmp/meas.txt" <<EOF
+topobcast-probe-measurements 1
+mode plogp
+nprocs 2
+$opts
+run pairs=1 rounds=1 elapsed=0.1 wtime-overhead=1e-08
+rank 0 host=$host pu=-1 core=-1 package=-1 numa=-1 world=0 group=0 measured=1
+rank 1 host=$host pu=-1 core=-1 package=-1 numa=-1 world=1 group=0 measured=1
+pair 0 1 L=3e-07 sizes=3
+s 0 1e-06 2e-07 2e-07 2e-07 10 $zeros
+s 65536 1e-05 2e-06 2e-06 9e-06 10 $zeros
+s 1048576 1.1e-04 5e-06 5e-06 1.1e-04 0 $zeros
+end
+EOF
+sed -e 's/^nprocs 2/nprocs 4/' "$tmp/meas.txt" >"$tmp/meas4.txt"
+
+run() { # run NAME ARGS...: output in $OUT (also in $tmp/NAME.log), status in $RC
+    local name=$1
+    shift
+    OUT=$(timeout 120 mpiexec -n 2 "$TUNER" "$@" 2>&1)
+    RC=$?
+    printf '%s\n' "$OUT" >"$tmp/$name.log"
+}
+
+# 1. tune
+run tune --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZES --reps 5 --warmup 1 \
+    -o "$tmp/t.yaml"
+check "tuner exits 0" [ "$RC" -eq 0 ]
+[ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | tail -20 | sed 's/^/# /'
+check "tuner uses the probe measurements" grep -q "costs: $tmp/meas.txt (plogp, 2 ranks, 1 pairs measured" <<<"$OUT"
+check "tuner reports timed runs vs exhaustive" grep -qE "^timed runs .*: [0-9]+ with pruning; exhaustive: [0-9]+ candidates" <<<"$OUT"
+check "tuner reports model error per family" grep -q "^model error by algorithm family" <<<"$OUT"
+check "tuner verified its table loads" grep -q "it loads and selects every measured winner" <<<"$OUT"
+check "table has the topology copied in" grep -q "fingerprint: {nprocs: 2, hosts: \[\"$host\"\]}" "$tmp/t.yaml"
+check "table ends with the default rule" bash -c "tail -1 '$tmp/t.yaml' | grep -q '{algorithm: default}'"
+nrec=$(grep -vc '^#' "$tmp/t.yaml.partial")
+check "partial file holds every measurement" bash -c "grep -q 'timing done in .*: $nrec new measurements' <<<'$OUT'"
+
+# the library itself accepts the table (no fallback warning) and uses it
+OUT2=$(timeout 60 mpiexec -n 2 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$tmp/t.yaml" TOPOBCAST_VERBOSE=1 \
+    "$BUILD/bin/bcast_app" 2>&1)
+check "library loads the tuned table" bash -c "grep -q 'topobcast active' <<<'$OUT2' && ! grep -q 'using MPI_Bcast' <<<'$OUT2'"
+
+# 2. resume: everything is there already; then with the last 2 records lost
+run resume --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZES --reps 5 --warmup 1 \
+    -o "$tmp/t.yaml" --resume
+check "resume: nothing to measure again" bash -c "[ $RC -eq 0 ] && grep -q '0 new measurements ($nrec from the partial file)' <<<'$OUT'"
+head -n -2 "$tmp/t.yaml.partial" >"$tmp/cut" && printf '2 65536 0 nan 1e-05' >>"$tmp/cut" # + a torn line
+mv "$tmp/cut" "$tmp/t.yaml.partial"
+run resume2 --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZES --reps 5 --warmup 1 \
+    -o "$tmp/t.yaml" --resume
+check "resume after interruption measures only what was lost" \
+    bash -c "[ $RC -eq 0 ] && grep -q '2 new measurements ($((nrec - 2)) from the partial file)' <<<'$OUT'"
+run resume3 --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZES --reps 7 --warmup 1 \
+    -o "$tmp/t.yaml" --resume
+check "resume refuses other settings" bash -c "[ $RC -ne 0 ] && grep -q 'written by a different run' <<<'$OUT'"
+
+# 3. measurements of another job are not used
+run other --measurements "$tmp/meas4.txt" --sizes 1K --reps 3 --warmup 1 -o "$tmp/o.yaml"
+check "measurements of 4 processes refused on 2" \
+    bash -c "[ $RC -eq 0 ] && grep -q 'measured with 4 processes, this job has 2; calibrating instead' <<<'$OUT'"
+
+# 4. exhaustive mode says what pruning would have chosen
+run exhaustive --measurements "$tmp/meas.txt" --sizes 64K --reps 3 --warmup 1 --exhaustive -o "$tmp/e.yaml"
+check "exhaustive run compares pruning" bash -c "[ $RC -eq 0 ] && grep -qE 'pruning at 1.50x would have timed [0-9]+ and chosen the same winner in [0-9]+ of 1 cases' <<<'$OUT'"
+
+# 5. compare
+run compare --compare "$tmp/t.yaml" --csv "$tmp/c.csv" --sizes $SIZES --reps 5 --warmup 1
+check "compare exits 0" [ "$RC" -eq 0 ]
+check "compare uses the table" bash -c "grep -q 'configuration $tmp/t.yaml\$' <<<'$OUT'"
+check "compare prints a geometric mean" grep -q "geometric-mean speedup" <<<"$OUT"
+check "compare CSV header" [ "$(head -1 "$tmp/c.csv")" = "size,default_us,topobcast_us,speedup,algorithm" ]
+check "compare CSV: one row of 5 fields per size" python3 - "$tmp/c.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+sizes = [1, 3072, 65536]
+ok = len(rows) == len(sizes) and all(len(r) == 5 for r in rows)
+ok = ok and [int(r[0]) for r in rows] == sizes and all(float(r[1]) > 0 and float(r[2]) > 0 for r in rows)
+ok = ok and all(abs(float(r[3]) - float(r[1]) / float(r[2])) < 0.01 * float(r[3]) + 1e-3 for r in rows)
+sys.exit(0 if ok else 1)
+EOF
+# the algorithm column is what the table selects
+want=$(grep -m1 'bytes: 0-' "$tmp/t.yaml" | sed 's/.*algorithm: "\(.*\)"}/\1/')
+check "compare reports the table's algorithm" bash -c "grep -q '^1,.*,\"$want\"' '$tmp/c.csv'"
+run badcfg --compare "$tmp/nonexistent.yaml" --sizes 1K --reps 3 --warmup 1
+check "compare with a missing config says it is not in use" bash -c "grep -q 'NOT IN USE' <<<'$OUT'"

@@ -1,0 +1,171 @@
+/* The probe's harness schedule: every wanted pair exactly once, no rank
+ * twice in a round, no shared resource in a round (independence), round
+ * counts at the optimum for the regular cases, and fast mode's choice. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tap.h"
+
+/* Checks s against the rules; returns a description of the first
+ * violation or NULL. */
+static const char *violation(const tbp_schedule *s, int n, const int *group, const int *measured,
+                             tbp_concurrency c)
+{
+    static char why[160];
+    int ngroups = 0;
+    for (int r = 0; r < n; r++)
+        if (group[r] + 1 > ngroups)
+            ngroups = group[r] + 1;
+    int *seen = calloc((size_t)n * n, sizeof *seen);
+    int *rank_round = malloc((size_t)n * sizeof *rank_round);
+    int *res_round = malloc((size_t)(n + ngroups + 1) * sizeof *res_round);
+    const char *bad = NULL;
+    for (int r = 0; r < n; r++)
+        rank_round[r] = -1;
+    for (int q = 0; q < n + ngroups + 1; q++)
+        res_round[q] = -1;
+    if (s->round_start[0] != 0 || s->round_start[s->nrounds] != s->npairs)
+        bad = "round_start does not cover the pairs";
+    for (int r = 0; r < s->nrounds && !bad; r++) {
+        if (s->round_start[r + 1] <= s->round_start[r]) {
+            snprintf(why, sizeof why, "round %d is empty", r);
+            bad = why;
+        }
+        for (int k = s->round_start[r]; k < s->round_start[r + 1] && !bad; k++) {
+            int i = s->pair[k][0], j = s->pair[k][1];
+            if (i < 0 || j >= n || i >= j) {
+                snprintf(why, sizeof why, "pair (%d,%d) not ordered i<j in range", i, j);
+                bad = why;
+                break;
+            }
+            if (seen[i * n + j]++) {
+                snprintf(why, sizeof why, "pair (%d,%d) twice", i, j);
+                bad = why;
+                break;
+            }
+            if (rank_round[i] == r || rank_round[j] == r) {
+                snprintf(why, sizeof why, "a rank of (%d,%d) twice in round %d", i, j, r);
+                bad = why;
+                break;
+            }
+            rank_round[i] = rank_round[j] = r;
+            int res[4], nr = tbp_pair_resources(n, ngroups, group, c, i, j, res);
+            for (int x = 0; x < nr; x++) {
+                if (res_round[res[x]] == r) {
+                    snprintf(why, sizeof why, "resource %d shared in round %d (pair %d,%d)", res[x], r, i, j);
+                    bad = why;
+                }
+                res_round[res[x]] = r;
+            }
+        }
+    }
+    for (int i = 0; i < n && !bad; i++)
+        for (int j = i + 1; j < n && !bad; j++) {
+            int want = tbp_pair_wanted(group, measured, i, j);
+            if (want != seen[i * n + j]) {
+                snprintf(why, sizeof why, "pair (%d,%d) scheduled %d times, wanted %d", i, j, seen[i * n + j], want);
+                bad = why;
+            }
+        }
+    free(seen);
+    free(rank_round);
+    free(res_round);
+    return bad;
+}
+
+static void blocks(int n, int per, int *group)
+{
+    for (int r = 0; r < n; r++)
+        group[r] = r / per;
+}
+
+static int check(const char *name, int n, const int *group, const int *measured, tbp_concurrency c,
+                 int expect_rounds)
+{
+    tbp_schedule s;
+    int rc = tbp_schedule_build(n, group, measured, c, &s);
+    TAP_OK(rc == 0, "%s: schedule built", name);
+    if (rc != 0)
+        return -1;
+    const char *v = violation(&s, n, group, measured, c);
+    TAP_OK(v == NULL, "%s: valid (%s)", name, v ? v : "every wanted pair once, independent rounds");
+    if (expect_rounds >= 0)
+        TAP_OK(s.nrounds == expect_rounds, "%s: %d rounds (expected %d)", name, s.nrounds, expect_rounds);
+    int r = s.nrounds;
+    tbp_schedule_free(&s);
+    return r;
+}
+
+int main(void)
+{
+    int group[512], measured[512];
+
+    blocks(6, 3, group);
+    check("serial P=6", 6, group, NULL, TBP_CONC_SERIAL, 15);
+
+    /* rank-disjoint only: a round-robin tournament, P-1 rounds (P even) */
+    blocks(8, 8, group);
+    check("ranks P=8", 8, group, NULL, TBP_CONC_RANKS, 7);
+    blocks(7, 7, group);
+    check("ranks P=7", 7, group, NULL, TBP_CONC_RANKS, 7);
+    blocks(64, 4, group);
+    check("ranks P=64 in 16 groups", 64, group, NULL, TBP_CONC_RANKS, 63);
+
+    /* groups: s(s-1)/2 + (G-1) s^2 for G even groups of s */
+    blocks(12, 3, group);
+    check("groups 4x3", 12, group, NULL, TBP_CONC_GROUPS, 3 + 3 * 9);
+    blocks(512, 8, group);
+    check("groups 64x8 (P=512)", 512, group, NULL, TBP_CONC_GROUPS, 28 + 63 * 64);
+
+    /* intra: inter-group pairs one at a time, intra-group pairs hidden in
+     * the rounds where their group is idle */
+    blocks(12, 3, group);
+    check("intra 4x3", 12, group, NULL, TBP_CONC_INTRA, 66 - 12);
+    blocks(16, 8, group);
+    /* 2 groups: every inter pair uses both groups; the two groups' intra
+     * pairs overlap each other only: 64 + 28 */
+    check("intra 2x8", 16, group, NULL, TBP_CONC_INTRA, 64 + 28);
+
+    /* unequal groups */
+    int uneq[] = {0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 0, 1};
+    int nu = (int)(sizeof uneq / sizeof *uneq);
+    for (int c = 0; c < TBP_CONC_COUNT; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "unequal groups, %s", tbp_concurrency_name((tbp_concurrency)c));
+        int r = check(name, nu, uneq, NULL, (tbp_concurrency)c, -1);
+        /* group 0 has 6 ranks: 15 pairs inside and 6*7 outside touch it */
+        if (c == TBP_CONC_GROUPS)
+            TAP_OK(r >= 15 + 42 && r <= 2 * (15 + 42), "unequal groups: %d rounds within [57, 114]", r);
+    }
+
+    /* fast mode */
+    blocks(32, 8, group);
+    tbp_fast_select(32, group, 0.25, 7, measured);
+    int per[4] = {0};
+    for (int r = 0; r < 32; r++)
+        per[group[r]] += measured[r];
+    TAP_OK(per[0] == 2 && per[1] == 2 && per[2] == 2 && per[3] == 2, "fast 0.25 keeps 2 of 8 per group (%d %d %d %d)",
+           per[0], per[1], per[2], per[3]);
+    int again[32], other[32], differs = 0;
+    tbp_fast_select(32, group, 0.25, 7, again);
+    TAP_OK(memcmp(again, measured, sizeof again) == 0, "fast selection is deterministic for a seed");
+    for (unsigned long seed = 8; seed < 20 && !differs; seed++) {
+        tbp_fast_select(32, group, 0.25, seed, other);
+        differs = memcmp(other, measured, sizeof other) != 0;
+    }
+    TAP_OK(differs, "another seed chooses other ranks");
+    tbp_fast_select(32, group, 1.0, 7, other);
+    int all = 1;
+    for (int r = 0; r < 32; r++)
+        all &= other[r];
+    TAP_OK(all, "fast 1.0 keeps every rank");
+    /* 24 inter pairs among the 8 kept, one at a time; each group has 28
+     * intra pairs and 2*6 inter pairs: at least 40 rounds */
+    int nr = check("fast intra 4x8", 32, group, measured, TBP_CONC_INTRA, -1);
+    TAP_OK(nr >= 40 && nr <= 48, "fast intra: %d rounds, near the bound of 40", nr);
+    check("fast groups 4x8", 32, group, measured, TBP_CONC_GROUPS, -1);
+    check("fast ranks 4x8", 32, group, measured, TBP_CONC_RANKS, -1);
+    check("fast serial 4x8", 32, group, measured, TBP_CONC_SERIAL, 4 * 28 + 24);
+    TAP_DONE();
+}

@@ -1,0 +1,149 @@
+/* Tuner candidate generation: exact counts for known grids, every
+ * candidate a valid spec that builds a correct tree, no duplicates. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidates.h"
+#include "schedule.h"
+#include "tap.h"
+
+/* size ranks in `nodes` nodes of `sockets` sockets each, contiguous */
+static void two_level(tb_hier *h, int size, int nodes, int sockets)
+{
+    tb_hier_alloc(h, size, 2);
+    snprintf(h->level_name[0], TB_LEVEL_NAME_MAX, "node");
+    snprintf(h->level_name[1], TB_LEVEL_NAME_MAX, "socket");
+    int per_node = size / nodes, per_socket = per_node / sockets;
+    h->ngroups[0] = nodes;
+    h->ngroups[1] = nodes * sockets;
+    for (int r = 0; r < size; r++) {
+        h->group[0][r] = r / per_node;
+        h->group[1][r] = r / per_socket;
+    }
+}
+
+static int count_id(const tb_cand_list *l, tb_alg_id id)
+{
+    int n = 0;
+    for (int i = 0; i < l->n; i++)
+        n += l->v[i].spec.id == id;
+    return n;
+}
+
+/* every candidate: text parses back to the same spec, is unique, and its
+ * plan builds and passes the tree invariants */
+static void check_all_valid(const tb_cand_list *l, const tb_hier *h, int size, const char *what)
+{
+    int bad_parse = 0, dup = 0, bad_plan = 0;
+    for (int i = 0; i < l->n; i++) {
+        tb_alg_spec s;
+        char err[256];
+        if (tb_alg_spec_parse(l->v[i].text, &s, err, sizeof err) != 0 || !tb_alg_spec_equal(&s, &l->v[i].spec)) {
+            if (!bad_parse)
+                printf("# bad spec text '%s': %s\n", l->v[i].text, err);
+            bad_parse++;
+        }
+        for (int j = 0; j < i; j++)
+            if (!strcmp(l->v[i].text, l->v[j].text))
+                dup++;
+        if (s.id == TB_ALG_DEFAULT)
+            continue;
+        tb_plan p;
+        for (int root = 0; root < size; root += size / 2 + 1) {
+            if (tb_plan_build(&p, size, root, &s, h, err, sizeof err) != 0) {
+                if (!bad_plan)
+                    printf("# %s: %s\n", l->v[i].text, err);
+                bad_plan++;
+                continue;
+            }
+            if (tb_tree_check(&p.tree, err, sizeof err) != 0) {
+                if (!bad_plan)
+                    printf("# %s root %d: %s\n", l->v[i].text, root, err);
+                bad_plan++;
+            }
+            tb_plan_free(&p);
+        }
+    }
+    TAP_OK(bad_parse == 0, "%s: all %d candidate texts parse back to their spec", what, l->n);
+    TAP_OK(dup == 0, "%s: no duplicate candidates (%d found)", what, dup);
+    TAP_OK(bad_plan == 0, "%s: every candidate builds a valid tree (%d failures)", what, bad_plan);
+}
+
+int main(void)
+{
+    tb_cand_grid g;
+    tb_cand_grid_default(&g);
+    TAP_OK(g.nseg == 8 && g.seg[0] == 8192 && g.seg[7] == 1048576, "default grid: segments 8K..1M (%d)", g.nseg);
+
+    /* flat communicator, 8 ranks, 4 KiB: no segment is shorter than the
+     * message; 1 default + 4 trees x 2 sends + 6 radices x 2 + chains 1,2,4
+     * x 2 (8 chains on 7 ranks is flat) + scatter_allgather 2 x 2 = 31 */
+    tb_cand_list l = {0};
+    int n = tb_cand_generate(&g, NULL, 8, 4096, &l);
+    TAP_OK(n == 31 && l.n == 31, "flat P=8 4K: 31 candidates (got %d)", n);
+    TAP_OK(l.n > 0 && l.v[0].spec.id == TB_ALG_DEFAULT && count_id(&l, TB_ALG_DEFAULT) == 1,
+           "default is the first candidate, once");
+    TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 0, "no pipeline when no segment is shorter than the message");
+    TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 0 && count_id(&l, TB_ALG_DISTANCE_TREE) == 0,
+           "no topology-aware candidates without a hierarchy");
+    check_all_valid(&l, NULL, 8, "flat P=8 4K");
+    tb_cand_list_free(&l);
+
+    /* 100 KiB: segments 8K, 16K, 32K, 64K -> trees 4 x 5 x 2 = 40,
+     * knomial 6 x 5 x 2 = 60, chain 3 x 2 = 6, pipeline 3 x 4 x 2 = 24,
+     * scatter_allgather 4, default 1: 135 */
+    n = tb_cand_generate(&g, NULL, 8, 100 * 1024, &l);
+    TAP_OK(n == 135, "flat P=8 100K: 135 candidates (got %d)", n);
+    TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 24, "pipeline: 3 chain counts x 4 segments x 2 sends (got %d)",
+           count_id(&l, TB_ALG_PIPELINE));
+    /* generating again adds nothing */
+    TAP_OK(tb_cand_generate(&g, NULL, 8, 100 * 1024, &l) == 0 && l.n == 135, "regeneration deduplicates");
+    tb_cand_list_free(&l);
+
+    /* two levels, 16 ranks, 4 KiB: base 1 + 8 + 12 + chains 1,2,4,8 x 2 = 8
+     * + scatter_allgather (ring rank/distance) 8 + distance_tree 2 = 39;
+     * magpie: 3 level subsets x 2 = 6; magpie2: subsets {node}, {socket}
+     * with 4^2 fan-out combinations, {node, socket} with 4^3: 96 x 2 = 192;
+     * no interpipe (no segment below 4K): 237 */
+    tb_hier h;
+    two_level(&h, 16, 2, 2);
+    n = tb_cand_generate(&g, &h, 16, 4096, &l);
+    TAP_OK(n == 237, "2 levels P=16 4K: 237 candidates (got %d)", n);
+    TAP_OK(count_id(&l, TB_ALG_MAGPIE2) == 192, "magpie2: 96 level/fan-out combinations x 2 sends (got %d)",
+           count_id(&l, TB_ALG_MAGPIE2));
+    int dropped = 0, all = 0;
+    for (int i = 0; i < l.n; i++)
+        if (l.v[i].spec.id == TB_ALG_MAGPIE) {
+            dropped += !strcmp(l.v[i].spec.levels, "node") || !strcmp(l.v[i].spec.levels, "socket");
+            all += l.v[i].spec.levels[0] == '\0';
+        }
+    TAP_OK(dropped == 4 && all == 2, "magpie with a level dropped (%d) and with all levels (%d)", dropped, all);
+    check_all_valid(&l, &h, 16, "2 levels P=16 4K");
+    tb_cand_list_free(&l);
+
+    /* 2 MiB: all 8 segments apply; interpipe = 96 combinations x 8 x 2 */
+    n = tb_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
+    TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 96 * 8 * 2, "interpipe: 96 x 8 segments x 2 sends (got %d)",
+           count_id(&l, TB_ALG_INTERPIPE));
+    TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
+           count_id(&l, TB_ALG_MAGPIE));
+    int blocking = 0;
+    for (int i = 0; i < l.n; i++)
+        blocking += l.v[i].spec.id != TB_ALG_DEFAULT && !l.v[i].spec.nonblocking;
+    TAP_OK(blocking * 2 == l.n - 1, "every non-default candidate in both send modes (%d of %d)", blocking, l.n - 1);
+    check_all_valid(&l, &h, 16, "2 levels P=16 2M");
+    tb_cand_list_free(&l);
+
+    /* one send mode only halves everything but default */
+    g.send_variants = 1;
+    n = tb_cand_generate(&g, NULL, 8, 4096, &l);
+    TAP_OK(n == 16, "non-blocking only: 1 + 30 / 2 = 16 (got %d)", n);
+    TAP_OK(tb_cand_add_text(&l, "binomial:segment=0,send=nonblocking,outstanding=8") == 0,
+           "add_text finds an equal spec");
+    TAP_OK(tb_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 17, "add_text adds a new spec");
+    TAP_OK(tb_cand_add_text(&l, "bogus") == -1, "add_text rejects a bad spec");
+    tb_cand_list_free(&l);
+    tb_hier_free(&h);
+    TAP_DONE();
+}

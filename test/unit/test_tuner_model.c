@@ -1,0 +1,166 @@
+/* Tuner cost model: exact replay of a pipelined chain, and the orderings
+ * every broadcast model must get right (binomial beats flat for small
+ * messages at large P; pipeline and scatter-allgather beat binomial for
+ * large ones; magpie beats a topology-blind tree when groups are far
+ * apart and interleaved). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costs.h"
+#include "model.h"
+#include "tap.h"
+
+/* g(m) = g0 + m / bw (bw in bytes/s), os = g0, one curve per class. */
+static void set_curve(tb_costs *c, int k, double L, double g0, double bw)
+{
+    c->L[k] = L;
+    for (int i = 0; i < tb_costs_n(c, k); i++) {
+        tb_costs_g(c, k)[i] = g0 + tb_costs_m(c, k)[i] / bw;
+        tb_costs_os(c, k)[i] = g0;
+    }
+}
+
+static void sizes(tb_costs *c)
+{
+    const double m[] = {0, 1024, 65536, 1048576, 16777216};
+    for (int k = 0; k < c->ncurves; k++)
+        for (int i = 0; i < 5; i++)
+            tb_costs_m(c, k)[i] = m[i];
+}
+
+static double predict(const tb_costs *c, const tb_hier *h, int P, const char *spec, size_t bytes)
+{
+    tb_alg_spec s;
+    char err[256];
+    double t = -1;
+    if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0 ||
+        tb_model_predict(c, NULL, h, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
+        printf("# %s: %s\n", spec, err);
+        return -1;
+    }
+    return t;
+}
+
+int main(void)
+{
+    tb_costs c;
+    const double L = 1e-6, g0 = 3e-7, bw = 1e10;
+    tb_costs_alloc(&c, 64, 1, 5, 0);
+    sizes(&c);
+    set_curve(&c, 0, L, g0, bw);
+
+    /* interpolation: clamped below, linear inside, extended above */
+    double x[] = {0, 10, 20}, y[] = {1, 2, 4};
+    TAP_OK(tb_costs_interp(x, y, 3, -5) == 1 && tb_costs_interp(x, y, 3, 5) == 1.5 &&
+               tb_costs_interp(x, y, 3, 30) == 6,
+           "interpolation clamps below, is linear inside and extends the last slope");
+
+    /* pipelined chain, 16 KiB segments (eager), 1 MiB: the last rank gets
+     * the last segment at (nseg - 1) g(seg) + (P - 1)(g(seg) + L) */
+    {
+        int P = 16;
+        size_t n = 1 << 20, seg = 16384;
+        double gs = g0 + (double)seg / bw;
+        double want = (double)(n / seg - 1) * gs + (P - 1) * (gs + L);
+        double got = predict(&c, NULL, P, "pipeline:segment=16K", n);
+        TAP_OK(fabs(got - want) < 1e-12, "pipeline replay is exact: %.3f us (expected %.3f us)", got * 1e6,
+               want * 1e6);
+        double gotb = predict(&c, NULL, P, "pipeline:segment=16K,send=blocking", n);
+        TAP_OK(fabs(gotb - want) < 1e-12, "blocking eager pipeline same as non-blocking (%.3f us)", gotb * 1e6);
+    }
+    /* flat tree, small message: root's link serialises P-1 sends */
+    {
+        int P = 64;
+        double want = (P - 2) * (g0 + 8 / bw) + (g0 + 8 / bw) + L;
+        double got = predict(&c, NULL, P, "flat", 8);
+        TAP_OK(fabs(got - want) < 1e-12, "flat tree: (P-1) g + L = %.3f us (got %.3f us)", want * 1e6, got * 1e6);
+    }
+    /* small messages at large P: binomial beats flat */
+    {
+        double bin = predict(&c, NULL, 64, "binomial", 8), flat = predict(&c, NULL, 64, "flat", 8);
+        TAP_OK(bin > 0 && bin < flat, "P=64 8 B: binomial %.2f us < flat %.2f us", bin * 1e6, flat * 1e6);
+        double bin6 = 6 * (g0 + 8 / bw + L);
+        TAP_OK(fabs(bin - bin6) < 0.5 * bin6, "binomial ~ log2(P) (g + L) = %.2f us (got %.2f)", bin6 * 1e6,
+               bin * 1e6);
+    }
+    /* large messages on a chain-like cost model (bandwidth-bound links):
+     * pipeline and scatter-allgather beat binomial */
+    {
+        size_t n = 8u << 20;
+        double bin = predict(&c, NULL, 16, "binomial", n);
+        double pipe = predict(&c, NULL, 16, "pipeline:segment=64K", n);
+        double sag = predict(&c, NULL, 16, "scatter_allgather", n);
+        double sagr = predict(&c, NULL, 16, "scatter_allgather:allgather=recursive_doubling", n);
+        TAP_OK(pipe > 0 && pipe < bin, "P=16 8 MiB: pipeline %.0f us < binomial %.0f us", pipe * 1e6, bin * 1e6);
+        TAP_OK(sag > 0 && sag < bin, "P=16 8 MiB: scatter_allgather(ring) %.0f us < binomial %.0f us", sag * 1e6,
+               bin * 1e6);
+        TAP_OK(sagr > 0 && sagr < bin, "P=16 8 MiB: scatter_allgather(rdbl) %.0f us < binomial %.0f us",
+               sagr * 1e6, bin * 1e6);
+        /* bandwidth term of binomial: the root sends the message log2 P times */
+        TAP_OK(bin > 4 * (double)n / bw, "binomial pays >= log2(P) n / bw (%.0f us)", bin * 1e6);
+        double split = predict(&c, NULL, 16, "split_binary", n);
+        double binary = predict(&c, NULL, 16, "binary", n);
+        TAP_OK(split > 0 && split < binary, "split_binary %.0f us < binary %.0f us (half the bytes per subtree)",
+               split * 1e6, binary * 1e6);
+    }
+    /* segments help big messages on deep trees, cost small ones nothing */
+    {
+        double whole = predict(&c, NULL, 32, "binary", 4u << 20);
+        double seg = predict(&c, NULL, 32, "binary:segment=64K", 4u << 20);
+        TAP_OK(seg < whole, "segmented binary %.0f us < whole-message binary %.0f us", seg * 1e6, whole * 1e6);
+    }
+    tb_costs_free(&c);
+
+    /* Two islands, interleaved so that every binomial edge r -> r + 2^k
+     * crosses (island = parity of popcount(r)): crossing costs 20 us,
+     * inside 0.5 us.  For small messages magpie crosses once; binomial
+     * crosses on every level. */
+    {
+        int P = 32;
+        tb_hier h;
+        tb_hier_alloc(&h, P, 1);
+        snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "island");
+        h.ngroups[0] = 2;
+        for (int r = 0; r < P; r++)
+            h.group[0][r] = __builtin_popcount((unsigned)r) & 1;
+        tb_costs cc;
+        tb_costs_alloc(&cc, P, 2, 5, 1);
+        sizes(&cc);
+        set_curve(&cc, 0, 20e-6, 1e-6, 1e9);  /* class 0: differ at "island" */
+        set_curve(&cc, 1, 0.5e-6, 2e-7, 1e10); /* class 1: same island */
+        for (int a = 0; a < P; a++)
+            for (int b = 0; b < P; b++)
+                cc.pair[a * P + b] = tb_costs_pair_class(&h, a, b);
+        TAP_OK(cc.pair[0 * P + 1] == 0 && cc.pair[0 * P + 3] == 1 && cc.pair[3 * P + 3] == 1,
+               "pair classes from the hierarchy");
+        double mag = predict(&cc, &h, P, "magpie2:base=binomial", 64);
+        double bin = predict(&cc, &h, P, "binomial", 64);
+        TAP_OK(mag > 0 && mag < 0.5 * bin, "interleaved islands, 64 B: magpie2 %.1f us < half of binomial %.1f us",
+               mag * 1e6, bin * 1e6);
+        double dt = predict(&cc, &h, P, "distance_tree", 64);
+        TAP_OK(dt > 0 && dt < 0.5 * bin, "distance_tree %.1f us < half of binomial %.1f us", dt * 1e6, bin * 1e6);
+        /* large messages: interpipe keeps the slow link busy with segments */
+        double ip = predict(&cc, &h, P, "interpipe:segment=64K,base=chain", 4u << 20);
+        double m2 = predict(&cc, &h, P, "magpie2:base=chain", 4u << 20);
+        TAP_OK(ip > 0 && ip < m2, "4 MiB: interpipe %.0f us < unsegmented magpie2 %.0f us", ip * 1e6, m2 * 1e6);
+        /* world map: comm rank r is world rank P-1-r; costs follow */
+        int world[32];
+        for (int r = 0; r < P; r++)
+            world[r] = P - 1 - r;
+        tb_alg_spec s;
+        char err[256];
+        tb_alg_spec_parse("binomial", &s, err, sizeof err);
+        double t1 = -1, t2 = -1;
+        tb_model_predict(&cc, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
+        tb_model_predict(&cc, world + P - 4, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
+        TAP_OK(t1 > 0 && fabs(t1 - t2) < 1e-15, "world map applied (%.2f vs %.2f us)", t1 * 1e6, t2 * 1e6);
+        tb_alg_spec_parse("default", &s, err, sizeof err);
+        TAP_OK(tb_model_predict(&cc, NULL, &h, P, 0, &s, 64, &t1, err, sizeof err) == -1,
+               "default has no model");
+        tb_costs_free(&cc);
+        tb_hier_free(&h);
+    }
+    TAP_DONE();
+}

@@ -1,0 +1,253 @@
+/* Candidate generation; see candidates.h. */
+#include "candidates.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tb_cand_grid_default(tb_cand_grid *g)
+{
+    memset(g, 0, sizeof *g);
+    for (size_t s = 8 * 1024; s <= 1024 * 1024; s *= 2)
+        g->seg[g->nseg++] = s;
+    for (int r = 3; r <= 8; r++)
+        g->radix[g->nradix++] = r;
+    const int chains[] = {1, 2, 4, 8};
+    for (int i = 0; i < 4; i++)
+        g->chains[g->nchains++] = chains[i];
+    const tb_alg_id base[] = {TB_ALG_FLAT, TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_BINOMIAL};
+    for (int i = 0; i < 4; i++)
+        g->base[g->nbase++] = base[i];
+    g->send_variants = 2;
+}
+
+void tb_cand_list_free(tb_cand_list *l)
+{
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Open-addressing set of spec hashes, so that dedup stays linear for the
+ * thousands of hierarchical combinations. */
+typedef struct hset {
+    uint64_t *h;
+    size_t cap, n;
+} hset;
+
+static int hset_add(hset *s, uint64_t h)
+{
+    if (h == 0)
+        h = 1;
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *nh = calloc(ncap, sizeof *nh);
+        if (!nh)
+            return -1;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->h[i]) {
+                size_t j = s->h[i] & (ncap - 1);
+                while (nh[j])
+                    j = (j + 1) & (ncap - 1);
+                nh[j] = s->h[i];
+            }
+        free(s->h);
+        s->h = nh;
+        s->cap = ncap;
+    }
+    size_t j = h & (s->cap - 1);
+    while (s->h[j]) {
+        if (s->h[j] == h)
+            return 0;
+        j = (j + 1) & (s->cap - 1);
+    }
+    s->h[j] = h;
+    s->n++;
+    return 1;
+}
+
+static int list_push(tb_cand_list *l, const tb_alg_spec *s)
+{
+    if (l->n == l->cap) {
+        int ncap = l->cap ? l->cap * 2 : 64;
+        tb_cand *nv = realloc(l->v, sizeof *nv * (size_t)ncap);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    tb_cand *c = &l->v[l->n++];
+    c->spec = *s;
+    tb_alg_spec_format(s, c->text, sizeof c->text);
+    return 0;
+}
+
+typedef struct gen {
+    tb_cand_list *out;
+    hset seen;
+    const tb_cand_grid *g;
+    size_t bytes;
+    int added, failed;
+} gen;
+
+/* Adds s in every send mode of the grid. */
+static void emit(gen *G, const tb_alg_spec *s)
+{
+    for (int v = 0; v < G->g->send_variants && v < 2; v++) {
+        tb_alg_spec x = *s;
+        x.nonblocking = v == 0;
+        if (x.id == TB_ALG_DEFAULT && v > 0)
+            break;
+        int r = hset_add(&G->seen, tb_alg_spec_hash(&x));
+        if (r < 0 || (r > 0 && list_push(G->out, &x) != 0)) {
+            G->failed = 1;
+            return;
+        }
+        G->added += r;
+    }
+}
+
+/* s with segment 0 and with every grid segment shorter than the message
+ * (longer ones send the message in one piece, which segment 0 already is). */
+static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
+{
+    tb_alg_spec x = *s;
+    if (with_zero) {
+        x.segment = 0;
+        emit(G, &x);
+    }
+    for (int i = 0; i < G->g->nseg; i++)
+        if (G->g->seg[i] > 0 && G->g->seg[i] < G->bytes) {
+            x.segment = G->g->seg[i];
+            emit(G, &x);
+        }
+}
+
+/* levels= text for a subset (bitmask over h's levels, coarsest = bit 0);
+ * every level -> "" (all levels, whatever their names). */
+static void levels_text(const tb_hier *h, unsigned mask, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (mask == (1u << h->nlevels) - 1)
+        return;
+    size_t o = 0;
+    for (int l = 0; l < h->nlevels; l++)
+        if (mask & (1u << l))
+            o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? "/" : "", h->level_name[l]);
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+static void emit_hierarchical(gen *G, const tb_hier *h)
+{
+    const tb_cand_grid *g = G->g;
+    /* at most TB_MAX_LEVELS levels are usable; masks beyond 16 levels are
+     * never generated (a hierarchy that deep is not a tuning target) */
+    int nl = h->nlevels < 16 ? h->nlevels : 16;
+    for (unsigned mask = 1; mask < (1u << nl); mask++) {
+        int k = popcount(mask);
+        if (k > TB_MAX_LEVELS)
+            continue;
+        tb_alg_spec s;
+        tb_alg_spec_default(&s, TB_ALG_MAGPIE);
+        levels_text(h, mask, s.levels, sizeof s.levels);
+        emit_segments(G, &s, 1);
+
+        /* one fan-out per used level plus the leaf level */
+        int slots = k + 1;
+        long combos = 1;
+        for (int i = 0; i < slots; i++)
+            combos *= g->nbase;
+        for (long c = 0; c < combos && !G->failed; c++) {
+            tb_alg_spec m2;
+            tb_alg_spec_default(&m2, TB_ALG_MAGPIE2);
+            memcpy(m2.levels, s.levels, sizeof m2.levels);
+            long x = c;
+            int same = 1;
+            m2.nbase = slots;
+            for (int i = 0; i < slots; i++, x /= g->nbase) {
+                m2.base[i] = g->base[x % g->nbase];
+                same &= m2.base[i] == m2.base[0];
+            }
+            if (same)
+                m2.nbase = 1; /* one base for every level: the short spelling */
+            m2.segment = 0;
+            emit(G, &m2);
+            tb_alg_spec ip = m2;
+            ip.id = TB_ALG_INTERPIPE;
+            emit_segments(G, &ip, 0);
+        }
+    }
+}
+
+int tb_cand_generate(const tb_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tb_cand_list *out)
+{
+    gen G = {out, {NULL, 0, 0}, g, bytes, 0, 0};
+    for (int i = 0; i < out->n; i++)
+        if (hset_add(&G.seen, tb_alg_spec_hash(&out->v[i].spec)) < 0)
+            G.failed = 1;
+    const int has_levels = h && h->nlevels > 0;
+    tb_alg_spec s;
+
+    tb_alg_spec_default(&s, TB_ALG_DEFAULT);
+    emit(&G, &s);
+
+    const tb_alg_id trees[] = {TB_ALG_FLAT, TB_ALG_BINARY, TB_ALG_SPLIT_BINARY, TB_ALG_BINOMIAL};
+    for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
+        tb_alg_spec_default(&s, trees[i]);
+        emit_segments(&G, &s, 1);
+    }
+    for (int i = 0; i < g->nradix; i++) {
+        if (g->radix[i] < 3)
+            continue; /* radix 2 is the binomial tree */
+        tb_alg_spec_default(&s, TB_ALG_KNOMIAL);
+        s.radix = g->radix[i];
+        emit_segments(&G, &s, 1);
+    }
+    for (int i = 0; i < g->nchains; i++) {
+        int c = g->chains[i];
+        /* chains >= ranks - 1 is the flat tree */
+        if (c < 1 || (c > 1 && c >= comm_size - 1))
+            continue;
+        tb_alg_spec_default(&s, TB_ALG_CHAIN);
+        s.chains = c;
+        s.segment = 0;
+        emit(&G, &s);
+        tb_alg_spec_default(&s, TB_ALG_PIPELINE);
+        s.chains = c;
+        emit_segments(&G, &s, 0);
+    }
+    for (int ag = 0; ag < 2; ag++)
+        for (int ring = 0; ring < (has_levels || (h && h->dist) ? 2 : 1); ring++) {
+            tb_alg_spec_default(&s, TB_ALG_SCATTER_ALLGATHER);
+            s.allgather = ag ? TB_AG_RECURSIVE_DOUBLING : TB_AG_RING;
+            s.ring = ring ? TB_RING_DISTANCE : TB_RING_RANK;
+            emit(&G, &s);
+        }
+    if (has_levels || (h && h->dist)) {
+        tb_alg_spec_default(&s, TB_ALG_DISTANCE_TREE);
+        emit_segments(&G, &s, 1);
+    }
+    if (has_levels)
+        emit_hierarchical(&G, h);
+    free(G.seen.h);
+    return G.failed ? -1 : G.added;
+}
+
+int tb_cand_add_text(tb_cand_list *l, const char *text)
+{
+    tb_alg_spec s;
+    char err[256];
+    if (tb_alg_spec_parse(text, &s, err, sizeof err) != 0)
+        return -1;
+    for (int i = 0; i < l->n; i++)
+        if (tb_alg_spec_equal(&l->v[i].spec, &s))
+            return 0;
+    return list_push(l, &s) == 0 ? 1 : -1;
+}

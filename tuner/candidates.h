@@ -1,0 +1,57 @@
+/* The algorithms the tuner considers for one communicator and message size:
+ * every base algorithm over a small parameter grid, every hierarchical
+ * algorithm over every non-empty subset of the communicator's levels (so
+ * dropping levels is a candidate too) and every combination of per-level
+ * fan-outs, blocking and non-blocking sends, and "default" (the MPI
+ * library's own broadcast).  Variants that cannot differ at this size are
+ * generated once (a segment at least as long as the message is no
+ * segmentation; a pipeline without segmentation is a chain). */
+#ifndef TB_TUNER_CANDIDATES_H
+#define TB_TUNER_CANDIDATES_H
+
+#include <stddef.h>
+
+#include "algorithm.h"
+#include "hier.h"
+
+#define TB_CAND_TEXT 256
+
+typedef struct tb_cand_grid {
+    int nseg;
+    size_t seg[16];          /* segment sizes of segmented variants */
+    int nradix;
+    int radix[8];            /* knomial radices (2 is binomial) */
+    int nchains;
+    int chains[8];           /* chain and pipeline: chains hanging off the root */
+    int nbase;
+    tb_alg_id base[8];       /* per-level fan-outs of magpie2 / interpipe */
+    int send_variants;       /* 2: blocking and non-blocking, 1: non-blocking only */
+} tb_cand_grid;
+
+typedef struct tb_cand {
+    tb_alg_spec spec;
+    char text[TB_CAND_TEXT]; /* canonical spec (tb_alg_spec_format) */
+} tb_cand;
+
+typedef struct tb_cand_list {
+    int n, cap;
+    tb_cand *v;
+} tb_cand_list;
+
+/* Segments 8K..1M (powers of two), radices 3..8, chains 1/2/4/8, bases
+ * flat/chain/binary/binomial, both send modes. */
+void tb_cand_grid_default(tb_cand_grid *g);
+
+/* Appends the candidates for a communicator of comm_size ranks with
+ * hierarchy h (NULL or no levels: no hierarchical algorithms) and messages
+ * of `bytes`; "default" first.  Returns the number appended, or -1 on
+ * allocation failure. */
+int tb_cand_generate(const tb_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tb_cand_list *out);
+
+/* Appends one spec (parsed from text) unless an equal one is there.
+ * Returns 1 if added, 0 if present, -1 on a bad spec or no memory. */
+int tb_cand_add_text(tb_cand_list *l, const char *text);
+
+void tb_cand_list_free(tb_cand_list *l);
+
+#endif

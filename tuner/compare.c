@@ -1,0 +1,178 @@
+/* Tuned library versus PMPI_Bcast; see compare.h. */
+#include "compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_state.h"
+#include "settings.h"
+#include "timing.h"
+#include "topobcast.h"
+
+typedef struct op_ctx {
+    unsigned char *buf;
+    size_t bytes;
+    int size, rotate, library;
+    MPI_Comm comm;
+} op_ctx;
+
+static int root_of(const op_ctx *c, int rep)
+{
+    return c->rotate ? (rep < 0 ? -rep : rep) % c->size : 0;
+}
+
+static int bcast_op(void *ctx, int rep)
+{
+    op_ctx *c = ctx;
+    if (c->library) /* what an application calls: the library's dispatch */
+        return MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root_of(c, rep), c->comm);
+    return PMPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root_of(c, rep), c->comm);
+}
+
+/* One library broadcast of a pattern from the last rank; 1 on every rank if
+ * any rank got wrong bytes, -1 if the call failed. */
+static int check_data(op_ctx *c, int me)
+{
+    int root = c->size - 1;
+    for (size_t i = 0; i < c->bytes; i++)
+        c->buf[i] = me == root ? (unsigned char)(i * 13 + 5 + i / 241) : 0x5A;
+    int rc = MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root, c->comm);
+    int bad = rc != MPI_SUCCESS ? 2 : 0, any;
+    for (size_t i = 0; i < c->bytes && !bad; i++)
+        if (c->buf[i] != (unsigned char)(i * 13 + 5 + i / 241))
+            bad = 1;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, c->comm);
+    return any == 2 ? -1 : any;
+}
+
+/* Median (mean of the root modes' medians) of one side. */
+static int measure(op_ctx *c, const tb_compare_opts *o, double *median)
+{
+    double m[2];
+    int n = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
+            continue;
+        c->rotate = mode;
+        tb_timing_stats st;
+        int rc = tb_timing_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        m[n++] = st.median;
+    }
+    *median = n == 2 ? (m[0] + m[1]) / 2 : m[0];
+    return MPI_SUCCESS;
+}
+
+static void csv_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int tb_compare_run(MPI_Comm comm, const tb_compare_opts *o, FILE *out)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    size_t maxb = 1;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > maxb)
+            maxb = o->sizes[i];
+    unsigned char *buf = malloc(maxb);
+    int ok = buf != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        if (me == 0)
+            fprintf(stderr, "topobcast-tuner: out of memory for %zu bytes\n", maxb);
+        free(buf);
+        return 2;
+    }
+    memset(buf, 0, maxb);
+
+    /* say plainly when the library is not using the configuration: the
+     * comparison would then measure default against default */
+    const tb_settings *st = tb_settings_get();
+    tb_comm_state *cs = size > 1 ? tb_comm_state_get(comm) : NULL;
+    int usable = st->config_ok && cs && cs->usable && !st->disabled;
+    FILE *csv = NULL;
+    if (me == 0) {
+        fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s%s\n", size, st->config.source,
+                usable ? "" : " NOT IN USE (see the warning above): the library falls back to MPI_Bcast");
+        if (st->forced)
+            fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");
+        fprintf(out, "# %d repetitions (+%d warm-up) per size and side, root %s; time = max over ranks, median\n",
+                o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
+        fprintf(out, "%10s %12s %14s %8s  %s\n", "size", "default_us", "topobcast_us", "speedup", "algorithm");
+        if (o->csv) {
+            csv = fopen(o->csv, "w");
+            if (!csv)
+                fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, strerror(errno));
+            else
+                fprintf(csv, "size,default_us,topobcast_us,speedup,algorithm\n");
+        }
+    }
+    int status = 0;
+    double logsum = 0, logsum_mid = 0, minsp = INFINITY;
+    int nsp = 0, nmid = 0, ndefault = 0;
+    size_t minsz = 0;
+    for (int i = 0; i < o->nsizes; i++) {
+        op_ctx c = {buf, o->sizes[i], size, 0, 0, comm};
+        char alg[512] = "default";
+        topobcast_selected_algorithm(comm, (MPI_Count)c.bytes, MPI_BYTE, alg, sizeof alg);
+        c.library = 1;
+        int bad = check_data(&c, me);
+        double tdef = 0, tlib = 0;
+        c.library = 0;
+        int rc = measure(&c, o, &tdef);
+        c.library = 1;
+        if (rc == MPI_SUCCESS)
+            rc = measure(&c, o, &tlib);
+        if (bad || rc != MPI_SUCCESS)
+            status = bad == 1 ? 1 : (status ? status : 2);
+        if (me != 0)
+            continue;
+        double sp = tlib > 0 ? tdef / tlib : 0;
+        const char *note = bad == 1 ? "  WRONG DATA" : (bad || rc != MPI_SUCCESS) ? "  ERROR" : "";
+        fprintf(out, "%10zu %12.2f %14.2f %8.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, alg, note);
+        fflush(out);
+        if (csv) {
+            fprintf(csv, "%zu,%.3f,%.3f,%.4f,", c.bytes, tdef * 1e6, tlib * 1e6, sp);
+            csv_quoted(csv, alg);
+            fputc('\n', csv);
+        }
+        if (sp > 0) {
+            logsum += log(sp);
+            nsp++;
+            if (c.bytes >= 64 * 1024 && c.bytes <= 8 * 1024 * 1024) {
+                logsum_mid += log(sp);
+                nmid++;
+            }
+            if (sp < minsp) {
+                minsp = sp;
+                minsz = c.bytes;
+            }
+        }
+        ndefault += strncmp(alg, "default", 7) == 0;
+    }
+    if (me == 0) {
+        if (nsp > 0)
+            fprintf(out, "# geometric-mean speedup %.3f over %d sizes; lowest %.3f at %zu bytes\n", exp(logsum / nsp),
+                    nsp, minsp, minsz);
+        if (nmid > 0)
+            fprintf(out, "# geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", exp(logsum_mid / nmid),
+                    nmid);
+        fprintf(out, "# the table chose default (PMPI_Bcast) at %d of %d sizes\n", ndefault, o->nsizes);
+        if (csv)
+            fclose(csv);
+    }
+    free(buf);
+    return status;
+}

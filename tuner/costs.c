@@ -1,0 +1,109 @@
+/* PLogP cost tables; see costs.h. */
+#include "costs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs)
+{
+    memset(c, 0, sizeof *c);
+    if (nprocs < 1 || ncurves < 1)
+        return -1;
+    c->nprocs = nprocs;
+    c->ncurves = ncurves;
+    c->eager_limit = 65536;
+    c->off = malloc(sizeof(int) * ((size_t)ncurves + 1));
+    if (!c->off)
+        return -1;
+    c->off[0] = 0;
+    for (int k = 0; k < ncurves; k++) {
+        if (counts[k] < 1) {
+            tb_costs_free(c);
+            return -1;
+        }
+        c->off[k + 1] = c->off[k] + counts[k];
+    }
+    size_t total = (size_t)c->off[ncurves];
+    c->m = calloc(total, sizeof *c->m);
+    c->os = calloc(total, sizeof *c->os);
+    c->g = calloc(total, sizeof *c->g);
+    c->L = calloc((size_t)ncurves, sizeof *c->L);
+    if (with_pairs)
+        c->pair = calloc((size_t)nprocs * (size_t)nprocs, sizeof *c->pair);
+    if (!c->m || !c->L || !c->os || !c->g || (with_pairs && !c->pair)) {
+        tb_costs_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_costs_alloc(tb_costs *c, int nprocs, int ncurves, int nm, int with_pairs)
+{
+    int *counts = malloc(sizeof(int) * (size_t)(ncurves > 0 ? ncurves : 1));
+    if (!counts)
+        return -1;
+    for (int k = 0; k < ncurves; k++)
+        counts[k] = nm;
+    int rc = tb_costs_alloc_counts(c, nprocs, ncurves, counts, with_pairs);
+    free(counts);
+    return rc;
+}
+
+void tb_costs_free(tb_costs *c)
+{
+    free(c->off);
+    free(c->m);
+    free(c->L);
+    free(c->os);
+    free(c->g);
+    free(c->pair);
+    memset(c, 0, sizeof *c);
+}
+
+double tb_costs_interp(const double *x, const double *y, int n, double v)
+{
+    if (n <= 0)
+        return 0.0;
+    if (n == 1 || v <= x[0])
+        return y[0];
+    int lo = 0, hi = n - 1;
+    if (v >= x[n - 1]) {
+        lo = n - 2;
+        hi = n - 1;
+    } else {
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (x[mid] <= v)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    }
+    double dx = x[hi] - x[lo];
+    if (dx <= 0)
+        return y[hi];
+    double r = y[lo] + (y[hi] - y[lo]) * (v - x[lo]) / dx;
+    return r > 0 ? r : 0.0;
+}
+
+void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *out)
+{
+    int k = tb_costs_curve(c, a, b);
+    double m = (double)bytes;
+    out->L = c->L[k];
+    out->g = tb_costs_interp(tb_costs_m(c, k), tb_costs_g(c, k), tb_costs_n(c, k), m);
+    out->os = tb_costs_interp(tb_costs_m(c, k), tb_costs_os(c, k), tb_costs_n(c, k), m);
+    /* the send overhead is part of the gap, never more */
+    if (out->os > out->g)
+        out->os = out->g;
+}
+
+int tb_costs_pair_class(const tb_hier *h, int a, int b)
+{
+    if (!h || h->nlevels <= 0)
+        return 0;
+    for (int l = 0; l < h->nlevels; l++)
+        if (h->group[l][a] != h->group[l][b])
+            return l;
+    return h->nlevels;
+}

@@ -1,0 +1,66 @@
+/* Point-to-point costs between the ranks of a job, as PLogP curves
+ * (Kielmann et al.): a latency L per pair and, per message size m, the send
+ * overhead o_s(m) and the gap g(m) (the time the sender's link is busy with
+ * one message).  A message of m bytes sent at time t is complete at the
+ * receiver at t + g(m) + L, which is what RTT(m) = 2L + g(m) + g(0) says.
+ *
+ * Pairs share curves: either one curve per pair (from the probe's save
+ * file) or one per class of pairs (the coarsest topology level at which the
+ * two ranks differ; from a quick calibration or averaged measurements).
+ * Used by the cost model (model.c); pure data, no MPI. */
+#ifndef TB_TUNER_COSTS_H
+#define TB_TUNER_COSTS_H
+
+#include <stddef.h>
+
+#include "hier.h"
+
+typedef struct tb_costs {
+    int nprocs;         /* world ranks covered */
+    int ncurves;
+    int *off;           /* [ncurves + 1]: curve k's samples are [off[k], off[k+1]) */
+    double *m;          /* sample sizes in bytes, ascending within a curve */
+    double *os, *g;     /* seconds, per sample */
+    double *L;          /* [ncurves] seconds */
+    int *pair;          /* [nprocs * nprocs] curve of (a, b); NULL: curve 0 for every pair */
+    size_t eager_limit; /* blocking sends of at least this many bytes wait for delivery */
+    char source[512];   /* where the figures came from, for messages */
+} tb_costs;
+
+/* Cost of one message on one edge at one size. */
+typedef struct tb_edge_cost {
+    double L, os, g;
+} tb_edge_cost;
+
+/* Allocates ncurves zeroed curves of nm samples each; with_pairs
+ * allocates the pair table (filled with 0).  Returns 0 or -1. */
+int tb_costs_alloc(tb_costs *c, int nprocs, int ncurves, int nm, int with_pairs);
+/* Same with curve lengths counts[0..ncurves). */
+int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs);
+void tb_costs_free(tb_costs *c);
+
+static inline int tb_costs_n(const tb_costs *c, int k) { return c->off[k + 1] - c->off[k]; }
+static inline double *tb_costs_m(const tb_costs *c, int k) { return c->m + c->off[k]; }
+static inline double *tb_costs_os(const tb_costs *c, int k) { return c->os + c->off[k]; }
+static inline double *tb_costs_g(const tb_costs *c, int k) { return c->g + c->off[k]; }
+
+/* Piecewise-linear value of y (sampled at x[0..n), ascending) at v: clamped
+ * below x[0], extended with the last segment's slope above x[n-1] (costs of
+ * big messages grow linearly with size). */
+double tb_costs_interp(const double *x, const double *y, int n, double v);
+
+/* Cost of a message of `bytes` from world rank a to world rank b. */
+void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *out);
+
+/* Curve of a pair (0 without a pair table). */
+static inline int tb_costs_curve(const tb_costs *c, int a, int b)
+{
+    return c->pair ? c->pair[(size_t)a * (size_t)c->nprocs + (size_t)b] : 0;
+}
+
+/* Class of a pair in a hierarchy: the index of the coarsest level whose
+ * group differs, or h->nlevels when the two ranks share every group
+ * (h NULL or without levels: 0 for every pair). */
+int tb_costs_pair_class(const tb_hier *h, int a, int b);
+
+#endif

@@ -1,0 +1,19 @@
+/* Cost curves from the probe's measurement file (topobcast-probe --save). */
+#ifndef TB_TUNER_COSTS_PROBE_H
+#define TB_TUNER_COSTS_PROBE_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "costs.h"
+
+/* Loads path into per-pair curves indexed by the probe job's ranks.  topo
+ * (may be NULL) classifies pairs the probe did not measure.  *hosts (if
+ * hosts is not NULL) receives the host name of every probe rank (malloc'd,
+ * nprocs entries) so the caller can check the job runs where the probe ran.
+ * The eager limit becomes the median rendezvous switch of a LogGP run.
+ * Returns 0, or -1 with err as "FILE:LINE: expected ...". */
+int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out, char (**hosts)[256], char *err,
+                        size_t errlen);
+
+#endif

@@ -1,0 +1,425 @@
+/* Replays a plan against PLogP edge costs; see model.h for the rules. */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree.h"
+
+/* Mirrors engine.c: a segment of 0 means the whole range in one message
+ * (chunked at 1 GiB, which no modelled message reaches). */
+static size_t seg_bytes(const tb_alg_spec *spec)
+{
+    size_t seg = spec->segment;
+    return seg == 0 || seg > ((size_t)1 << 30) ? ((size_t)1 << 30) : seg;
+}
+
+static int wr(const int *world, int r)
+{
+    return world ? world[r] : r;
+}
+
+/* One rank's sends: its link (port), CPU clock and in-flight queue. */
+typedef struct sender {
+    double now, port;
+    double *inflight; /* completion times, ring of cap */
+    int head, count, cap;
+} sender;
+
+/* Issues one message of len bytes at the sender's CPU time; returns its
+ * arrival time at the receiver. */
+static double send_one(sender *s, const tb_edge_cost *ep, int rendezvous, int nonblocking)
+{
+    const tb_edge_cost e = *ep;
+    if (nonblocking && s->count == s->cap) {
+        if (s->inflight[s->head] > s->now)
+            s->now = s->inflight[s->head];
+        s->head = (s->head + 1) % s->cap;
+        s->count--;
+    }
+    double start = s->now > s->port ? s->now : s->port;
+    double arrive = start + e.g + e.L;
+    s->port = start + e.g;
+    if (nonblocking) {
+        s->inflight[(s->head + s->count) % s->cap] = rendezvous ? arrive : start + e.g;
+        s->count++;
+        s->now += e.os;
+    } else {
+        double done = rendezvous ? arrive : s->now + e.os;
+        s->now = done > s->now ? done : s->now;
+    }
+    return arrive;
+}
+
+/* Tree phase.  done[r]: when rank r has finished its tree part (all its
+ * blocks received, all sends complete); port[r]: its link's next free time. */
+static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec, size_t n,
+                      double *done, double *port)
+{
+    const tb_tree *t = &p->tree;
+    const int P = t->size;
+    const size_t seg = seg_bytes(spec);
+    int rc = -1;
+    int *order = malloc(sizeof(int) * (size_t)P);
+    size_t *aoff = malloc(sizeof(size_t) * ((size_t)P + 1)); /* arrival arrays per rank */
+    int *got = calloc((size_t)P, sizeof(int));               /* pieces recorded per rank */
+    double *arr = NULL;
+    size_t *cursor = NULL, *end = NULL;
+    struct {
+        size_t len;
+        tb_edge_cost e;
+    } *full = NULL; /* per child: its usual piece length and cost */
+    int cap = spec->nonblocking ? (spec->outstanding > 0 ? spec->outstanding : 1) : 1;
+    if (cap > 64)
+        cap = 64;
+    double inflight[64];
+    if (!order || !aoff || !got)
+        goto out;
+
+    /* parents before children */
+    int head = 0, tail = 0;
+    order[tail++] = t->root;
+    while (head < tail) {
+        int r = order[head++];
+        const int *ch = tb_tree_children(t, r);
+        for (int i = 0; i < tb_tree_nchildren(t, r); i++)
+            order[tail++] = ch[i];
+    }
+    if (tail != P)
+        goto out;
+
+    aoff[0] = 0;
+    for (int r = 0; r < P; r++) {
+        size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
+        size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
+        size_t nseg = (t->parent[r] >= 0 && hi > lo) ? (hi - lo + seg - 1) / seg : 0;
+        aoff[r + 1] = aoff[r] + nseg;
+    }
+    arr = malloc(sizeof(double) * (aoff[P] ? aoff[P] : 1));
+    int maxch = tb_tree_max_fanout(t);
+    cursor = malloc(sizeof(size_t) * (size_t)(maxch > 0 ? maxch : 1));
+    end = malloc(sizeof(size_t) * (size_t)(maxch > 0 ? maxch : 1));
+    full = malloc(sizeof *full * (size_t)(maxch > 0 ? maxch : 1));
+    if (!arr || !cursor || !end || !full)
+        goto out;
+
+    for (int oi = 0; oi < P; oi++) {
+        int r = order[oi];
+        size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
+        size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
+        size_t nseg = aoff[r + 1] - aoff[r];
+        if (t->parent[r] >= 0 && (size_t)got[r] != nseg)
+            goto out; /* a parent did not send all we expected */
+        const double *A = arr + aoff[r];
+        size_t frontier = t->parent[r] >= 0 ? lo : hi, arrived = 0;
+        int nch = tb_tree_nchildren(t, r);
+        const int *ch = tb_tree_children(t, r);
+        for (int i = 0; i < nch; i++) {
+            cursor[i] = tb_block_offset(n, t->nblocks, t->blk_lo[ch[i]]);
+            end[i] = tb_block_offset(n, t->nblocks, t->blk_hi[ch[i]]);
+            /* every piece but a child's last is a whole segment: price it once */
+            full[i].len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
+            tb_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
+        }
+        sender s = {0.0, 0.0, inflight, 0, 0, cap};
+        for (;;) {
+            int progress = 1;
+            while (progress) {
+                progress = 0;
+                for (int i = 0; i < nch; i++) {
+                    if (cursor[i] >= end[i])
+                        continue;
+                    size_t len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
+                    if (cursor[i] + len > frontier)
+                        continue;
+                    int k = ch[i];
+                    tb_edge_cost last;
+                    const tb_edge_cost *e = &full[i].e;
+                    if (len != full[i].len) {
+                        tb_costs_edge(c, wr(world, r), wr(world, k), len, &last);
+                        e = &last;
+                    }
+                    double a = send_one(&s, e, len >= c->eager_limit, spec->nonblocking);
+                    arr[aoff[k] + (size_t)got[k]++] = a;
+                    cursor[i] += len;
+                    progress = 1;
+                }
+            }
+            if (arrived == nseg)
+                break;
+            if (A[arrived] > s.now)
+                s.now = A[arrived];
+            arrived++;
+            frontier = lo + arrived * seg < hi ? lo + arrived * seg : hi;
+        }
+        for (; s.count > 0; s.count--) {
+            if (s.inflight[s.head] > s.now)
+                s.now = s.inflight[s.head];
+            s.head = (s.head + 1) % s.cap;
+        }
+        done[r] = s.now;
+        port[r] = s.port;
+    }
+    rc = 0;
+out:
+    free(order);
+    free(aoff);
+    free(got);
+    free(arr);
+    free(cursor);
+    free(end);
+    free(full);
+    return rc;
+}
+
+static size_t range_bytes(size_t n, int nblocks, const tb_blocks *b)
+{
+    if (b->hi <= b->lo)
+        return 0;
+    return tb_block_offset(n, nblocks, b->hi) - tb_block_offset(n, nblocks, b->lo);
+}
+
+typedef struct msg_key {
+    int peer, step;
+} msg_key;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    const msg_key *a = pa, *b = pb;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    return (a->step > b->step) - (a->step < b->step);
+}
+
+/* First index in keys[0..n) with peer >= p. */
+static int lower_peer(const msg_key *keys, int n, int p)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (keys[mid].peer < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Exchange phase: every rank runs its steps in order; the receive of a step
+ * is the next message from that peer (MPI order per pair), so the k-th
+ * receive of r from x matches the k-th send of x to r. */
+static int xchg_phase(const tb_costs *c, const int *world, const tb_plan *p, size_t n, double *now, double *port)
+{
+    const int P = p->tree.size, nb = p->tree.nblocks;
+    int rc = -1;
+    tb_xchg_step **steps = calloc((size_t)P, sizeof *steps);
+    int *nsteps = calloc((size_t)P, sizeof(int));
+    int *pos = calloc((size_t)P, sizeof(int));
+    size_t *off = malloc(sizeof(size_t) * ((size_t)P + 1));
+    msg_key **sends = calloc((size_t)P, sizeof *sends);
+    int *nsends = calloc((size_t)P, sizeof(int));
+    double *start = NULL, *sdone = NULL;
+    int *match = NULL;
+    char *posted = NULL;
+    if (!steps || !nsteps || !pos || !off || !sends || !nsends)
+        goto out;
+    off[0] = 0;
+    for (int r = 0; r < P; r++) {
+        nsteps[r] = tb_plan_xchg_steps(p, r, &steps[r]);
+        if (nsteps[r] < 0) {
+            nsteps[r] = 0;
+            goto out;
+        }
+        off[r + 1] = off[r] + (size_t)nsteps[r];
+    }
+    size_t total = off[P] ? off[P] : 1;
+    start = malloc(sizeof(double) * total);
+    sdone = malloc(sizeof(double) * total);
+    match = malloc(sizeof(int) * total);
+    posted = calloc(total, 1);
+    if (!start || !sdone || !match || !posted)
+        goto out;
+    /* sends of each rank sorted by (peer, step) */
+    for (int r = 0; r < P; r++) {
+        sends[r] = malloc(sizeof(msg_key) * (size_t)(nsteps[r] ? nsteps[r] : 1));
+        if (!sends[r])
+            goto out;
+        for (int j = 0; j < nsteps[r]; j++) {
+            const tb_xchg_step *st = &steps[r][j];
+            if (st->send_peer >= 0 && range_bytes(n, nb, &st->send[0]) + range_bytes(n, nb, &st->send[1]) > 0)
+                sends[r][nsends[r]++] = (msg_key){st->send_peer, j};
+        }
+        qsort(sends[r], (size_t)nsends[r], sizeof(msg_key), key_cmp);
+    }
+    /* match receives to sends */
+    for (int r = 0; r < P; r++) {
+        msg_key *recvs = malloc(sizeof(msg_key) * (size_t)(nsteps[r] ? nsteps[r] : 1));
+        int nr = 0;
+        if (!recvs)
+            goto out;
+        for (int j = 0; j < nsteps[r]; j++) {
+            const tb_xchg_step *st = &steps[r][j];
+            match[off[r] + (size_t)j] = -1;
+            if (st->recv_peer >= 0 && range_bytes(n, nb, &st->recv[0]) + range_bytes(n, nb, &st->recv[1]) > 0)
+                recvs[nr++] = (msg_key){st->recv_peer, j};
+        }
+        qsort(recvs, (size_t)nr, sizeof(msg_key), key_cmp);
+        for (int i = 0; i < nr;) {
+            int x = recvs[i].peer, k = 0;
+            int s0 = lower_peer(sends[x], nsends[x], r);
+            for (; i < nr && recvs[i].peer == x; i++, k++) {
+                if (s0 + k >= nsends[x] || sends[x][s0 + k].peer != r) {
+                    free(recvs);
+                    goto out; /* a receive nobody sends */
+                }
+                match[off[r] + (size_t)recvs[i].step] = sends[x][s0 + k].step;
+            }
+        }
+        free(recvs);
+    }
+    /* sweep until every rank is through its steps or nobody can move */
+    int progress = 1, left = 0;
+    for (int r = 0; r < P; r++)
+        left += nsteps[r] > 0;
+    while (progress && left > 0) {
+        progress = 0;
+        for (int r = 0; r < P; r++) {
+            while (pos[r] < nsteps[r]) {
+                int j = pos[r];
+                size_t id = off[r] + (size_t)j;
+                const tb_xchg_step *st = &steps[r][j];
+                double cpu = now[r];
+                if (!posted[id]) {
+                    size_t sb = st->send_peer >= 0 ? range_bytes(n, nb, &st->send[0]) + range_bytes(n, nb, &st->send[1]) : 0;
+                    start[id] = sdone[id] = now[r];
+                    if (sb > 0) {
+                        tb_edge_cost e;
+                        tb_costs_edge(c, wr(world, r), wr(world, st->send_peer), sb, &e);
+                        double s = now[r] > port[r] ? now[r] : port[r];
+                        start[id] = s;
+                        port[r] = s + e.g;
+                        sdone[id] = sb >= c->eager_limit ? s + e.g + e.L : s + e.g;
+                    }
+                    posted[id] = 1;
+                }
+                double fin = sdone[id] > cpu ? sdone[id] : cpu;
+                int jm = match[id];
+                if (jm >= 0) {
+                    int x = st->recv_peer;
+                    size_t xid = off[x] + (size_t)jm;
+                    if (!posted[xid])
+                        break; /* the sender has not reached that step yet */
+                    size_t rb = range_bytes(n, nb, &st->recv[0]) + range_bytes(n, nb, &st->recv[1]);
+                    tb_edge_cost e;
+                    tb_costs_edge(c, wr(world, x), wr(world, r), rb, &e);
+                    double a = start[xid] + e.g + e.L;
+                    if (a > fin)
+                        fin = a;
+                }
+                now[r] = fin;
+                pos[r]++;
+                progress = 1;
+                if (pos[r] == nsteps[r])
+                    left--;
+            }
+        }
+    }
+    rc = left == 0 ? 0 : -1;
+out:
+    if (steps)
+        for (int r = 0; r < P; r++)
+            free(steps[r]);
+    if (sends)
+        for (int r = 0; r < P; r++)
+            free(sends[r]);
+    free(steps);
+    free(nsteps);
+    free(pos);
+    free(off);
+    free(sends);
+    free(nsends);
+    free(start);
+    free(sdone);
+    free(match);
+    free(posted);
+    return rc;
+}
+
+double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec,
+                          size_t bytes)
+{
+    const int P = p->tree.size;
+    if (P <= 1 || bytes == 0)
+        return 0.0;
+    double *now = malloc(sizeof(double) * (size_t)P), *port = malloc(sizeof(double) * (size_t)P);
+    double t = -1.0;
+    if (now && port && tree_phase(c, world, p, spec, bytes, now, port) == 0 &&
+        (p->xchg == TB_XCHG_NONE || xchg_phase(c, world, p, bytes, now, port) == 0)) {
+        t = 0.0;
+        for (int r = 0; r < P; r++)
+            if (now[r] > t)
+                t = now[r];
+    }
+    free(now);
+    free(port);
+    return t;
+}
+
+int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
+                     const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
+{
+    if (spec->id == TB_ALG_DEFAULT) {
+        snprintf(err, errlen, "the MPI library's own broadcast has no model");
+        return -1;
+    }
+    tb_plan p;
+    /* as comm_state.c hands it to the builders */
+    if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
+        return -1;
+    double t = tb_model_plan_time(c, world, &p, spec, bytes);
+    tb_plan_free(&p);
+    if (t < 0) {
+        snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
+        return -1;
+    }
+    *seconds = t;
+    return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 1099511628211ULL;
+    return h;
+}
+
+uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes)
+{
+    const tb_tree *t = &p->tree;
+    uint64_t h = 1469598103934665603ULL;
+    size_t seg = spec->segment == 0 || spec->segment >= bytes ? 0 : spec->segment;
+    h = mix(h, (uint64_t)seg);
+    h = mix(h, (uint64_t)spec->nonblocking);
+    h = mix(h, (uint64_t)(spec->nonblocking ? spec->outstanding : 0));
+    h = mix(h, (uint64_t)t->size);
+    h = mix(h, (uint64_t)t->root);
+    h = mix(h, (uint64_t)t->nblocks);
+    for (int r = 0; r < t->size; r++) {
+        h = mix(h, (uint64_t)(int64_t)t->parent[r]);
+        h = mix(h, (uint64_t)t->blk_lo[r]);
+        h = mix(h, (uint64_t)t->blk_hi[r]);
+        const int *ch = tb_tree_children(t, r);
+        for (int i = 0; i < tb_tree_nchildren(t, r); i++)
+            h = mix(h, (uint64_t)ch[i]);
+        h = mix(h, UINT64_C(0xfffffffffffffffe)); /* end of a child list */
+    }
+    h = mix(h, (uint64_t)p->xchg);
+    if ((p->xchg == TB_XCHG_RING || p->xchg == TB_XCHG_RDBL) && p->order)
+        for (int v = 0; v < t->size; v++)
+            h = mix(h, (uint64_t)p->order[v]);
+    if (p->xchg == TB_XCHG_PAIR && p->partner)
+        for (int r = 0; r < t->size; r++)
+            h = mix(h, (uint64_t)(int64_t)p->partner[r]);
+    return h;
+}

@@ -1,0 +1,49 @@
+/* Cost model of a broadcast: the plan the library would run (tb_plan_build
+ * with the communicator's hierarchy) is replayed message by message the way
+ * the engine (libtopobcast/src/engine.c) sends them, each message priced by
+ * the PLogP costs of its edge (costs.h):
+ *
+ *   - a rank forwards segment k to its children as soon as it has it, one
+ *     segment per child per pass, children in send order;
+ *   - consecutive sends of one rank are at least g(m) apart (its link), the
+ *     CPU pays o_s(m) per send; a message is complete at the receiver
+ *     g(m) + L after it started (so pipelines, LogGP-style, cost
+ *     ~ (depth + segments) x g(segment));
+ *   - non-blocking sends: at most `outstanding` in flight; blocking sends of
+ *     messages at or above the eager limit return only on delivery;
+ *   - then the exchange steps (ring / recursive doubling / pair swap), each
+ *     step a send and a receive that start when the rank reaches the step.
+ *
+ * Contention on shared links and the MPI library's own algorithm
+ * ("default") are not modelled: default is always measured.  Pure, no MPI,
+ * deterministic. */
+#ifndef TB_TUNER_MODEL_H
+#define TB_TUNER_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costs.h"
+#include "hier.h"
+#include "schedule.h"
+
+/* Predicted seconds for a plan (built for comm ranks; world[r] maps comm
+ * rank r to the world rank the costs are indexed by, NULL = same).
+ * spec supplies segment, nonblocking and outstanding.  Returns -1.0 if the
+ * plan cannot be replayed (a step pattern that would deadlock). */
+double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec,
+                          size_t bytes);
+
+/* Builds the plan for (size, root, spec, h) and replays it.  Returns 0 and
+ * *seconds, or -1 with err set (default has no model; unbuildable plan). */
+int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
+                     const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
+
+/* Hash of everything the engine does with a plan at this message size:
+ * tree (parents, blocks, send order), exchange, effective segmentation
+ * (a segment at least as long as the message is none) and send mode.  Two
+ * specs with equal signatures run the same messages in the same order, so
+ * only one of them needs timing. */
+uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes);
+
+#endif

@@ -1,0 +1,68 @@
+/* What the tuner measured: one record per (communicator size, message size,
+ * algorithm), kept in memory and appended line by line to a partial-results
+ * file as soon as it is known, so an interrupted run loses at most the
+ * measurement in progress and `--resume` skips everything already there.
+ *
+ * File format (text, one record per line, '#' lines are comments; the
+ * first comment line records the job size and the measurement settings,
+ * which a resumed run must match):
+ *   # topobcast-tuner partial results v1 nprocs=P reps=N warmup=W roots=MODE
+ *   comm bytes status predicted_s med0 p25_0 p75_0 tmean0 medR p25R p75R tmeanR spec
+ * fields separated by single spaces, "nan" where a root mode was not
+ * measured or there is no prediction, status 0 ok / 1 wrong data / 2 error,
+ * spec last (it never contains spaces). */
+#ifndef TB_TUNER_RESULTS_H
+#define TB_TUNER_RESULTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "candidates.h"
+
+enum { TB_RES_OK = 0, TB_RES_WRONG = 1, TB_RES_ERROR = 2 };
+
+/* Summary of one root mode (times in seconds; median < 0: not measured). */
+typedef struct tb_root_stats {
+    double median, p25, p75, trimmed_mean;
+} tb_root_stats;
+
+typedef struct tb_result {
+    int comm;
+    size_t bytes;
+    char spec[TB_CAND_TEXT];
+    int status;
+    double predicted;      /* model, seconds; < 0 if none */
+    tb_root_stats root0;   /* root 0 */
+    tb_root_stats rotate;  /* root rotating over the ranks */
+} tb_result;
+
+typedef struct tb_results {
+    int n, cap;
+    tb_result *v;
+    size_t icap;           /* hash index over (comm, bytes, spec) */
+    int *index;            /* slot -> record + 1, 0 empty */
+} tb_results;
+
+/* Adds or replaces the record with the same key.  Returns 0 or -1. */
+int tb_results_put(tb_results *rs, const tb_result *r);
+const tb_result *tb_results_find(const tb_results *rs, int comm, size_t bytes, const char *spec);
+void tb_results_free(tb_results *rs);
+
+/* What a record is ranked by: the mean of the medians of the root modes
+ * measured (seconds); the same for its quartiles.  < 0 if nothing. */
+double tb_result_score(const tb_result *r);
+double tb_result_p25(const tb_result *r);
+double tb_result_p75(const tb_result *r);
+
+/* Header line of a partial file for these settings (no newline). */
+void tb_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots);
+int tb_results_write_line(FILE *f, const tb_result *r);
+/* Parses one record line; 0, or -1 if it is not one. */
+int tb_results_parse_line(const char *line, tb_result *r);
+/* Loads a partial file.  Its header must equal `header` (same job size and
+ * settings), else -1 with err saying what differs.  A missing file is an
+ * empty result set (0).  A truncated last line (interrupted write) is
+ * ignored. */
+int tb_results_load(const char *path, const char *header, tb_results *rs, char *err, size_t errlen);
+
+#endif
