@@ -72,12 +72,19 @@ double tbp_interp_at(const double *m, const double *y, int ns, double x, tbp_int
 double tbp_plogp_time(const tbp_plogp_pair *p, double m, tbp_interp how);
 /* D(m)[i][j] = t_ij(m); unmeasured pairs are NAN, the diagonal 0. */
 int tbp_distance_time(const tbp_plogp *p, double m, tbp_interp how, double *D);
-/* Euclidean distance between per-rank vectors V_i = [v_i0 .. v_i(n-1)],
- * v_ij = (L, o_s(m), o_r(m), g(m)) of pair (i,j) and v_ii = 0 (seed thesis
- * eq. 3.5/3.6).  With standardize, each of the four parameters is divided by
- * its standard deviation over all pairs first, so that g(m) of large
+/* Euclidean distance between per-rank vectors V_i = [v_i0 .. v_i(n-1)] with
+ * v_ij = (L, o_s(m), o_r(m), g(m)) of pair (i,j) (seed thesis eq. 3.5/3.6).
+ * By default only the third ranks k != i,j are compared -- how i and j each
+ * see everybody else -- because with the thesis's v_ii = 0 the pair's own
+ * parameters enter twice and, when o_s/o_r are larger inside a socket (as
+ * for large shared-memory copies), rank a socket's members further apart
+ * than ranks of different sockets; TBP_VEC_THESIS_DIAGONAL restores the
+ * thesis's form.  TBP_VEC_STANDARDIZE first divides each of the four
+ * parameters by its standard deviation over all pairs, so that g(m) of large
  * messages does not drown L.  Unmeasured pairs contribute nothing. */
-int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, int standardize, double *D);
+#define TBP_VEC_STANDARDIZE 1u
+#define TBP_VEC_THESIS_DIAGONAL 2u
+int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned flags, double *D);
 /* 0 if D is a valid distance matrix (see top), else -1. */
 int tbp_distance_check(const double *D, int n);
 /* D = (D + D^T) / 2, diagonal set to 0 (for data measured both ways). */
@@ -271,7 +278,7 @@ typedef struct tbp_search_opts {
 
 typedef struct tbp_search_point {
     double param;  /* k, eps, min_cluster_size, alpha or threshold */
-    double param2; /* SSSTree depth, else 0 */
+    double param2; /* SSSTree depth, DBSCAN minpts, HDBSCAN min_samples, else 0 */
     int nclusters;
     int noise;
     double score;
@@ -318,9 +325,16 @@ typedef struct tbp_graph_opts {
 } tbp_graph_opts;
 
 /* Minimal latency graph of the n x n latency matrix, equal-latency cliques
- * replaced by switches until none is left, virtual switch-to-switch edges
- * removed, switches joined by ~zero-latency edges merged.  Edge latencies are
- * the clique-derived estimates; call tbp_graph_fit to refine them. */
+ * replaced by switches until none is left (lowest latency first, one clique
+ * of one vertex kind at a time; pairs only when a third vertex sees both
+ * alike), virtual switch-to-switch edges removed after every insertion,
+ * switches joined by ~zero-latency edges merged.  Latencies compare
+ * relatively (eps), and a path is also "longer" than a link when it exceeds
+ * it by half of its own shortest hop, so a 0.3 us hop on top of 4 us is not
+ * lost in a 10% tolerance.  Needs latencies precise relative to the smallest
+ * hop: with +-2% noise on 0.3/0.6/2/4 us it recovers the exact tree, with
+ * +-5% it leaves extra links.  Edge latencies are the clique-derived
+ * estimates; call tbp_graph_fit to refine them. */
 int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_graph *g);
 /* Least-squares edge latencies: every object pair's measured latency is the
  * sum of the edges on its shortest path in g (Bufe sec. 2.4). */

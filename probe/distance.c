@@ -116,7 +116,7 @@ int tbp_distance_time(const tbp_plogp *p, double m, tbp_interp how, double *D)
     return 0;
 }
 
-int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, int standardize, double *D)
+int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned flags, double *D)
 {
     if (!p || !p->pair || !D)
         return -1;
@@ -138,7 +138,7 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, int stand
         v[4 * q + 2] = tbp_interp_at(pp->m, pp->o_r, pp->nsizes, m, how);
         v[4 * q + 3] = tbp_interp_at(pp->m, pp->g, pp->nsizes, m, how);
     }
-    if (standardize) {
+    if (flags & TBP_VEC_STANDARDIZE) {
         for (int c = 0; c < 4; c++) {
             double s = 0, ss = 0;
             long cnt = 0;
@@ -155,12 +155,15 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, int stand
                     v[4 * q + c] /= sd;
         }
     }
-    /* ||V_i - V_j||^2 = sum over k of |v_ik - v_jk|^2, v_ii = 0 */
+    /* ||V_i - V_j||^2 = sum over k of |v_ik - v_jk|^2 (v_ii = 0) */
+    int diag = (flags & TBP_VEC_THESIS_DIAGONAL) != 0;
     for (int i = 0; i < n; i++) {
         D[(size_t)i * n + i] = 0.0;
         for (int j = i + 1; j < n; j++) {
             double acc = 0.0;
             for (int k = 0; k < n; k++) {
+                if (!diag && (k == i || k == j))
+                    continue;
                 const double *a = k == i ? NULL : v + 4 * tbp_pair_index(n, i, k);
                 const double *b = k == j ? NULL : v + 4 * tbp_pair_index(n, j, k);
                 for (int c = 0; c < 4; c++) {

@@ -127,11 +127,10 @@ static int basic_model(gb *g, const double *lat)
     int n = g->n;
     size_t nc = (size_t)n * (size_t)(n - 1) / 2, k = 0;
     cand *c = malloc((nc ? nc : 1) * sizeof *c);
-    int *adj = malloc((size_t)n * sizeof *adj);
     int *deg = calloc((size_t)n, sizeof *deg);
     int **nb = calloc((size_t)n, sizeof *nb);
-    if (!c || !adj || !deg || !nb) {
-        free(c); free(adj); free(deg); free(nb);
+    if (!c || !deg || !nb) {
+        free(c); free(deg); free(nb);
         return -1;
     }
     for (int i = 0; i < n; i++)
@@ -143,7 +142,7 @@ static int basic_model(gb *g, const double *lat)
         if (!nb[i]) {
             for (int t = 0; t < i; t++)
                 free(nb[t]);
-            free(c); free(adj); free(deg); free(nb);
+            free(c); free(deg); free(nb);
             return -1;
         }
     }
@@ -168,7 +167,7 @@ static int basic_model(gb *g, const double *lat)
     }
     for (int i = 0; i < n; i++)
         free(nb[i]);
-    free(nb); free(c); free(adj); free(deg);
+    free(nb); free(c); free(deg);
     return 0;
 }
 
@@ -426,7 +425,7 @@ static void eliminate_virtual(gb *g, int s, double *dist, char *done, int *pred)
             double limit = w * (2.0 + g->eps) / (2.0 - g->eps) * (1.0 + 1e-9) + 1e-300;
             if (ds[u] + ds[v] > limit)
                 continue;
-            double alt, h1 = -1.0, h2 = -1.0;
+            double alt = INFINITY, h1 = -1.0, h2 = -1.0;
             if (u != s && v != s) {
                 h1 = chain_hmin(g, ps, u, u, v);
                 h2 = chain_hmin(g, ps, v, u, v);
@@ -434,6 +433,30 @@ static void eliminate_virtual(gb *g, int s, double *dist, char *done, int *pred)
             if (h1 >= 0.0 && h2 >= 0.0) {
                 alt = ds[u] + ds[v];
                 hmin = h1 < h2 ? h1 : h2;
+            } else if (u == s || v == s) {
+                /* an own edge (s,t): the best path avoiding it ends with
+                 * some edge (x,t).  If the tree path s..x avoids (s,t) it
+                 * is the best path to x; if it runs through t, the detour
+                 * is at least w(x,t), a whole hop, so it cannot make the
+                 * edge virtual (unless that hop is zero: search then). */
+                int t = u == s ? v : u, full = 0;
+                hmin = INFINITY;
+                for (int x = 0; x < g->nv && !full; x++) {
+                    double wx = WW(g, x, t);
+                    if (x == s || !isfinite(wx) || !isfinite(ds[x]))
+                        continue;
+                    double hx = chain_hmin(g, ps, x, s, t);
+                    if (hx < 0.0) {
+                        full = wx <= 0.0;
+                        continue;
+                    }
+                    if (ds[x] + wx < alt) {
+                        alt = ds[x] + wx;
+                        hmin = hx < wx ? hx : wx;
+                    }
+                }
+                if (full)
+                    alt = shortest(g, u, v, 1, limit, dist, done, pred, &hmin);
             } else {
                 alt = shortest(g, u, v, 1, limit, dist, done, pred, &hmin);
             }

@@ -143,7 +143,7 @@ static int is_checkpoint(const tbp_schedule *s, int stride, int r)
     return (r + 1) % stride == 0 || r == s->nrounds - 1;
 }
 
-int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *ctx, int quiet)
+int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *ctx, tbp_progress_mode progress)
 {
     int me, size;
     MPI_Comm ctl;
@@ -176,9 +176,11 @@ int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *
             }
 
     int stride = s->nrounds / 200 > 1 ? s->nrounds / 200 : 1;
+    if (progress == TBP_PROGRESS_AUTO)
+        progress = isatty(STDERR_FILENO) ? TBP_PROGRESS_TTY : TBP_PROGRESS_PLAIN;
     tbp_progress prog = {.start = MPI_Wtime(), .last_draw = -1e9, .total = s->npairs,
-                         .tty = isatty(STDERR_FILENO), .next_plain = 25};
-    int report = !quiet;
+                         .tty = progress == TBP_PROGRESS_TTY, .next_plain = 25};
+    int report = progress != TBP_PROGRESS_NONE;
 
     /* Visit, in order, every round whose barrier I am in (my rounds and
      * the ones right after them) and, on rank 0, every checkpoint. */

@@ -55,14 +55,22 @@ void tbp_fast_select(int n, const int *group, double f, unsigned long seed, int 
  * an MPI error code (the run then aborts). */
 typedef int (*tbp_pair_fn)(MPI_Comm comm, int sender, int receiver, void *ctx);
 
-/* Progress on rank 0: pairs done, rate and ETA, redrawn on a terminal,
- * a few plain lines otherwise.  quiet: nothing. */
+/* Progress on rank 0's stderr: pairs done, rate and ETA, redrawn in place
+ * (TBP_PROGRESS_TTY) or as a few plain lines (TBP_PROGRESS_PLAIN); AUTO
+ * picks by isatty(stderr) (launchers often forward stderr through a pipe,
+ * hence the explicit choices).  Every rank must pass the same mode. */
+typedef enum {
+    TBP_PROGRESS_NONE = 0,
+    TBP_PROGRESS_PLAIN = 1,
+    TBP_PROGRESS_TTY = 2,
+    TBP_PROGRESS_AUTO = 3
+} tbp_progress_mode;
 typedef struct tbp_progress tbp_progress;
 
 /* Runs the schedule on comm (every rank of comm calls it with the same
  * schedule).  Pairs are measured on comm; barriers and progress use a
  * private duplicate.  Returns 0 or an MPI error code. */
-int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *ctx, int quiet);
+int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *ctx, tbp_progress_mode progress);
 
 /* Barrier among ranks[0..k) of comm (ascending, containing the caller),
  * by dissemination: ceil(log2 k) steps of one send and one receive. */

@@ -52,8 +52,12 @@ int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
     tbp_rank_info *all = calloc((size_t)size, sizeof *all);
     if (!all)
         MPI_Abort(comm, 1);
-    /* fixed-size plain data; the job is assumed homogeneous, as MPI_BYTE does */
-    int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
+    /* Fixed-size plain data; the job is assumed homogeneous, as MPI_BYTE
+     * does.  Gather and broadcast rather than allgather: simulators whose
+     * default allgather sends P^2 messages at once (SMPI) crawl at P=512. */
+    int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Bcast(all, (int)(sizeof mine * (size_t)size), MPI_BYTE, 0, comm);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rc;

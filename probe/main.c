@@ -23,6 +23,7 @@ typedef struct cli {
     tbp_analysis_opts an;
     const char *save, *output, *analyze, *truth, *graph, *groups, *check;
     int validate, quiet, no_distance;
+    tbp_progress_mode progress;
 } cli;
 
 static void usage(FILE *out)
@@ -82,6 +83,8 @@ static void usage(FILE *out)
 "  --truth FILE            more ground truth: lines 'HOST name=value ...'\n"
 "  --validate              print accuracy against the ground truth\n"
 "  --graph FILE            Bufe's graph view: DOT to FILE, TGF to FILE.tgf\n"
+"  --progress MODE         auto (default: redrawn when stderr is a terminal,\n"
+"                          plain lines otherwise), tty, plain or none\n"
 "  -q, --quiet             no progress or summary\n"
 "  --check FILE            load FILE with the library's loader and print what\n"
 "                          it holds (no MPI); exit status 1 if it does not load\n"
@@ -135,6 +138,7 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     tbp_meas_opts_default(&c->meas);
     tbp_analysis_opts_default(&c->an);
+    c->progress = TBP_PROGRESS_AUTO;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i], *val = NULL, name[64];
         if (a[0] != '-') {
@@ -254,6 +258,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         } else if (IS("-o") || IS("--output")) {
             NEEDVAL();
             c->output = val;
+        } else if (IS("--progress")) {
+            NEEDVAL();
+            static const char *pm[] = {"none", "plain", "tty", "auto"};
+            k = 0;
+            while (k < 4 && strcmp(val, pm[k]) != 0)
+                k++;
+            if (k == 4)
+                BAD();
+            c->progress = (tbp_progress_mode)k;
         } else if (IS("--check")) {
             NEEDVAL();
             c->check = val;
@@ -556,7 +569,7 @@ static int measure(const cli *c)
     MPI_Reduce(&ctx.wtime, &m.wtime_overhead, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    int rc = tbp_harness_run(comm, &s, tbp_measure_pair, &ctx, c->quiet);
+    int rc = tbp_harness_run(comm, &s, tbp_measure_pair, &ctx, c->quiet ? TBP_PROGRESS_NONE : c->progress);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "topobcast-probe: rank %d: MPI error %d during the measurement\n", me, rc);
         MPI_Abort(comm, 1);

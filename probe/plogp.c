@@ -26,12 +26,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plogp.h"
 
 /* SimGrid's SMPI (smpicc) runs every rank in one process on simulated
- * time: a busy loop would never see MPI_Wtime move, and payload contents
- * are irrelevant here, so the buffer is SMPI's shared one (no copies). */
+ * time: a busy loop would never see MPI_Wtime move (the wait sleeps in
+ * simulated time instead), and payload contents are irrelevant here, so
+ * the buffer is SMPI's shared one (no copies). */
 #ifdef SMPI_H
 #define PAYLOAD_ALLOC(n) SMPI_SHARED_MALLOC(n)
 #define PAYLOAD_FREE(p) SMPI_SHARED_FREE(p)
@@ -43,9 +45,16 @@
 void tbp_spin_until(double t)
 {
 #ifdef SMPI_H
+    /* smpicc maps nanosleep onto simulated time (smpi_execute does not
+     * advance it without simulate-computation) */
     double now = MPI_Wtime();
-    if (t > now)
-        smpi_execute(t - now);
+    if (t > now) {
+        double d = t - now;
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        if (ts.tv_sec == 0 && ts.tv_nsec == 0)
+            ts.tv_nsec = 1;
+        nanosleep(&ts, NULL);
+    }
 #else
     while (MPI_Wtime() < t)
         ;

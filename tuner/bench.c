@@ -255,6 +255,14 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* Say why a spec will show ERROR before spending time on the others. */
+    if (wrank == 0)
+        for (int ai = 0; ai < o.nalgs; ai++) {
+            char err[256];
+            if (strcmp(o.algs[ai], "auto") && topobcast_spec_check(o.algs[ai], err, sizeof err))
+                fprintf(stderr, "topobcast-bench: %s: %s\n", o.algs[ai], err);
+        }
+
     FILE *csv = NULL;
     if (wrank == 0 && o.csv) {
         csv = fopen(o.csv, "w");

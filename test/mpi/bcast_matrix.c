@@ -100,9 +100,10 @@ typedef struct xfer {
     int rc;                /* MPI_Bcast return code */
 } xfer;
 
-/* The pattern is a hash of (seed, position), so a segment delivered to the
- * wrong offset or left over from an earlier case never matches by luck; it
- * never equals the sentinel. */
+/* The pattern is a hash of (seed, position): a segment delivered to the
+ * wrong offset, or left over from an earlier case, differs from what belongs
+ * there (a shifted or periodic pattern could match by accident).  It never
+ * equals the sentinel, so a byte that was not written is always noticed. */
 static void pattern_fill(uint32_t seed, unsigned char *out, size_t n)
 {
     for (size_t w = 0; w * 4 < n; w++) {

@@ -158,9 +158,16 @@ NS = 1e-9
 def socket_links(p, s, shm_bw, shm_lat, mem_bw):
     """Same-socket path: a FATPIPE per-flow cap (one process copying through
     shared memory) plus a SHARED memory link (what all the socket's cores
-    copying at once can get)."""
+    copying at once can get).  The memory link is on this route only: paths
+    leaving the socket are bounded by their interconnect links, and putting
+    one shared link on every route of a socket couples all its flows in
+    SimGrid's max-min solver, which made simulations 6x slower and crashed
+    SimGrid 3.32's solver ("Cannot saturate more a constraint that has no
+    active element", then a segfault in MaxMin::do_solve) at P=64."""
     p.link(s + "-shm", shm_bw, shm_lat, "FATPIPE")
     p.link(s + "-mem", mem_bw, 0, "SHARED")
+    # Floyd keeps a self-route unless a round trip through a neighbour has
+    # strictly fewer links; every such round trip has at least 2.
     p.route(s, s, [s + "-shm", s + "-mem"], symmetrical=False)
 
 
@@ -179,9 +186,9 @@ The names are for people; nothing may parse them.
 Links (bandwidth per direction; latency one way):
   fram-nNN-sS-shm  8 GB/s   50 ns  FATPIPE  same-socket copy through shared
                    memory, per flow (single-copy CMA/XPMEM-like ~8 GB/s)
-  fram-nNN-sS-mem  25 GB/s   0 ns  SHARED   the socket's memory: all flows
-                   starting or ending on the socket share it (memcpy through
-                   a 4-channel DDR4-2400 socket, ~25 GB/s copy)
+  fram-nNN-sS-mem  25 GB/s   0 ns  SHARED   the socket's memory: all
+                   same-socket flows share it (memcpy through a 4-channel
+                   DDR4-2400 socket, ~25 GB/s copy)
   fram-nNN-qpi     6 GB/s  300 ns  SPLITDUPLEX  socket to socket (QPI);
                    MPI inter-socket figures on Broadwell are ~0.5-0.7 us, 5-7 GB/s
   fram-nNN-sS-bus  14 GB/s 100 ns  SPLITDUPLEX  socket to the node's HCA (PCIe 3 x16)
@@ -192,9 +199,9 @@ Links (bandwidth per direction; latency one way):
                    x 12.5 GB/s = 200 GB/s per island over 100 GB/s, i.e. 2:1
                    oversubscribed; two more switch hops and longer cables
 
-Routes: same socket = shm + mem; other socket = mem + qpi + mem; other node =
-mem + bus + nic + nic + bus + mem (via routers fram-nNN and switch fram-islI);
-other island adds the trunk between fram-isl0 and fram-isl1.
+Routes: same socket = shm + mem; other socket = qpi; other node = bus + nic +
+nic + bus (via router fram-nNN and switch fram-islI); other island adds the
+trunk between fram-isl0 and fram-isl1.
 SPLITDUPLEX: the two directions have their own bandwidth (full duplex
 fabrics); SHARED: one capacity for all flows; FATPIPE: each flow gets the
 full bandwidth (a per-flow cap, no contention).
@@ -218,8 +225,8 @@ full bandwidth (a per-flow cap, no contention).
             p.sockets.append(h)
             socket_links(p, h, 8 * GB, 50 * NS, 25 * GB)
             p.link(h + "-bus", 14 * GB, 100 * NS, "SPLITDUPLEX")
-            p.route(h, node, [h + "-mem", h + "-bus"])
-        p.route(socks[0], socks[1], [socks[0] + "-mem", node + "-qpi", socks[1] + "-mem"])
+            p.route(h, node, [h + "-bus"])
+        p.route(socks[0], socks[1], [node + "-qpi"])
     p.root = "fram-n00-s0"
     p.levels = [("same-socket", "fram-n00-s0"), ("other-socket", "fram-n00-s1"),
                 ("other-node", "fram-n01-s0"), ("other-island", "fram-n16-s0")]
@@ -242,8 +249,8 @@ Links (bandwidth per direction; latency one way):
   betzy-nNN-sS-shm  8 GB/s  100 ns  FATPIPE  same-socket copy, per flow
                     (Rome: a socket is 8 CCDs, so the average core pair is
                     farther apart than on a monolithic die)
-  betzy-nNN-sS-mem  40 GB/s   0 ns  SHARED   the socket's memory (8 channels
-                    DDR4-3200)
+  betzy-nNN-sS-mem  40 GB/s   0 ns  SHARED   the socket's memory, shared by
+                    its same-socket flows (8 channels DDR4-3200)
   betzy-nNN-xgmi    7 GB/s  350 ns  SPLITDUPLEX  socket to socket (xGMI)
   betzy-nNN-sS-bus  25 GB/s 100 ns  SPLITDUPLEX  socket to HCA (PCIe 4 x16)
   betzy-nNN-nic     12.5 GB/s 250 ns  SPLITDUPLEX  node to its group switch
@@ -252,10 +259,10 @@ Links (bandwidth per direction; latency one way):
                     pair (all-to-all, HDR 200 Gb/s), long optical cables and
                     the spine switches on both sides
 
-Routes: same socket = shm + mem; other socket = mem + xgmi + mem; other node,
-same group = mem + bus + nic + nic + bus + mem (via router betzy-nNN and
-switch betzy-grpG); other group adds the direct global link between the two
-group switches (minimal dragonfly routing).
+Routes: same socket = shm + mem; other socket = xgmi; other node, same group
+= bus + nic + nic + bus (via router betzy-nNN and switch betzy-grpG); other
+group adds the direct global link between the two group switches (minimal
+dragonfly routing).
 """)
     for g in range(groups):
         p.router("betzy-grp%d" % g)
@@ -279,8 +286,8 @@ group switches (minimal dragonfly routing).
             p.sockets.append(h)
             socket_links(p, h, 8 * GB, 100 * NS, 40 * GB)
             p.link(h + "-bus", 25 * GB, 100 * NS, "SPLITDUPLEX")
-            p.route(h, node, [h + "-mem", h + "-bus"])
-        p.route(socks[0], socks[1], [socks[0] + "-mem", node + "-xgmi", socks[1] + "-mem"])
+            p.route(h, node, [h + "-bus"])
+        p.route(socks[0], socks[1], [node + "-xgmi"])
     p.root = "betzy-n00-s0"
     p.levels = [("same-socket", "betzy-n00-s0"), ("other-socket", "betzy-n00-s1"),
                 ("other-node", "betzy-n01-s0"), ("other-group", "betzy-n08-s0")]
@@ -299,14 +306,15 @@ The names are for people; nothing may parse them.
 
 Links (bandwidth per direction; latency one way):
   arm1-sS-mM-shm  6 GB/s  100 ns  FATPIPE  same-NUMA copy, per flow
-  arm1-sS-mM-mem  20 GB/s   0 ns  SHARED   the NUMA domain's memory (4 channels)
+  arm1-sS-mM-mem  20 GB/s   0 ns  SHARED   the NUMA domain's memory (4
+                  channels), shared by its same-NUMA flows
   arm1-sS-mM-die  5 GB/s  150 ns  SPLITDUPLEX  die to the socket's
                   interconnect; other NUMA, same socket crosses two of them
   arm1-hydra      4 GB/s  300 ns  SPLITDUPLEX  socket to socket
                   (Hydra links), on top of the two die links
 
-Routes: same NUMA = shm + mem; other NUMA, same socket = mem + die + die + mem
-(via router arm1-sS); other socket = mem + die + hydra + die + mem.
+Routes: same NUMA = shm + mem; other NUMA, same socket = die + die (via
+router arm1-sS); other socket = die + hydra + die.
 """)
     p.router("arm1-s0")
     p.router("arm1-s1")
@@ -319,7 +327,7 @@ Routes: same NUMA = shm + mem; other NUMA, same socket = mem + die + die + mem
             p.sockets.append(h)
             socket_links(p, h, 6 * GB, 100 * NS, 20 * GB)
             p.link(h + "-die", 5 * GB, 150 * NS, "SPLITDUPLEX")
-            p.route(h, "arm1-s%d" % s, [h + "-mem", h + "-die"])
+            p.route(h, "arm1-s%d" % s, [h + "-die"])
     p.root = "arm1-s0-m0"
     p.levels = [("same-numa", "arm1-s0-m0"), ("other-numa", "arm1-s0-m1"),
                 ("other-socket", "arm1-s1-m0")]

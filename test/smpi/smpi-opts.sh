@@ -58,6 +58,7 @@ SMPI_OPTS=(
     # without simulated computation).  Warnings (deadlocks ...) still print.
     --log=xbt_cfg.thres:warning
     --log=smpi_config.thres:warning
+    --log=smpi_coll.thres:warning
 )
 
 # Timing-only runs with large messages may add these: every malloc() of at

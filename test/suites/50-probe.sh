@@ -52,6 +52,15 @@ check "--analyze runs without MPI" [ $? -eq 0 ]
 check "--analyze reproduces the topology" cmp -s "$D/topo.yaml" "$D/topo2.yaml"
 check "--analyze validates too" has "^node +1 +[^ ]+ +[0-9]+ +1\.000"
 
+# 4 ranks (oversubscribed: correctness only), concurrent pairs: the
+# harness's rounds and subset barriers.
+OUT=$(timeout 120 mpiexec -n 4 "$PROBE" -M 256 -R 1 --max-insert 0 --concurrency ranks --progress tty \
+      --save "$D/run4.txt" -o "$D/topo4.yaml" 2>&1)
+check "4 ranks, concurrency ranks: 6 pairs in 3 rounds" rc_has $? "6 pairs \(of P\(P-1\)/2 = 6\) in 3 rounds"
+check "4 ranks: progress redrawn in place" has $'\rprobe: 6/6 pairs \(100%\)'
+check "4 ranks: every pair measured once" bash -c "[ \$(grep -c '^pair' '$D/run4.txt') -eq 6 ]"
+check "4 ranks: topology loads" bash -c "'$PROBE' --check '$D/topo4.yaml' | grep -q 'topology of 4 leaves'"
+
 # Independence groups from the topology just written; serial; LogGP.
 OUT=$(timeout 120 mpiexec -n 2 "$PROBE" -M 1K -R 2 --groups "$D/topo.yaml" --serial -o "$D/topo3.yaml" 2>&1)
 check "--groups FILE and --serial" rc_has $? "concurrency serial"

@@ -103,10 +103,12 @@ static void synth_free(synth *s)
     free(s->orig);
 }
 
+/* CPU time of this process: the test machine is shared, wall time says
+ * more about the neighbours than about the code. */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -529,19 +531,24 @@ static void test_p512(void)
     printf("# P=512 hdbscan %.3fs\n", now() - t0);
     TAP_OK(tbp_ari(l, s.node, n) == 1.0, "P=512 hdbscan mcs=9: nodes");
     double total = 0;
+    int all_true = 1;
     for (int m = 0; m < TBP_M_COUNT; m++) {
         tbp_search_result r;
         t0 = now();
         int rc = tbp_search(s.D, n, (tbp_method)m, NULL, &r);
         double dt = now() - t0;
         total += dt;
-        printf("# P=512 search %-10s %.3fs  (%d runs, k=%d, silhouette %.3f)\n",
-               tbp_method_name(m), dt, r.ntrace, r.nclusters, r.score);
+        int hit = rc == 0 && (tbp_ari(r.labels, s.island, n) == 1.0 ||
+                              tbp_ari(r.labels, s.node, n) == 1.0 ||
+                              tbp_ari(r.labels, s.socket, n) == 1.0);
+        all_true &= hit;
+        printf("# P=512 search %-10s %.3fs  (%d runs, k=%d, silhouette %.3f%s)\n",
+               tbp_method_name(m), dt, r.ntrace, r.nclusters, r.score, hit ? "" : ", NOT a true level");
         if (rc == 0)
             tbp_search_result_free(&r);
     }
-    printf("# P=512 all searches %.3fs\n", total);
-    TAP_OK(1, "P=512 timings printed (not asserted)");
+    printf("# P=512 all searches %.3fs CPU (timings printed, not asserted)\n", total);
+    TAP_OK(all_true, "P=512: every method's search ends on a true level");
     free(l);
     synth_free(&s);
 }

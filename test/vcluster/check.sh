@@ -68,7 +68,8 @@ crossed=$(( $(vc_trunk_bytes) - before ))
 result $(( crossed >= 4 * 1048576 ? 0 : 1 )) "inter-island broadcasts crossed the trunk ($crossed bytes)"
 
 # (b) ----------------------------------------------------------------------
-# One line per algorithm; "none" is plain MPICH through the same binary.
+# One line per algorithm; "default" is the MPI library's own MPI_Bcast
+# behind the same interposer.
 # Sizes and types kept small: 1 MiB across a 100 Mbit/s trunk takes ~0.1 s.
 MATRIX=$BUILD/test/mpi/bcast_matrix
 MATRIX_ARGS=(--counts=0,1,4097,65539 --types=byte,vector,intmix,vecmix --roots=0,mid,last
@@ -79,7 +80,7 @@ matrix() { # algorithm
     VC_GENV=()
 }
 if [ -x "$MATRIX" ] && [ -f "$BUILD/lib/libtopobcast.so" ]; then
-    matrix none
+    matrix default
     matrix binomial
     matrix pipeline
     matrix scatter_allgather
@@ -93,14 +94,16 @@ fi
 # (c) ----------------------------------------------------------------------
 # 8 B and 64 KiB are reported; the assertion is on 1 MiB, where the trunk's
 # rate limit dominates (tbf delays only what exceeds its burst, so it barely
-# changes the latency of one small message).
+# changes the latency of one small message).  It compares the best rounds:
+# the trunk cannot make a 1 MiB transfer faster than its rate, while the
+# median of a same-island pair swings with whatever else the machine runs.
 declare -A pp
 for pair in 0,1 2,3 0,2; do
     log="$LOG_DIR/pingpong-$pair.log"
     if vc_mpirun "$pair" "$BUILD/test/vcluster/vc_pingpong" 8 65536 1048576 >"$log" 2>&1; then
-        while read -r _ bytes us a b; do
-            pp[$pair,$bytes]=$us
-            echo "# pingpong $a-$b $bytes B: $us us one way"
+        while read -r _ bytes med best a b; do
+            pp[$pair,$bytes]=$best
+            echo "# pingpong $a-$b $bytes B: one way median $med us, best $best us"
         done < <(grep '^pingpong ' "$log")
     else
         result 1 "pingpong $pair exited with an error (see $log)"
@@ -113,7 +116,7 @@ if [ -n "$same" ] && [ -n "$same2" ] && [ -n "$cross" ]; then
     # Cross-island must be at least twice the slower of the two islands.
     slow=$(awk -v a="$same" -v b="$same2" 'BEGIN { print (a > b) ? a : b }')
     awk -v c="$cross" -v s="$slow" 'BEGIN { exit !(c > 2 * s) }'
-    result $? "pingpong 1 MiB: cross-island $cross us > 2 x same-island $slow us"
+    result $? "pingpong 1 MiB (best round): cross-island $cross us > 2 x same-island $slow us"
 else
     result 1 "pingpong: missing figures (see $LOG_DIR/pingpong-*.log)"
 fi

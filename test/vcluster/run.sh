@@ -15,6 +15,7 @@
 #   vc_mpirun NODES COMMAND [ARG]..     one rank per listed node ("all" or "0,2")
 # vc_mpirun is the hook for running anything across the cluster, e.g. the
 # probe:  vc_mpirun all build/bin/topobcast-probe -o topology.yaml
+# Every rank also gets LD_PRELOAD=libvc_ucx_close.so (see ucx_close_shim.c).
 
 VC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=cluster.sh
@@ -23,15 +24,34 @@ VC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VC_TIMEOUT=${VC_TIMEOUT:-120}
 VC_GENV=()    # "VAR=VALUE" entries added to every rank's environment
 VC_CHILD=
+VC_ROOT=$(cd "$VC_DIR/../.." && pwd)
+VC_BUILD=${BUILD:-build}
+[[ $VC_BUILD = /* ]] || VC_BUILD=$VC_ROOT/$VC_BUILD
+# Preloaded into every rank: without it MPICH 4.0.2's finalize deadlocks in
+# about a third of runs over UCX TCP (see ucx_close_shim.c).  VC_UCX_SHIM=
+# (empty) runs without it.
+VC_UCX_SHIM=${VC_UCX_SHIM-$VC_BUILD/test/vcluster/libvc_ucx_close.so}
+
+vc_build_shim() {
+    [ -z "$VC_UCX_SHIM" ] && return 0
+    [ "$VC_UCX_SHIM" -nt "$VC_DIR/ucx_close_shim.c" ] && return 0
+    mkdir -p "$(dirname "$VC_UCX_SHIM")" &&
+    cc -std=gnu11 -O2 -Wall -Wextra -fPIC -shared "$VC_DIR/ucx_close_shim.c" \
+        -o "$VC_UCX_SHIM" -lucp -lucs -ldl
+}
 
 vc_session_end() {
-    trap - EXIT INT TERM HUP
+    # Teardown must not be cut short by a second signal (or a first one that
+    # arrives while the job's own exit is being cleaned up).
+    trap '' INT TERM HUP
+    trap - EXIT
     if [ -n "$VC_CHILD" ]; then
         kill -TERM "$VC_CHILD" 2>/dev/null   # timeout forwards it to mpiexec
         wait "$VC_CHILD" 2>/dev/null
         VC_CHILD=
     fi
     vc_down || vc_log "teardown incomplete: run $VC_DIR/cluster.sh down"
+    trap - INT TERM HUP
 }
 
 vc_session_begin() {
@@ -59,7 +79,13 @@ vc_mpirun() { # NODES command...
     local args=(-launcher ssh -launcher-exec "$VC_DIR/launcher.sh" -iface "$VC_IF"
         -hosts "$hosts" -ppn 1 -n "$np"
         -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$VC_IF")
-    for kv in "${VC_GENV[@]}"; do args+=(-genv "${kv%%=*}" "${kv#*=}"); done
+    local preload=$VC_UCX_SHIM
+    for kv in "${VC_GENV[@]}"; do
+        if [ "${kv%%=*}" = LD_PRELOAD ]; then preload="$preload${preload:+:}${kv#*=}"
+        else args+=(-genv "${kv%%=*}" "${kv#*=}"); fi
+    done
+    [ -n "$preload" ] && args+=(-genv LD_PRELOAD "$preload")
+    vc_build_shim || { vc_log "could not build $VC_UCX_SHIM"; return 1; }
     # 9>&-: the job must not hold the cluster lock if this shell is killed.
     timeout -k 10 "$VC_TIMEOUT" ip netns exec "$VC_HEAD_NS" unshare --uts -- \
         /bin/sh -c 'hostname "$0" && exec "$@"' "$VC_HEAD_NS" mpiexec "${args[@]}" "$@" 9>&- &

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# valgrind memcheck: a 2-rank subset of the MPI matrix under LD_PRELOAD for
+# specs that exercise every engine path (whole message, segments that cut
+# elements, scatter + ring / recursive doubling / pair exchange, bounded
+# non-blocking sends, hierarchy detection, pass-through), then the unit test
+# binaries that run quickly enough.  Invalid accesses, uses of uninitialised
+# values and definite leaks fail a run.  test/valgrind.supp holds
+# suppressions for reports from outside libtopobcast only.
+# Knobs: TB_VALGRIND_SPECS="spec ...", TB_VALGRIND_TIMEOUT (per run, 600 s),
+# TB_VALGRIND_UNIT_MAX (native seconds above which a unit test is skipped, 5).
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+LIB=$PWD/$BUILD/lib/libtopobcast.so
+PROG=$BUILD/test/mpi/bcast_matrix
+SUPP=$PWD/test/valgrind.supp
+TIMEOUT=${TB_VALGRIND_TIMEOUT:-600}
+UNIT_MAX=${TB_VALGRIND_UNIT_MAX:-5}
+if [ -n "${TB_VALGRIND_SPECS+set}" ]; then # set but empty: unit tests only
+    read -ra SPECS <<<"$TB_VALGRIND_SPECS"
+else
+    SPECS=(binomial pipeline:segment=1000 scatter_allgather
+        scatter_allgather:allgather=recursive_doubling split_binary
+        flat:send=nonblocking,outstanding=2 magpie default)
+fi
+# 2 ranks: every communicator kind, derived datatypes with gaps, counts that
+# leave partial segments/blocks, plus the back-to-back sequences.
+MATRIX_ARGS="--comms=world,split,reversed,dup,self,inter --counts=0,7,4097 --types=byte,int,vector,struct,vecmix
+    --then --comms=world --counts=65539 --types=byte,intmix,vecmix --sequences=1"
+
+if ! command -v valgrind >/dev/null; then
+    echo "not ok valgrind: valgrind is not installed"
+    exit 1
+fi
+for f in "$LIB" "$PROG" "$SUPP"; do
+    if [ ! -e "$f" ]; then
+        echo "not ok valgrind: $f is missing"
+        exit 1
+    fi
+done
+
+VG=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+    --show-leak-kinds=definite --track-origins=yes --num-callers=30 --suppressions="$SUPP")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# verdict NAME RC LOGS...: ok when every log has "ERROR SUMMARY: 0 errors"
+# and the run exited 0.
+verdict() {
+    local name=$1 rc=$2 errors=0 logs=0 l n
+    shift 2
+    for l in "$@"; do
+        [ -f "$l" ] || continue
+        logs=$((logs + 1))
+        n=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) errors.*/\1/p' "$l" | tail -1)
+        errors=$((errors + ${n:-1}))
+    done
+    if [ "$rc" -eq 0 ] && [ "$logs" -gt 0 ] && [ "$errors" -eq 0 ]; then
+        echo "ok valgrind $name"
+    else
+        local why="exit status $rc"
+        [ "$rc" -eq 99 ] && why="memcheck errors"
+        [ "$rc" -eq 124 ] && why="timed out after ${TIMEOUT}s"
+        echo "not ok valgrind $name: $why, $errors error(s) in $logs log(s)"
+        for l in "$@"; do
+            [ -f "$l" ] && grep -m1 -A12 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|Source and|[0-9,]+ bytes in [0-9,]+ blocks are definitely)' "$l" | sed 's/^/#   /'
+        done
+    fi
+}
+
+start=$SECONDS
+for spec in ${SPECS[@]+"${SPECS[@]}"}; do
+    rm -f "$tmp"/vg.*.log
+    t0=$SECONDS
+    # shellcheck disable=SC2086 # word list by construction
+    timeout "$TIMEOUT" mpiexec -n 2 env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 \
+        "${VG[@]}" --log-file="$tmp/vg.%p.log" "$PROG" $MATRIX_ARGS >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    bad=$(grep -c '^not ok' "$tmp/out")
+    echo "# valgrind matrix alg=$spec np=2: $(grep -c '^ok' "$tmp/out") cases ok, $bad not ok, $((SECONDS - t0)) s"
+    grep '^not ok' "$tmp/out" | head -5
+    name=${spec%%:*}
+    if ! grep -q "^topobcast: stats: algorithm=$name calls=[1-9]" "$tmp/err"; then
+        echo "not ok valgrind matrix alg=$spec: the library did not run $name under valgrind"
+    fi
+    verdict "matrix alg=$spec np=2" "$rc" "$tmp"/vg.*.log
+done
+
+for t in "$BUILD"/test/unit/test_*; do
+    [ -x "$t" ] || continue
+    n=$(basename "$t")
+    t0=$(date +%s%N)
+    timeout 60 "$t" >/dev/null 2>&1
+    native_ms=$((($(date +%s%N) - t0) / 1000000))
+    if [ "$native_ms" -gt $((UNIT_MAX * 1000)) ]; then
+        echo "# valgrind: skipped $n (native run ${native_ms} ms > ${UNIT_MAX} s)"
+        continue
+    fi
+    rm -f "$tmp"/vg.*.log
+    t0=$SECONDS
+    timeout "$TIMEOUT" "${VG[@]}" --log-file="$tmp/vg.unit.log" "$t" >"$tmp/out" 2>&1
+    rc=$?
+    echo "# valgrind unit $n: native ${native_ms} ms, under valgrind $((SECONDS - t0)) s"
+    # a failing unit test is reported by the unit test run itself; here
+    # only memcheck's verdict counts
+    [ "$rc" -ne 99 ] && [ "$rc" -ne 124 ] && rc=0
+    verdict "unit $n" "$rc" "$tmp/vg.unit.log"
+done
+echo "# valgrind: $((SECONDS - start)) s"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SimGrid SMPI testbed: builds everything with smpicc (make smpi), checks the
+# committed platforms are what test/platforms/mkplatforms.py writes, checks
+# each platform's levels with a ping-pong (distinct, increasing latencies;
+# the simulated figures follow the documented link model), and runs the
+# library's correctness matrix under SMPI at P=64 on the FRAM-like platform
+# with a few algorithms, in both placements.  Skips when smpicc is missing.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+export BUILD
+
+if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
+    echo "ok smpi skipped (smpicc missing)"
+    exit 0
+fi
+# shellcheck source=test/smpi/smpi-opts.sh
+. test/smpi/smpi-opts.sh
+logdir=$BUILD/test/logs/smpi
+mkdir -p "$logdir"
+
+# -- build ----------------------------------------------------------------
+if make -s smpi BUILD="$BUILD" >"$logdir/build.log" 2>&1; then
+    echo "ok smpi build (make smpi)"
+else
+    echo "not ok smpi build (make smpi): see $logdir/build.log"
+    tail -20 "$logdir/build.log"
+    exit 1
+fi
+
+# -- platforms --------------------------------------------------------------
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "ok smpi platforms up to date # skip: no python3"
+elif out=$(python3 test/platforms/mkplatforms.py --check 2>&1); then
+    echo "ok smpi platforms up to date with mkplatforms.py"
+else
+    echo "not ok smpi platforms up to date with mkplatforms.py: $out"
+fi
+
+# -- levels -----------------------------------------------------------------
+# Per level: strictly increasing 0-byte latency; latency minus the path
+# latency of the link model is the same per-message CPU cost at every level
+# (so SimGrid routes what the platform file documents); 1 MiB bandwidth
+# between 90% and 100% of the path bottleneck.
+check_levels() { # platform
+    local p=$1 out
+    if ! out=$(test/smpi/levels.sh "$p" 2>&1); then
+        echo "not ok smpi levels $p: levels.sh failed"
+        echo "$out" | head -20 | sed 's/^/# /'
+        return
+    fi
+    echo "$out" | sed 's/^#*/# /'
+    echo "$out" | awk -v p="$p" '
+        $1 == p {
+            n++; lat = $4; bw = $5; plat = $6; pbw = $7
+            if (n > 1 && !(lat > prev)) bad = bad sprintf(" %s (%.3f us) not above the level before (%.3f us);", $2, lat, prev)
+            over = lat - plat
+            if (n == 1) over1 = over
+            else if (over - over1 > 0.005 || over1 - over > 0.005)
+                bad = bad sprintf(" %s: latency %.3f us - path %.3f us differs from the other levels (%.3f);", $2, lat, plat, over1)
+            if (bw > pbw * 1.0001 || bw < 0.9 * pbw)
+                bad = bad sprintf(" %s: 1 MiB at %.3f GB/s, path bottleneck %.3f GB/s;", $2, bw, pbw)
+            prev = lat; names = names " " $2
+        }
+        END {
+            if (n < 3) bad = bad " only " n " levels;"
+            if (bad != "") print "not ok smpi levels " p ":" bad
+            else printf "ok smpi levels %s:%s strictly increasing, model figures\n", p, names
+        }'
+}
+for p in fram betzy arm1; do
+    check_levels "$p"
+done
+
+# -- correctness of the library under SMPI ------------------------------------
+# P=64 on the FRAM-like platform: contiguous = 4 sockets x 16 ranks (SMPI
+# "nodes" of 16), round-robin = one rank on each of the 64 sockets.  The
+# interposition is checked too: TOPOBCAST_STATS must report the algorithm.
+bin=$BUILD/smpi/bin/bcast_matrix
+matrix_args=(--counts=0,1,4097,20011 --types=byte,vector,intmix --comms=world,split,reversed)
+run_matrix() { # algorithm hostfile
+    local alg=$1 hf=$2 log="$logdir/matrix-$1-$2.log" name="smpi bcast_matrix alg=$1 np=64 $2"
+    TOPOBCAST_ALGORITHM=$alg TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+        -platform test/platforms/fram.xml -hostfile "test/platforms/$hf.txt" -np 64 \
+        "$bin" "${matrix_args[@]}" >"$log" 2>&1
+    local rc=$? cases failed
+    cases=$(grep -c '^ok ' "$log")
+    failed=$(grep -c '^not ok ' "$log")
+    if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$cases" -eq 0 ]; then
+        echo "not ok $name: exit $rc, $cases passed, $failed failed (log $log)"
+        grep -m5 -E '^not ok |CRITICAL|Aborted|Segmentation|Not yet implemented' "$log" | cut -c1-200 | sed 's/^/# /'
+    elif ! grep -qE "^topobcast: stats: algorithm=$alg calls=[1-9]" "$log"; then
+        echo "not ok $name: $cases cases passed but the library did not run $alg (no stats line)"
+    else
+        echo "ok $name: $cases cases"
+    fi
+}
+if [ -x "$bin" ]; then
+    for alg in binomial pipeline scatter_allgather magpie; do
+        for hf in fram-contiguous fram-rr; do
+            run_matrix "$alg" "$hf"
+        done
+    done
+else
+    echo "not ok smpi bcast_matrix: $bin not built"
+fi
