@@ -29,3 +29,4 @@ include test/module.mk
 clean:
 	rm -rf $(BUILD)
 -include probe/probe.mk
+-include tuner/report/report.mk

@@ -48,7 +48,7 @@ typedef struct opts {
     int nsizes;
     size_t max_size;
     int comm_sizes[MAX_COMMS], ncomm_sizes;
-    int reps, warmup, exhaustive, root_mode, resume, max_timed, verbose, send_variants;
+    int reps, warmup, exhaustive, root_mode, resume, max_timed, verbose, send_variants, dry_run;
     double factor, tie;
 } opts;
 
@@ -85,6 +85,7 @@ static void usage(FILE *f)
             "                     interquartile ranges overlap (default 0.03)\n"
             "  --partial FILE     partial results, appended as measured (default OUT.partial)\n"
             "  --resume           continue from the partial file (same job size and settings)\n"
+            "  --dry-run          model and plan only: print what would be timed, time nothing\n"
             "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
             "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm\n"
             "  -v, --verbose      more detail (per-candidate predictions)\n"
@@ -150,6 +151,10 @@ static int parse_args(opts *o, int argc, char **argv, int *help)
         }
         if (!strcmp(a, "--resume")) {
             o->resume = 1;
+            continue;
+        }
+        if (!strcmp(a, "--dry-run")) {
+            o->dry_run = 1;
             continue;
         }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -544,7 +549,28 @@ static void report_errors(const tb_results *rs, FILE *f)
     }
 }
 
-/* ---- main --------------------------------------------------------------- */
+/* ---- the run ------------------------------------------------------------ */
+
+/* Everything one tuning run holds; phases below fill it in order.  Only
+ * rank 0 holds costs, plan, results and the partial file. */
+typedef struct tuner {
+    opts o;
+    tb_config topo_cfg;
+    int have_topo;
+    comm_info comms[MAX_COMMS];
+    int ncomm;
+    const tb_hier *world_hier;
+    tb_costs costs;
+    int have_costs;
+    plan_item *items;
+    int nitems;
+    long total_cand, total_distinct, total_prune;
+    tb_results rs;
+    FILE *pf;
+    int prior;
+    long new_runs, failed;
+    double seconds;
+} tuner;
 
 static int finish(int rc)
 {
@@ -559,62 +585,14 @@ static int agree(int v)
     return v;
 }
 
-static int run_compare(const opts *o)
+/* The job, then its first half and quarter (or --comm-sizes), and the
+ * library's hierarchy of each (collective).  Returns 0 or -1. */
+static int setup_comms(tuner *T)
 {
-    tb_compare_opts co = {o->sizes, o->nsizes, o->reps, o->warmup, o->root_mode, o->csv, o->verbose};
-    int rc = tb_compare_run(MPI_COMM_WORLD, &co, stdout);
-    return finish(rc);
-}
-
-int main(int argc, char **argv)
-{
-    opts o;
-    int help = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (parse_args(&o, argc, argv, &help) != 0 || help) {
-        if (wrank == 0) {
-            if (!help)
-                fprintf(stderr, "topobcast-tuner: bad arguments\n");
-            usage(help ? stdout : stderr);
-        }
-        return finish(help ? 0 : 2);
-    }
-    /* The library reads its configuration at the first broadcast: point it
-     * at the file before anything else touches it. */
-    if (o.compare) {
-        setenv("TOPOBCAST_CONFIG", o.compare, 1);
-        return run_compare(&o);
-    }
-    if (o.topology)
-        setenv("TOPOBCAST_CONFIG", o.topology, 1);
-    else if (getenv("TOPOBCAST_CONFIG") && *getenv("TOPOBCAST_CONFIG"))
-        o.topology = getenv("TOPOBCAST_CONFIG");
-
-    /* the topology (rank 0 copies it into the table) */
-    tb_config topo_cfg;
-    int have_topo = 0;
-    memset(&topo_cfg, 0, sizeof topo_cfg);
-    if (o.topology) {
-        char err[1024];
-        int ok = tb_config_load(o.topology, &topo_cfg, err, sizeof err) == 0;
-        if (!agree(ok)) {
-            if (wrank == 0)
-                fprintf(stderr, "topobcast-tuner: %s\n", err);
-            return finish(2);
-        }
-        have_topo = topo_cfg.has_topology;
-    }
-
-    /* communicators: the job, then its first half and quarter */
-    comm_info comms[MAX_COMMS];
-    int ncomm = 0;
     int want[MAX_COMMS], nwant = 0;
-    if (o.ncomm_sizes) {
-        for (int k = 0; k < o.ncomm_sizes; k++)
-            want[nwant++] = o.comm_sizes[k];
+    if (T->o.ncomm_sizes) {
+        for (int k = 0; k < T->o.ncomm_sizes; k++)
+            want[nwant++] = T->o.comm_sizes[k];
     } else {
         want[nwant++] = wsize;
         want[nwant++] = wsize / 2;
@@ -622,59 +600,62 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nwant; k++) {
         int s = want[k], dup = 0;
-        for (int j = 0; j < ncomm; j++)
-            dup |= comms[j].size == s;
+        for (int j = 0; j < T->ncomm; j++)
+            dup |= T->comms[j].size == s;
         if (s < 2 || s > wsize || dup)
             continue;
-        comms[ncomm].size = s;
-        comms[ncomm].hier = NULL;
+        comm_info *ci = &T->comms[T->ncomm++];
+        ci->size = s;
+        ci->hier = NULL;
         if (s == wsize)
-            comms[ncomm].comm = MPI_COMM_WORLD;
+            ci->comm = MPI_COMM_WORLD;
         else
-            MPI_Comm_split(MPI_COMM_WORLD, wrank < s ? 0 : MPI_UNDEFINED, wrank, &comms[ncomm].comm);
-        ncomm++;
+            MPI_Comm_split(MPI_COMM_WORLD, wrank < s ? 0 : MPI_UNDEFINED, wrank, &ci->comm);
     }
-    if (ncomm == 0) {
+    if (T->ncomm == 0) {
         if (wrank == 0)
             fprintf(stderr, "topobcast-tuner: nothing to tune on %d process(es) (communicators need >= 2)\n", wsize);
-        return finish(2);
+        return -1;
     }
-    /* every member derives the library's hierarchy (collective) */
-    for (int c = 0; c < ncomm; c++) {
-        if (comms[c].comm == MPI_COMM_NULL)
+    for (int c = 0; c < T->ncomm; c++) {
+        if (T->comms[c].comm == MPI_COMM_NULL)
             continue;
-        tb_comm_state *cs = tb_comm_state_get(comms[c].comm);
-        int ok = cs != NULL && (!have_topo || cs->usable), all;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comms[c].comm);
+        tb_comm_state *cs = tb_comm_state_get(T->comms[c].comm);
+        int ok = cs != NULL && (!T->have_topo || cs->usable), all;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, T->comms[c].comm);
         if (!all) {
+            /* tuning hierarchical algorithms on another hierarchy than the
+             * file's would write a table for a machine nobody measured */
             if (wrank == 0)
                 fprintf(stderr,
                         "topobcast-tuner: the library cannot use %s on %d processes (see its warning above); "
                         "run where the topology was measured\n",
-                        o.topology, comms[c].size);
+                        T->o.topology, T->comms[c].size);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        comms[c].hier = &cs->hier;
+        T->comms[c].hier = &cs->hier;
     }
-
     /* the job's own hierarchy names the pair classes of the costs */
     tb_comm_state *wcs = tb_comm_state_get(MPI_COMM_WORLD);
-    const tb_hier *world_hier = wcs && wcs->hier.size ? &wcs->hier : NULL;
+    T->world_hier = wcs && wcs->hier.size ? &wcs->hier : NULL;
+    return 0;
+}
 
-    /* costs for the model */
-    tb_costs costs;
-    int have_costs = 0;
-    memset(&costs, 0, sizeof costs);
-    if (o.measurements) {
+/* Probe measurements if given and taken on this placement, else the
+ * quick calibration (collective). */
+static void load_costs(tuner *T)
+{
+    const opts *o = &T->o;
+    if (o->measurements) {
         char err[1024] = "";
         char (*hosts)[256] = NULL;
         int ok = 0;
         if (wrank == 0) {
-            ok = tb_costs_load_probe(o.measurements, have_topo ? &topo_cfg.topo : NULL, &costs, &hosts, err,
+            ok = tb_costs_load_probe(o->measurements, T->have_topo ? &T->topo_cfg.topo : NULL, &T->costs, &hosts, err,
                                      sizeof err) == 0;
-            if (ok && costs.nprocs != wsize) {
-                snprintf(err, sizeof err, "%s was measured with %d processes, this job has %d", o.measurements,
-                         costs.nprocs, wsize);
+            if (ok && T->costs.nprocs != wsize) {
+                snprintf(err, sizeof err, "%s was measured with %d processes, this job has %d", o->measurements,
+                         T->costs.nprocs, wsize);
                 ok = 0;
             }
         }
@@ -686,373 +667,473 @@ int main(int argc, char **argv)
         MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (wrank == 0 && ok) {
             for (int r = 0; r < wsize && ok; r++)
-                if (strcmp(all + (size_t)r * MPI_MAX_PROCESSOR_NAME, hosts[r]) != 0) {
+                if (!all || strcmp(all + (size_t)r * MPI_MAX_PROCESSOR_NAME, hosts[r]) != 0) {
                     snprintf(err, sizeof err, "rank %d runs on %s, the probe's rank %d ran on %s", r,
-                             all + (size_t)r * MPI_MAX_PROCESSOR_NAME, r, hosts[r]);
+                             all ? all + (size_t)r * MPI_MAX_PROCESSOR_NAME : "?", r, hosts[r]);
                     ok = 0;
                 }
-            if (!ok)
-                tb_costs_free(&costs);
+        }
+        if (wrank == 0 && !ok) {
+            tb_costs_free(&T->costs);
+            fprintf(stderr, "topobcast-tuner: not using %s: %s; calibrating instead\n", o->measurements, err);
         }
         free(all);
         free(hosts);
-        if (wrank == 0 && !ok)
-            fprintf(stderr, "topobcast-tuner: not using %s: %s; calibrating instead\n", o.measurements, err);
-        have_costs = agree(ok);
+        T->have_costs = agree(ok);
     }
-    if (!have_costs) {
+    if (!T->have_costs) {
         char err[256] = "";
-        size_t cmax = o.sizes[o.nsizes - 1];
-        int rc = tb_calibrate_quick(MPI_COMM_WORLD, world_hier, cmax, 10, &costs, err, sizeof err);
+        int rc = tb_calibrate_quick(MPI_COMM_WORLD, T->world_hier, o->sizes[o->nsizes - 1], 10, &T->costs, err,
+                                    sizeof err);
         if (rc != 0 && wrank == 0)
             fprintf(stderr, "topobcast-tuner: %s; timing every candidate\n", err);
-        have_costs = rc == 0;
+        T->have_costs = rc == 0;
     }
-    if (wrank == 0) {
-        printf("# topobcast-tuner: %d processes; %d message sizes %zu..%zu B; %d reps (+%d warm-up); roots %s\n", wsize,
-               o.nsizes, o.sizes[0], o.sizes[o.nsizes - 1], o.reps, o.warmup, roots_name(o.root_mode));
-        printf("# topology: %s\n", have_topo ? o.topology : "none (levels from MPI_COMM_TYPE_SHARED + hwloc)");
-        if (have_costs) {
-            printf("# costs: %s\n", costs.source);
-            tb_costs_describe(&costs, world_hier, stdout);
-        }
-        for (int c = 0; c < ncomm; c++) {
-            const tb_hier *h = comms[c].hier;
-            printf("# communicator of %d processes: ", comms[c].size);
-            if (!h || h->nlevels == 0)
-                printf("no levels");
-            for (int l = 0; h && l < h->nlevels; l++)
-                printf("%s%s (%d groups)", l ? " > " : "", h->level_name[l], h->ngroups[l]);
-            printf("\n");
-        }
-        fflush(stdout);
-    }
+}
 
-    /* plan (rank 0) */
+static void print_setup(const tuner *T)
+{
+    const opts *o = &T->o;
+    printf("# topobcast-tuner: %d processes; %d message sizes %zu..%zu B; %d reps (+%d warm-up); roots %s\n", wsize,
+           o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->reps, o->warmup, roots_name(o->root_mode));
+    printf("# topology: %s\n", T->have_topo ? o->topology : "none (levels from MPI_COMM_TYPE_SHARED + hwloc)");
+    if (T->have_costs) {
+        printf("# costs: %s\n", T->costs.source);
+        tb_costs_describe(&T->costs, T->world_hier, stdout);
+    }
+    for (int c = 0; c < T->ncomm; c++) {
+        const tb_hier *h = T->comms[c].hier;
+        printf("# communicator of %d processes: ", T->comms[c].size);
+        if (!h || h->nlevels == 0)
+            printf("no levels");
+        for (int l = 0; h && l < h->nlevels; l++)
+            printf("%s%s (%d groups)", l ? " > " : "", h->level_name[l], h->ngroups[l]);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+/* Rank 0: candidates, predictions and timed sets of every item. */
+static void plan_all(tuner *T)
+{
+    const opts *o = &T->o;
     tb_cand_grid grid;
     tb_cand_grid_default(&grid);
-    grid.send_variants = o.send_variants;
-    int nitems = ncomm * o.nsizes;
-    plan_item *items = calloc((size_t)nitems, sizeof *items);
-    long total_cand = 0, total_distinct = 0, total_prune = 0, total_time = 0;
-    if (wrank == 0) {
-        tb_progress pp;
-        tb_progress_start(&pp, nitems, 1);
-        for (int c = 0, k = 0; c < ncomm; c++)
-            for (int s = 0; s < o.nsizes; s++, k++) {
-                items[k].ci = c;
-                items[k].bytes = o.sizes[s];
-                if (plan_one(&o, have_costs ? &costs : NULL, &comms[c], &items[k], &grid) != 0) {
-                    fprintf(stderr, "topobcast-tuner: out of memory while planning\n");
-                    MPI_Abort(MPI_COMM_WORLD, 2);
-                }
-                total_cand += items[k].ncand;
-                total_distinct += items[k].ndistinct;
-                total_prune += items[k].nprune;
-                total_time += items[k].ntime;
-                char what[96];
-                snprintf(what, sizeof what, "modelling: %d processes, %zu B, %d candidates", comms[c].size,
-                         o.sizes[s], items[k].ncand);
-                tb_progress_add(&pp, 1, what);
+    grid.send_variants = o->send_variants;
+    tb_progress pp;
+    tb_progress_start(&pp, T->nitems, 1);
+    for (int c = 0, k = 0; c < T->ncomm; c++)
+        for (int s = 0; s < o->nsizes; s++, k++) {
+            plan_item *it = &T->items[k];
+            it->ci = c;
+            it->bytes = o->sizes[s];
+            if (plan_one(o, T->have_costs ? &T->costs : NULL, &T->comms[c], it, &grid) != 0) {
+                fprintf(stderr, "topobcast-tuner: out of memory while planning\n");
+                MPI_Abort(MPI_COMM_WORLD, 2);
             }
-        tb_progress_finish(&pp);
-        printf("# candidates: %ld (exhaustive), %ld distinct schedules; within %.2fx of the best prediction + "
-               "default: %ld%s\n",
-               total_cand, total_distinct, o.factor, total_prune, o.exhaustive ? "; --exhaustive: timing all distinct" : "");
-        fflush(stdout);
-    }
+            T->total_cand += it->ncand;
+            T->total_distinct += it->ndistinct;
+            T->total_prune += it->nprune;
+            char what[96];
+            snprintf(what, sizeof what, "modelling: %d processes, %zu B, %d candidates", T->comms[c].size,
+                     o->sizes[s], it->ncand);
+            tb_progress_add(&pp, 1, what);
+        }
+    tb_progress_finish(&pp);
+    printf("# candidates: %ld (exhaustive), %ld distinct schedules; within %.2fx of the best prediction + "
+           "default: %ld%s\n",
+           T->total_cand, T->total_distinct, o->factor, T->total_prune,
+           o->exhaustive ? "; --exhaustive: timing all distinct" : "");
+    fflush(stdout);
+}
 
-    /* partial results */
-    char partial[1024], header[256];
-    snprintf(partial, sizeof partial, "%s", o.partial ? o.partial : "");
-    if (!o.partial)
-        snprintf(partial, sizeof partial, "%s.partial", o.out);
-    tb_results_header(header, sizeof header, wsize, o.reps, o.warmup, roots_name(o.root_mode));
-    tb_results rs = {0};
-    FILE *pf = NULL;
-    int prior = 0;
+/* Rank 0: loads the partial file (--resume) and rewrites it whole, so a
+ * line cut by an interruption is gone.  Returns 0 or -1 (collective
+ * verdict). */
+static int open_partial(tuner *T)
+{
+    const opts *o = &T->o;
+    int ok = 1;
     if (wrank == 0) {
-        char err[1024] = "";
-        int ok = 1;
-        if (o.resume && tb_results_load(partial, header, &rs, err, sizeof err) != 0) {
+        char partial[1024], header[256], err[1024] = "";
+        if (o->partial)
+            snprintf(partial, sizeof partial, "%s", o->partial);
+        else
+            snprintf(partial, sizeof partial, "%s.partial", o->out);
+        tb_results_header(header, sizeof header, wsize, o->reps, o->warmup, roots_name(o->root_mode));
+        if (o->resume && tb_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
             ok = 0;
         }
-        prior = rs.n;
-        /* rewritten whole, so a line cut by an interruption is gone */
-        if (ok && !(pf = fopen(partial, "w"))) {
+        T->prior = T->rs.n;
+        if (ok && !(T->pf = fopen(partial, "w"))) {
             fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", partial, strerror(errno));
             ok = 0;
         }
         if (ok) {
-            fprintf(pf, "%s\n", header);
-            fprintf(pf, "# comm bytes status predicted_s median0 p25_0 p75_0 tmean0 medianR p25R p75R tmeanR spec\n");
-            for (int i = 0; i < rs.n; i++)
-                tb_results_write_line(pf, &rs.v[i]);
-            fflush(pf);
-            if (o.resume)
-                printf("# resuming from %s: %d measurements already there\n", partial, prior);
+            fprintf(T->pf, "%s\n", header);
+            fprintf(T->pf, "# comm bytes status predicted_s median0 p25_0 p75_0 tmean0 medianR p25R p75R tmeanR spec\n");
+            for (int i = 0; i < T->rs.n; i++)
+                tb_results_write_line(T->pf, &T->rs.v[i]);
+            fflush(T->pf);
+            if (o->resume)
+                printf("# resuming from %s: %d measurements already there\n", partial, T->prior);
         }
-        if (agree(ok) == 0)
-            return finish(2);
-    } else if (agree(0) == 0) {
-        return finish(2);
     }
+    return agree(ok) ? 0 : -1;
+}
 
-    /* time */
-    size_t maxb = o.sizes[o.nsizes - 1];
+/* Members of comm: validates and times every spec rank 0 lists for one
+ * item; rank 0 records each result at once. */
+static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned char *buf, tb_progress *prog)
+{
+    const opts *o = &T->o;
+    MPI_Comm comm = T->comms[c].comm;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    /* rank 0 says what still needs timing, one spec per line */
+    char *list = NULL;
+    int len = 0;
+    if (wrank == 0) {
+        size_t cap = (size_t)it->ntime * TB_CAND_TEXT + 1, n = 0;
+        list = malloc(cap);
+        for (int j = 0; list && j < it->ntime; j++)
+            if (!tb_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
+                n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
+        len = list ? (int)n : -1;
+    }
+    MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+    if (len < 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (wrank != 0 && !(list = malloc((size_t)len + 1)))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Bcast(list, len, MPI_CHAR, 0, comm);
+    list[len] = '\0';
+    for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+        op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};
+        char err[256];
+        tb_result r;
+        memset(&r, 0, sizeof r);
+        r.comm = T->comms[c].size;
+        r.bytes = bytes;
+        snprintf(r.spec, sizeof r.spec, "%s", t);
+        r.root0 = r.rotate = (tb_root_stats){-1, -1, -1, -1};
+        r.predicted = -1;
+        if (tb_alg_spec_parse(t, &oc.spec, err, sizeof err) != 0) {
+            r.status = TB_RES_ERROR;
+        } else {
+            int v = validate(&oc, me);
+            r.status = v == 0 ? TB_RES_OK : v == 1 ? TB_RES_WRONG : TB_RES_ERROR;
+        }
+        for (int mode = 0; mode < 2 && r.status == TB_RES_OK; mode++) {
+            if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
+                continue;
+            oc.rotate = mode;
+            tb_timing_stats st;
+            if (tb_timing_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
+                r.status = TB_RES_ERROR;
+            else
+                to_root_stats(&st, mode ? &r.rotate : &r.root0);
+        }
+        if (wrank != 0)
+            continue;
+        int j = 0;
+        while (j < it->ntime && strcmp(it->spec[j], t))
+            j++;
+        if (j < it->ntime)
+            r.predicted = it->pred[j];
+        tb_results_put(&T->rs, &r);
+        tb_results_write_line(T->pf, &r);
+        fflush(T->pf);
+        T->new_runs++;
+        if (r.status != TB_RES_OK) {
+            T->failed++;
+            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
+                    r.status == TB_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
+        }
+        char what[200], hs[32];
+        human_size(r.bytes, hs, sizeof hs);
+        snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
+        tb_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
+    }
+    free(list);
+}
+
+/* All ranks: warm-up, then every item of every communicator. */
+static int time_all(tuner *T)
+{
+    const opts *o = &T->o;
+    size_t maxb = o->sizes[o->nsizes - 1];
     unsigned char *buf = malloc(maxb);
     int okbuf = buf != NULL, allbuf;
     MPI_Allreduce(&okbuf, &allbuf, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!allbuf) {
         if (wrank == 0)
             fprintf(stderr, "topobcast-tuner: out of memory for %zu bytes\n", maxb);
-        return finish(2);
+        free(buf);
+        return -1;
     }
     memset(buf, 0, maxb);
     /* warm-up: connections, the library's per-communicator state and the
-     * first-touch of the buffer, so the first candidate timed is not
+     * first touch of the buffer, so the first candidate timed is not
      * charged for them */
-    for (int c = 0; c < ncomm; c++) {
-        if (comms[c].comm == MPI_COMM_NULL)
+    for (int c = 0; c < T->ncomm; c++) {
+        if (T->comms[c].comm == MPI_COMM_NULL)
             continue;
         for (int k = 0; k < 20; k++) {
-            PMPI_Bcast(buf, 1, MPI_BYTE, k % comms[c].size, comms[c].comm);
-            PMPI_Bcast(buf, (int)maxb, MPI_BYTE, k % comms[c].size, comms[c].comm);
+            PMPI_Bcast(buf, 1, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
+            PMPI_Bcast(buf, (int)maxb, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
         }
-        MPI_Barrier(comms[c].comm);
+        MPI_Barrier(T->comms[c].comm);
     }
-    tb_progress prog;
     double total_work = 0;
     if (wrank == 0)
-        for (int k = 0; k < nitems; k++)
-            for (int j = 0; j < items[k].ntime; j++)
-                if (!tb_results_find(&rs, comms[items[k].ci].size, items[k].bytes, items[k].spec[j]))
-                    total_work += item_work(&o, &items[k], j);
+        for (int k = 0; k < T->nitems; k++)
+            for (int j = 0; j < T->items[k].ntime; j++)
+                if (!tb_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
+                    total_work += item_work(o, &T->items[k], j);
+    tb_progress prog;
     tb_progress_start(&prog, total_work, wrank == 0);
-    long new_runs = 0, wrong = 0;
-    for (int c = 0; c < ncomm; c++) {
-        MPI_Comm comm = comms[c].comm;
-        if (comm != MPI_COMM_NULL) {
-            int me;
-            MPI_Comm_rank(comm, &me);
-            for (int s = 0; s < o.nsizes; s++) {
-                plan_item *it = &items[c * o.nsizes + s];
-                /* rank 0 says what still needs timing, one spec per line */
-                char *list = NULL;
-                int len = 0;
-                if (wrank == 0) {
-                    size_t cap = (size_t)it->ntime * TB_CAND_TEXT + 1, o2 = 0;
-                    list = malloc(cap);
-                    for (int j = 0; list && j < it->ntime; j++)
-                        if (!tb_results_find(&rs, comms[c].size, o.sizes[s], it->spec[j]))
-                            o2 += (size_t)snprintf(list + o2, cap - o2, "%s\n", it->spec[j]);
-                    len = list ? (int)o2 : -1;
-                }
-                MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-                if (len < 0)
-                    MPI_Abort(MPI_COMM_WORLD, 2);
-                if (wrank != 0)
-                    list = malloc((size_t)len + 1);
-                MPI_Bcast(list, len, MPI_CHAR, 0, comm);
-                list[len] = '\0';
-                for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
-                    op_ctx oc = {buf, o.sizes[s], comms[c].size, 0, comm, {0}};
-                    char err[256];
-                    tb_result r;
-                    memset(&r, 0, sizeof r);
-                    r.comm = comms[c].size;
-                    r.bytes = o.sizes[s];
-                    snprintf(r.spec, sizeof r.spec, "%s", t);
-                    r.root0 = r.rotate = (tb_root_stats){-1, -1, -1, -1};
-                    r.predicted = -1;
-                    if (tb_alg_spec_parse(t, &oc.spec, err, sizeof err) != 0) {
-                        r.status = TB_RES_ERROR;
-                    } else {
-                        int v = validate(&oc, me);
-                        r.status = v == 0 ? TB_RES_OK : v == 1 ? TB_RES_WRONG : TB_RES_ERROR;
-                    }
-                    for (int mode = 0; mode < 2 && r.status == TB_RES_OK; mode++) {
-                        if ((o.root_mode == 0 && mode == 1) || (o.root_mode == 1 && mode == 0))
-                            continue;
-                        oc.rotate = mode;
-                        tb_timing_stats st;
-                        if (tb_timing_measure(comm, o.warmup, o.reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
-                            r.status = TB_RES_ERROR;
-                        else
-                            to_root_stats(&st, mode ? &r.rotate : &r.root0);
-                    }
-                    if (wrank == 0) {
-                        int j = 0;
-                        while (j < it->ntime && strcmp(it->spec[j], t))
-                            j++;
-                        if (j < it->ntime)
-                            r.predicted = it->pred[j];
-                        tb_results_put(&rs, &r);
-                        tb_results_write_line(pf, &r);
-                        fflush(pf);
-                        new_runs++;
-                        if (r.status != TB_RES_OK) {
-                            wrong++;
-                            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
-                                    r.status == TB_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
-                        }
-                        char what[200];
-                        char hs[32];
-                        human_size(r.bytes, hs, sizeof hs);
-                        snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
-                        tb_progress_add(&prog, j < it->ntime ? item_work(&o, it, j) : 0, what);
-                    }
-                }
-                free(list);
-            }
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
+    for (int c = 0; c < T->ncomm; c++) {
+        if (T->comms[c].comm != MPI_COMM_NULL)
+            for (int s = 0; s < o->nsizes; s++)
+                time_item(T, c, &T->items[c * o->nsizes + s], o->sizes[s], buf, &prog);
+        MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
     }
     tb_progress_finish(&prog);
+    T->seconds = tb_progress_elapsed(&prog);
     free(buf);
+    return 0;
+}
 
-    /* winners, table, reports */
-    int status = 0;
-    if (wrank == 0) {
-        char elapsed[32];
-        tb_progress_duration(tb_progress_elapsed(&prog), elapsed, sizeof elapsed);
-        fclose(pf);
-        long timed = 0;
-        for (int k = 0; k < nitems; k++)
-            timed += items[k].ntime;
-        printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, new_runs,
-               (long)prior, wrong ? "; some candidates failed, see above" : "");
-        int ms[MAX_COMMS], order[MAX_COMMS];
-        long clo[MAX_COMMS], chi[MAX_COMMS];
-        for (int c = 0; c < ncomm; c++)
-            ms[c] = comms[c].size;
-        tb_table t = {0};
-        t.ncomm = tb_table_comm_ranges(ms, ncomm, order, clo, chi);
-        t.comm = calloc((size_t)t.ncomm, sizeof *t.comm);
-        char (*win)[TB_CAND_TEXT] = malloc(sizeof *win * (size_t)o.nsizes);
-        long same_winner = 0, cases = 0;
-        for (int ti = 0; ti < t.ncomm; ti++) {
-            int c = 0;
-            while (comms[c].size != order[ti])
-                c++;
-            tb_table_comm *tc = &t.comm[ti];
-            tc->measured = order[ti];
-            tc->lo = clo[ti];
-            tc->hi = chi[ti];
-            char hi[32] = "inf";
-            if (tc->hi != LONG_MAX)
-                snprintf(hi, sizeof hi, "%ld", tc->hi);
-            printf("\ncommunicator of %d processes (rules for %ld..%s processes):\n", tc->measured, tc->lo, hi);
-            printf("%10s %11s %11s %8s %9s  %s\n", "size", "default_us", "chosen_us", "speedup", "timed/all",
-                   o.verbose ? "chosen (model's pick)" : "chosen");
-            const char *prev = NULL;
-            for (int s = 0; s < o.nsizes; s++) {
-                plan_item *it = &items[c * o.nsizes + s];
-                int n = 0, np = 0;
-                const tb_result *def = NULL;
-                const tb_result **recs = malloc(sizeof *recs * (size_t)(it->ntime ? it->ntime : 1));
-                if (!recs) {
-                    fprintf(stderr, "topobcast-tuner: out of memory\n");
-                    MPI_Abort(MPI_COMM_WORLD, 2);
-                }
-                for (int j = 0; j < it->ntime; j++) {
-                    const tb_result *r = tb_results_find(&rs, comms[c].size, it->bytes, it->spec[j]);
-                    if (!r)
-                        continue;
-                    recs[n++] = r;
-                    if (!strcmp(r->spec, "default"))
-                        def = r;
-                }
-                int w = tb_table_pick(recs, n, prev, o.tie);
-                snprintf(win[s], TB_CAND_TEXT, "%s", w >= 0 ? recs[w]->spec : "default");
-                prev = w >= 0 ? recs[w]->spec : NULL;
-                if (o.exhaustive) {
-                    /* what pruning alone would have picked */
-                    const tb_result **pr = malloc(sizeof *pr * (size_t)(n ? n : 1));
-                    for (int j = 0, q = 0; pr && j < it->ntime; j++) {
-                        const tb_result *r = tb_results_find(&rs, comms[c].size, it->bytes, it->spec[j]);
-                        if (r && it->pruned[j])
-                            pr[q++] = r, np = q;
-                    }
-                    int pw = pr ? tb_table_pick(pr, np, NULL, o.tie) : -1;
-                    int aw = tb_table_pick(recs, n, NULL, o.tie);
-                    cases++;
-                    same_winner += pw >= 0 && aw >= 0 && !strcmp(pr[pw]->spec, recs[aw]->spec);
-                    free(pr);
-                }
-                double td = def ? tb_result_score(def) : -1, tw = w >= 0 ? tb_result_score(recs[w]) : -1;
-                printf("%10zu %11.2f %11.2f %8.3f %4d/%-4d  %s%s%s%s\n", it->bytes, td * 1e6, tw * 1e6,
-                       td > 0 && tw > 0 ? td / tw : 0.0, n, it->ncand, win[s], o.verbose ? "  (" : "",
-                       o.verbose ? it->best_pred_spec : "", o.verbose ? ")" : "");
-                free(recs);
-            }
-            if (tb_table_merge(o.sizes, (const char (*)[TB_CAND_TEXT])win, o.nsizes, tc) != 0) {
-                fprintf(stderr, "topobcast-tuner: out of memory\n");
-                status = 2;
-            }
-        }
+/* Rank 0: the winner of every item, the per-communicator report, and the
+ * table's ranges; counts how often pruning alone picks the same winner
+ * (--exhaustive).  Returns 0 or -1. */
+static int pick_winners(tuner *T, tb_table *t, long *same_winner, long *cases)
+{
+    const opts *o = &T->o;
+    int ms[MAX_COMMS], order[MAX_COMMS];
+    long clo[MAX_COMMS], chi[MAX_COMMS];
+    for (int c = 0; c < T->ncomm; c++)
+        ms[c] = T->comms[c].size;
+    t->ncomm = tb_table_comm_ranges(ms, T->ncomm, order, clo, chi);
+    t->comm = calloc((size_t)t->ncomm, sizeof *t->comm);
+    char (*win)[TB_CAND_TEXT] = malloc(sizeof *win * (size_t)o->nsizes);
+    if (!t->comm || !win) {
         free(win);
-        if (have_costs)
-            report_errors(&rs, stdout);
-        long pruned_runs = o.exhaustive ? total_prune : timed;
-        printf("\ntimed runs (one algorithm at one size on one communicator): %ld with pruning; exhaustive: %ld "
-               "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
-               pruned_runs, total_cand, pruned_runs ? (double)total_cand / (double)pruned_runs : 0.0, total_distinct,
-               pruned_runs ? (double)total_distinct / (double)pruned_runs : 0.0);
-        if (o.exhaustive)
-            printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases\n", o.factor,
-                   total_prune, same_winner, cases);
-
-        /* the table */
-        char meta[1024];
-        time_t now = time(NULL);
-        char date[64];
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", localtime(&now));
-        snprintf(meta, sizeof meta,
-                 "written-by: topobcast-tuner, date: \"%s\", nprocs: %d, reps: %d, warmup: %d, roots: %s, "
-                 "factor: %g, costs: \"%.200s\"",
-                 date, wsize, o.reps, o.warmup, roots_name(o.root_mode), o.factor,
-                 have_costs ? costs.source : "none");
-        for (char *q = meta; *q; q++)
-            if (*q == '\n')
-                *q = ' ';
-        FILE *out = fopen(o.out, "w");
-        if (!out || tb_table_write(out, &t, have_topo ? &topo_cfg.topo : NULL, meta) != 0) {
-            fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o.out, strerror(errno));
-            status = 2;
-        }
-        if (out)
-            fclose(out);
-        if (status == 0) {
-            char err[1024];
-            int nrules = 1;
-            for (int i = 0; i < t.ncomm; i++)
-                nrules += t.comm[i].nranges;
-            if (tb_table_verify(o.out, &t, o.sizes, o.nsizes, err, sizeof err) != 0) {
-                fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
-                status = 1;
-            } else {
-                printf("table: %s (%d rules%s); it loads and selects every measured winner\n", o.out, nrules,
-                       have_topo ? ", with the topology" : "");
-                printf("use it: TOPOBCAST_CONFIG=%s; check it: topobcast-tuner --compare %s\n", o.out, o.out);
+        return -1;
+    }
+    int rc = 0;
+    for (int ti = 0; ti < t->ncomm && rc == 0; ti++) {
+        int c = 0;
+        while (T->comms[c].size != order[ti])
+            c++;
+        tb_table_comm *tc = &t->comm[ti];
+        tc->measured = order[ti];
+        tc->lo = clo[ti];
+        tc->hi = chi[ti];
+        char hi[32] = "inf";
+        if (tc->hi != LONG_MAX)
+            snprintf(hi, sizeof hi, "%ld", tc->hi);
+        printf("\ncommunicator of %d processes (rules for %ld..%s processes):\n", tc->measured, tc->lo, hi);
+        printf("%10s %11s %11s %8s %9s  %s\n", "size", "default_us", "chosen_us", "speedup", "timed/all",
+               o->verbose ? "chosen (model's pick)" : "chosen");
+        const char *prev = NULL;
+        for (int s = 0; s < o->nsizes; s++) {
+            plan_item *it = &T->items[c * o->nsizes + s];
+            const tb_result **recs = malloc(sizeof *recs * (size_t)(it->ntime ? it->ntime : 1));
+            const tb_result **kept = malloc(sizeof *kept * (size_t)(it->ntime ? it->ntime : 1));
+            if (!recs || !kept) {
+                free(recs);
+                free(kept);
+                rc = -1;
+                break;
             }
+            int n = 0, nk = 0;
+            const tb_result *def = NULL;
+            for (int j = 0; j < it->ntime; j++) {
+                const tb_result *r = tb_results_find(&T->rs, T->comms[c].size, it->bytes, it->spec[j]);
+                if (!r)
+                    continue;
+                recs[n++] = r;
+                if (it->pruned[j])
+                    kept[nk++] = r;
+                if (!strcmp(r->spec, "default"))
+                    def = r;
+            }
+            int w = tb_table_pick(recs, n, prev, o->tie);
+            snprintf(win[s], TB_CAND_TEXT, "%s", w >= 0 ? recs[w]->spec : "default");
+            prev = w >= 0 ? recs[w]->spec : NULL;
+            if (o->exhaustive) {
+                int pw = tb_table_pick(kept, nk, NULL, o->tie), aw = tb_table_pick(recs, n, NULL, o->tie);
+                (*cases)++;
+                *same_winner += pw >= 0 && aw >= 0 && !strcmp(kept[pw]->spec, recs[aw]->spec);
+            }
+            double td = def ? tb_result_score(def) : -1, tw = w >= 0 ? tb_result_score(recs[w]) : -1;
+            printf("%10zu %11.2f %11.2f %8.3f %4d/%-4d  %s%s%s%s\n", it->bytes, td * 1e6, tw * 1e6,
+                   td > 0 && tw > 0 ? td / tw : 0.0, n, it->ncand, win[s], o->verbose ? "  (" : "",
+                   o->verbose ? it->best_pred_spec : "", o->verbose ? ")" : "");
+            free(recs);
+            free(kept);
         }
+        if (rc == 0 && tb_table_merge(o->sizes, (const char (*)[TB_CAND_TEXT])win, o->nsizes, tc) != 0)
+            rc = -1;
+    }
+    free(win);
+    return rc;
+}
+
+/* Rank 0: reports, the YAML and its check.  Returns the exit status. */
+static int report_and_write(tuner *T)
+{
+    const opts *o = &T->o;
+    int status = 0;
+    char elapsed[32];
+    tb_progress_duration(T->seconds, elapsed, sizeof elapsed);
+    fclose(T->pf);
+    T->pf = NULL;
+    long timed = 0;
+    for (int k = 0; k < T->nitems; k++)
+        timed += T->items[k].ntime;
+    printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
+           (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
+    tb_table t = {0};
+    long same_winner = 0, cases = 0;
+    if (pick_winners(T, &t, &same_winner, &cases) != 0) {
+        fprintf(stderr, "topobcast-tuner: out of memory\n");
         tb_table_free(&t);
-        tb_results_free(&rs);
+        return 2;
     }
-    for (int k = 0; k < nitems; k++) {
-        free(items[k].spec);
-        free(items[k].pred);
-        free(items[k].pruned);
+    if (T->have_costs)
+        report_errors(&T->rs, stdout);
+    long pruned_runs = o->exhaustive ? T->total_prune : timed;
+    printf("\ntimed runs (one algorithm at one size on one communicator): %ld with pruning; exhaustive: %ld "
+           "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
+           pruned_runs, T->total_cand, pruned_runs ? (double)T->total_cand / (double)pruned_runs : 0.0,
+           T->total_distinct, pruned_runs ? (double)T->total_distinct / (double)pruned_runs : 0.0);
+    if (o->exhaustive)
+        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases\n", o->factor,
+               T->total_prune, same_winner, cases);
+
+    char meta[1024], date[64], src[256];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", localtime(&now));
+    snprintf(src, sizeof src, "%.200s", T->have_costs ? T->costs.source : "none");
+    for (char *q = src; *q; q++) /* it goes inside a double-quoted YAML scalar */
+        if (*q == '"' || *q == '\\' || *q == '\n')
+            *q = '_';
+    snprintf(meta, sizeof meta,
+             "written-by: topobcast-tuner, date: \"%s\", nprocs: %d, reps: %d, warmup: %d, roots: %s, "
+             "factor: %g, costs: \"%s\"",
+             date, wsize, o->reps, o->warmup, roots_name(o->root_mode), o->factor, src);
+    FILE *out = fopen(o->out, "w");
+    if (!out || tb_table_write(out, &t, T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
+        fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
+        status = 2;
     }
-    free(items);
-    tb_costs_free(&costs);
-    if (have_topo || o.topology)
-        tb_config_free(&topo_cfg);
-    for (int c = 0; c < ncomm; c++)
-        if (comms[c].comm != MPI_COMM_WORLD && comms[c].comm != MPI_COMM_NULL)
-            MPI_Comm_free(&comms[c].comm);
-    status = agree(status);
-    return finish(status);
+    if (out)
+        fclose(out);
+    if (status == 0) {
+        char err[1024];
+        int nrules = 1;
+        for (int i = 0; i < t.ncomm; i++)
+            nrules += t.comm[i].nranges;
+        if (tb_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
+            fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
+            status = 1;
+        } else {
+            printf("table: %s (%d rules%s); it loads and selects every measured winner\n", o->out, nrules,
+                   T->have_topo ? ", with the topology" : "");
+            printf("use it: TOPOBCAST_CONFIG=%s; check it: topobcast-tuner --compare %s\n", o->out, o->out);
+        }
+    }
+    tb_table_free(&t);
+    return status;
+}
+
+static void tuner_free(tuner *T)
+{
+    for (int k = 0; k < T->nitems; k++) {
+        free(T->items[k].spec);
+        free(T->items[k].pred);
+        free(T->items[k].pruned);
+    }
+    free(T->items);
+    tb_costs_free(&T->costs);
+    tb_results_free(&T->rs);
+    if (T->o.topology)
+        tb_config_free(&T->topo_cfg);
+    for (int c = 0; c < T->ncomm; c++)
+        if (T->comms[c].comm != MPI_COMM_WORLD && T->comms[c].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&T->comms[c].comm);
+}
+
+int main(int argc, char **argv)
+{
+    static tuner T; /* large; zeroed */
+    int help = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (parse_args(&T.o, argc, argv, &help) != 0 || help) {
+        if (wrank == 0) {
+            if (!help)
+                fprintf(stderr, "topobcast-tuner: bad arguments\n");
+            usage(help ? stdout : stderr);
+        }
+        return finish(help ? 0 : 2);
+    }
+    /* The library reads its configuration at the first broadcast: point it
+     * at the file before anything touches it. */
+    if (T.o.compare) {
+        setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
+        tb_compare_opts co = {T.o.sizes, T.o.nsizes, T.o.reps, T.o.warmup, T.o.root_mode, T.o.csv, T.o.verbose};
+        return finish(tb_compare_run(MPI_COMM_WORLD, &co, stdout));
+    }
+    if (T.o.topology)
+        setenv("TOPOBCAST_CONFIG", T.o.topology, 1);
+    else if (getenv("TOPOBCAST_CONFIG") && *getenv("TOPOBCAST_CONFIG"))
+        T.o.topology = getenv("TOPOBCAST_CONFIG");
+    if (T.o.topology) { /* rank 0 copies it into the table */
+        char err[1024];
+        int ok = tb_config_load(T.o.topology, &T.topo_cfg, err, sizeof err) == 0;
+        if (!agree(ok)) {
+            if (wrank == 0)
+                fprintf(stderr, "topobcast-tuner: %s\n", err);
+            return finish(2);
+        }
+        T.have_topo = T.topo_cfg.has_topology;
+    }
+    if (setup_comms(&T) != 0)
+        return finish(2);
+    load_costs(&T);
+    T.nitems = T.ncomm * T.o.nsizes;
+    T.items = calloc((size_t)T.nitems, sizeof *T.items);
+    if (!T.items)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (wrank == 0) {
+        print_setup(&T);
+        plan_all(&T);
+    }
+    if (T.o.dry_run) {
+        if (wrank == 0)
+            for (int k = 0; k < T.nitems; k++) {
+                const plan_item *it = &T.items[k];
+                printf("P=%d %zu B: %d candidates, %d distinct, %d to time; best predicted %.2f us: %s\n",
+                       T.comms[it->ci].size, it->bytes, it->ncand, it->ndistinct, it->ntime, it->best_pred * 1e6,
+                       it->best_pred_spec);
+                for (int j = 0; T.o.verbose && j < it->ntime; j++)
+                    printf("    %10.2f us  %s\n", it->pred[j] * 1e6, it->spec[j]);
+            }
+        tuner_free(&T);
+        return finish(0);
+    }
+    int status = 2;
+    if (open_partial(&T) == 0 && time_all(&T) == 0)
+        status = wrank == 0 ? report_and_write(&T) : 0;
+    if (wrank == 0 && T.pf)
+        fclose(T.pf);
+    tuner_free(&T);
+    return finish(agree(status));
 }

@@ -499,6 +499,41 @@ static void run_sequence(const char *name, const step *steps, int n, int use_bca
     flush_reports();
 }
 
+/* Communicators created, used and freed in a loop: the library's state
+ * cached on each one must be released by the attribute delete callback and
+ * never confused with the next communicator's (MPICH reuses context ids). */
+static void run_churn(void)
+{
+    char detail[DETAIL_LEN] = "";
+    int bad = 0;
+    for (int i = 0; i < 12 && !bad; i++) {
+        MPI_Comm c;
+        if (i % 3 == 2)
+            MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &c);
+        else
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        int size, me;
+        MPI_Comm_size(c, &size);
+        MPI_Comm_rank(c, &me);
+        int root = i % size;
+        xfer x;
+        const type_case *tc = &type_cases[i % 2 ? T_VECTOR : T_INT];
+        if (xfer_prepare(&x, 0, tc, 4097 + i, me == root ? ROLE_ROOT : ROLE_RECV, me, case_seed++)) {
+            snprintf(detail, sizeof detail, "rank %d: out of memory", wrank);
+            bad = 1;
+        } else {
+            x.rc = MPI_Bcast(x.region + GUARD, (int)x.count, x.dt, root, c);
+            char what[32];
+            snprintf(what, sizeof what, " iteration %d", i);
+            bad = xfer_check(&x, wrank, what, detail, sizeof detail);
+        }
+        MPI_Comm_free(&c);
+    }
+    report("seq=churn comm=dup/split created and freed 12 times", bad, detail);
+    flush_reports();
+}
+
 static void run_sequences(unsigned comm_mask)
 {
     /* Different roots, sizes and datatypes in a row on one communicator. */
@@ -552,6 +587,7 @@ static void run_sequences(unsigned comm_mask)
         run_sequence("seq=bcast_c comm=world", bc, 4, 1);
     }
 #endif
+    run_churn();
 }
 
 /* ---- options ------------------------------------------------------------- */

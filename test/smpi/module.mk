@@ -5,8 +5,9 @@
 # MPI_* weak and PMPI_* strong, so the library's MPI_Bcast takes over.
 #
 #   bin/topobcast-NAME  every probe/ and tuner/ .c file defining main() (NAME
-#                       is the file name, or the directory for main.c), linked
-#                       with the other .c files of its directory
+#                       is the file name without a _main suffix, or the
+#                       directory for main.c), linked with the other .c files
+#                       of its directory
 #   bin/NAME            test/mpi/NAME.c, linked with the library
 #   bin/pingpong        test/smpi/pingpong.c (plain MPI, no library)
 #
@@ -26,7 +27,7 @@ SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/
 SMPI_TOOL_DIRS := probe tuner
 SMPI_MAIN_RE := ^int[[:space:]]+main[[:space:]]*[(]
 smpi_mains = $(shell grep -lE '$(SMPI_MAIN_RE)' $(wildcard $(1)/*.c) /dev/null)
-smpi_tool_name = topobcast-$(if $(filter main,$(basename $(notdir $(1)))),$(patsubst %/,%,$(dir $(1))),$(basename $(notdir $(1))))
+smpi_tool_name = topobcast-$(if $(filter main,$(basename $(notdir $(1)))),$(patsubst %/,%,$(dir $(1))),$(patsubst %_main,%,$(basename $(notdir $(1)))))
 
 define smpi_tool_rule
 SMPI_BINS += $(SMPI_DIR)/bin/$(call smpi_tool_name,$(1))

@@ -8,9 +8,9 @@
 #   (c) ping-pong within an island and across the trunk: the trunk is slower.
 # Prints ok / not ok lines and ends with "N passed, N failed".  Needs root.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
-ROOT=$PWD
+export BUILD   # run.sh derives VC_BUILD (absolute) from it
 LOG_DIR=${TB_TEST_LOG:-$BUILD/test/logs}/vcluster
 mkdir -p "$LOG_DIR"
 # shellcheck source=run.sh
@@ -55,14 +55,14 @@ start=$SECONDS
 VC_NODES=4
 if ! vc_session_begin >"$LOG_DIR/setup.log" 2>&1; then
     result 1 "cluster setup (see $LOG_DIR/setup.log)"
-    cat "$LOG_DIR/setup.log" | sed 's/^/#   /'
+    sed 's/^/#   /' "$LOG_DIR/setup.log"
     finish
 fi
 result 0 "cluster setup: $VC_NODES nodes, 2 islands, trunk tbf $VC_TRUNK_RATE"
 
 # (a) ----------------------------------------------------------------------
 before=$(vc_trunk_bytes)
-mpi_case nodes all "$BUILD/test/vcluster/vc_nodes" "$VC_NODES"
+mpi_case nodes all "$VC_BUILD/test/vcluster/vc_nodes" "$VC_NODES"
 crossed=$(( $(vc_trunk_bytes) - before ))
 # Each of the 4 broadcasts of 1 MiB must reach the other island at least once.
 result $(( crossed >= 4 * 1048576 ? 0 : 1 )) "inter-island broadcasts crossed the trunk ($crossed bytes)"
@@ -71,15 +71,15 @@ result $(( crossed >= 4 * 1048576 ? 0 : 1 )) "inter-island broadcasts crossed th
 # One line per algorithm; "default" is the MPI library's own MPI_Bcast
 # behind the same interposer.
 # Sizes and types kept small: 1 MiB across a 100 Mbit/s trunk takes ~0.1 s.
-MATRIX=$BUILD/test/mpi/bcast_matrix
+MATRIX=$VC_BUILD/test/mpi/bcast_matrix
 MATRIX_ARGS=(--counts=0,1,4097,65539 --types=byte,vector,intmix,vecmix --roots=0,mid,last
     --comms=world,split,reversed --sequences=1)
 matrix() { # algorithm
-    VC_GENV=("LD_PRELOAD=$ROOT/$BUILD/lib/libtopobcast.so" "TOPOBCAST_ALGORITHM=$1")
+    VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_ALGORITHM=$1")
     mpi_case "matrix-$1" all "$MATRIX" "${MATRIX_ARGS[@]}"
     VC_GENV=()
 }
-if [ -x "$MATRIX" ] && [ -f "$BUILD/lib/libtopobcast.so" ]; then
+if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     matrix default
     matrix binomial
     matrix pipeline
@@ -100,7 +100,7 @@ fi
 declare -A pp
 for pair in 0,1 2,3 0,2; do
     log="$LOG_DIR/pingpong-$pair.log"
-    if vc_mpirun "$pair" "$BUILD/test/vcluster/vc_pingpong" 8 65536 1048576 >"$log" 2>&1; then
+    if vc_mpirun "$pair" "$VC_BUILD/test/vcluster/vc_pingpong" 8 65536 1048576 >"$log" 2>&1; then
         while read -r _ bytes med best a b; do
             pp[$pair,$bytes]=$best
             echo "# pingpong $a-$b $bytes B: one way median $med us, best $best us"
@@ -122,6 +122,7 @@ else
 fi
 
 vc_session_end
-result $( [ -z "$(vc_our_namespaces)" ] && [ ! -e /etc/netns/tbnode0 ]; echo $?) "cluster removed"
+[ -z "$(vc_our_namespaces)" ] && [ ! -e /etc/netns/tbnode0 ]
+result $? "cluster removed (no namespaces, no /etc/netns entries left)"
 echo "# vcluster check took $((SECONDS - start)) s"
 finish

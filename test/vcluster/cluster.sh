@@ -7,6 +7,7 @@
 # network namespace, and deleting the namespaces removes every device.
 #
 #   cluster.sh up | down | status        (or source it and call vc_up/vc_down)
+#   (up and down take the cluster lock, so they wait for a running session)
 #
 #   tbhead   (10.231.0.2)  runs mpiexec; on island 0, not an MPI node
 #   tbnodeI  (10.231.0.1I) MPI node I; nodes 0..N/2-1 on island 0, rest on 1
@@ -53,12 +54,13 @@ vc_our_namespaces() {
 # Every process still inside one of our namespaces was started through this
 # cluster (launcher, hydra proxy, ranks): stop them by pid, TERM then KILL.
 vc_kill_ns_pids() {
-    local ns pids left t
+    local ns pids left
     for ns in $(vc_our_namespaces); do
         pids=$(ip netns pids "$ns" 2>/dev/null)
+        # shellcheck disable=SC2086  # one pid per word
         [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
     done
-    for t in 1 2 3 4 5 6 7 8 9 10; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
         left=""
         for ns in $(vc_our_namespaces); do left="$left$(ip netns pids "$ns" 2>/dev/null)"; done
         [ -z "$left" ] && return 0
@@ -66,6 +68,7 @@ vc_kill_ns_pids() {
     done
     for ns in $(vc_our_namespaces); do
         pids=$(ip netns pids "$ns" 2>/dev/null)
+        # shellcheck disable=SC2086
         [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
     done
     return 0
@@ -167,8 +170,8 @@ vc_lock() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     case "${1:-}" in
-    up) vc_lock && vc_up ;;
-    down) vc_down ;;
+    up) vc_lock 600 && vc_up ;;
+    down) vc_lock "${VC_LOCK_WAIT:-60}" && vc_down ;;   # never under a running session
     status) vc_status ;;
     *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
     esac

@@ -75,7 +75,7 @@ vc_mpirun() { # NODES command...
     if [ "$spec" = all ]; then nodes=$(seq 0 $((VC_NODES - 1))); else nodes=${spec//,/ }; fi
     # shellcheck disable=SC2086
     hosts=$(vc_hosts $nodes)
-    np=$(echo $nodes | wc -w)
+    np=$(wc -w <<<"$nodes")
     local args=(-launcher ssh -launcher-exec "$VC_DIR/launcher.sh" -iface "$VC_IF"
         -hosts "$hosts" -ppn 1 -n "$np"
         -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$VC_IF")

@@ -1,0 +1,136 @@
+/* The dendrogram of the agglomerative clustering, with the heights at
+ * which the clustering library cut it into levels.  Heights are linear:
+ * the gaps between merge distances are what made the levels, and a linear
+ * axis shows them at their true size. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+int tbr_dendrogram_order(const tbp_dendrogram *dg, int *order)
+{
+    int n = dg->n;
+    if (n < 1)
+        return -1;
+    if (n == 1) {
+        order[0] = 0;
+        return 0;
+    }
+    int *stack = malloc((size_t)(2 * n) * sizeof *stack);
+    if (!stack)
+        return -1;
+    int sp = 0, k = 0;
+    stack[sp++] = 2 * n - 2;
+    while (sp > 0) {
+        int id = stack[--sp];
+        if (id < n) {
+            if (k < n)
+                order[k++] = id;
+            continue;
+        }
+        const tbp_merge *m = &dg->merge[id - n];
+        stack[sp++] = m->b; /* pushed first, popped second: a's leaves go left */
+        stack[sp++] = m->a;
+    }
+    free(stack);
+    return k == n ? 0 : -1;
+}
+
+#define LEFT 78.0
+#define TOP 34.0
+#define PLOT_H 300.0
+
+int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d)
+{
+    const tbp_dendrogram *dg = d->dg;
+    int n = dg->n;
+    if (n < 2)
+        return -1;
+    int *order = malloc((size_t)n * sizeof *order);
+    double *x = malloc((size_t)(2 * n - 1) * sizeof *x), *y = malloc((size_t)(2 * n - 1) * sizeof *y);
+    if (!order || !x || !y || tbr_dendrogram_order(dg, order) != 0) {
+        free(order);
+        free(x);
+        free(y);
+        return -1;
+    }
+    double sp = 820.0 / n;
+    if (sp > 44)
+        sp = 44;
+    if (sp < 3)
+        sp = 3;
+    double plot_w = sp * n, right = 230;
+    int nlabel_every = 1;
+    while (sp * nlabel_every < 10)
+        nlabel_every++;
+    double hmax = 0;
+    for (int k = 0; k < n - 1; k++)
+        if (dg->merge[k].dist > hmax)
+            hmax = dg->merge[k].dist;
+    if (!(hmax > 0))
+        hmax = 1;
+    tbr_axis ay = {.lo = 0, .hi = hmax * 1.08, .p0 = TOP + PLOT_H, .p1 = TOP, .log = 0};
+
+    double label_h = 96;
+    tbr_svg_open(b, d->id, LEFT + plot_w + right, TOP + PLOT_H + label_h, "dendrogram");
+    char title[96];
+    snprintf(title, sizeof title, "merge distance (%s)", d->unit ? d->unit : "");
+    tbr_axis_y(b, &ay, LEFT - 8, LEFT + plot_w, d->unit_scale, title);
+
+    for (int p = 0; p < n; p++) {
+        x[order[p]] = LEFT + (p + 0.5) * sp;
+        y[order[p]] = ay.p0;
+    }
+    tbr_svg_group(b, "links");
+    char tip[160], tv[32];
+    for (int k = 0; k < n - 1; k++) {
+        const tbp_merge *m = &dg->merge[k];
+        double yk = tbr_axis_map(&ay, m->dist);
+        x[n + k] = (x[m->a] + x[m->b]) / 2;
+        y[n + k] = yk;
+        double px[4] = {x[m->a], x[m->a], x[m->b], x[m->b]};
+        double py[4] = {y[m->a], yk, yk, y[m->b]};
+        tbr_fmt_time(m->dist, tv, sizeof tv);
+        snprintf(tip, sizeof tip, "merge %d: %d members at %s", k, m->size, tv);
+        tbr_puts(b, "<g><title>");
+        tbr_escape(b, tip);
+        tbr_puts(b, "</title>");
+        tbr_svg_polyline(b, px, py, 4, "link", NULL);
+        tbr_puts(b, "</g>\n");
+    }
+    tbr_svg_group_end(b);
+
+    /* level cuts, coarsest (highest) first */
+    if (d->h) {
+        tbr_svg_group(b, "cuts");
+        for (int l = 0; l < d->h->nlevels; l++) {
+            double c = d->h->cut[l];
+            if (!isfinite(c))
+                continue;
+            double yc = tbr_axis_map(&ay, c);
+            tbr_svg_line(b, LEFT, yc, LEFT + plot_w + 8, yc, "cut", NULL);
+            tbr_fmt_time(c, tv, sizeof tv);
+            tbr_svg_text(b, LEFT + plot_w + 12, yc + 4, "start", "cut-label", 0, "%s: %d groups (cut %s)",
+                         d->h->name[l], d->h->nclusters[l], tv);
+        }
+        tbr_svg_group_end(b);
+    }
+
+    tbr_svg_group(b, "leaves");
+    for (int p = 0; p < n; p += nlabel_every) {
+        int r = order[p];
+        double lx = LEFT + (p + 0.5) * sp, ly = ay.p0 + 10;
+        if (d->leaf_names && d->leaf_names[r])
+            tbr_svg_text(b, lx, ly, "end", "tick", -60, "%d %s", r, d->leaf_names[r]);
+        else
+            tbr_svg_text(b, lx, ly, "end", "tick", -60, "r%d", r);
+    }
+    tbr_svg_group_end(b);
+    tbr_svg_close(b);
+    free(order);
+    free(x);
+    free(y);
+    return b->failed ? -1 : 0;
+}

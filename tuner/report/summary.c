@@ -1,0 +1,117 @@
+/* The plain-text summary on stdout: what a user reads in the terminal (or
+ * a batch job's log) without opening the page -- the hierarchy as an
+ * indented tree, the accuracy against the ground truth, and the best
+ * speedups of the tuned library. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void print_tree(FILE *out, const tbr_summary *s)
+{
+    const tb_topology *t = s->topo;
+    const tbr_tree *tr = s->tree;
+    fprintf(out, "hierarchy (%d level%s, coarsest first):", t->nlevels, t->nlevels == 1 ? "" : "s");
+    for (int l = 0; l < t->nlevels; l++)
+        fprintf(out, " %s%s(%d)", l ? "> " : "", t->level_name[l], t->ngroups[l]);
+    fputc('\n', out);
+    int *ordinal = calloc((size_t)t->nlevels + 1, sizeof *ordinal);
+    char runs[256], hosts[512];
+    for (int k = 0; k < tr->nnodes; k++) {
+        const tbr_tnode *nd = &tr->node[k];
+        int depth = nd->level + 1;
+        tbr_rank_runs(nd->members, nd->nmembers, runs, sizeof runs);
+        if (strlen(runs) > 60)
+            snprintf(runs + 57, sizeof runs - 57, "...");
+        tbr_tree_hosts(t, nd, 4, hosts, sizeof hosts);
+        if (nd->level < 0)
+            fprintf(out, "  job: %d ranks\n", nd->nmembers);
+        else
+            fprintf(out, "  %*s%s %d: %d rank%s [%s] on %s\n", 2 * depth, "", t->level_name[nd->level],
+                    ordinal ? ordinal[depth] : 0, nd->nmembers, nd->nmembers == 1 ? "" : "s", runs, hosts);
+        if (ordinal)
+            ordinal[depth]++;
+    }
+    free(ordinal);
+}
+
+static void print_accuracy(FILE *out, const tbr_summary *s)
+{
+    const tbr_accuracy *a = s->acc;
+    if (!a || a->ntruth == 0) {
+        fprintf(out, "accuracy: no ground truth recorded\n");
+        return;
+    }
+    fprintf(out, "accuracy against the ground truth (seed thesis eq. 3.7-3.9):\n");
+    fprintf(out, "  %-12s %6s  %-14s %8s %6s\n", "truth", "groups", "best level", "accuracy", "ARI");
+    for (int k = 0; k < a->ntruth; k++) {
+        int l = a->best[k];
+        fprintf(out, "  %-12s %6d  %-14s %8.3f %6.3f\n", a->truth[k], a->truth_groups[k],
+                a->nlevels > 0 ? s->topo->level_name[l] : "-", a->nlevels > 0 ? a->acc[k][l] : 0,
+                a->nlevels > 0 ? a->ari[k][l] : 0);
+    }
+}
+
+static const tbr_compare *sort_c;
+static int by_speedup_desc(const void *x, const void *y)
+{
+    double a = sort_c->row[*(const int *)x].speedup, b = sort_c->row[*(const int *)y].speedup;
+    return (a < b) - (a > b);
+}
+
+static void print_speedups(FILE *out, const tbr_summary *s)
+{
+    const tbr_compare *c = s->compare;
+    if (!c || c->n == 0) {
+        fprintf(out, "speedup: no --compare CSV given\n");
+        return;
+    }
+    int *ix = malloc((size_t)c->n * sizeof *ix);
+    if (!ix)
+        return;
+    double logsum = 0, lo = INFINITY;
+    int n = 0, lo_k = 0;
+    for (int k = 0; k < c->n; k++) {
+        ix[k] = k;
+        if (c->row[k].speedup > 0) {
+            logsum += log(c->row[k].speedup);
+            n++;
+            if (c->row[k].speedup < lo) {
+                lo = c->row[k].speedup;
+                lo_k = k;
+            }
+        }
+    }
+    sort_c = c;
+    qsort(ix, (size_t)c->n, sizeof *ix, by_speedup_desc);
+    sort_c = NULL;
+    fprintf(out, "best speedups against default (tuner --compare):\n");
+    char bytes[16];
+    for (int k = 0; k < c->n && k < 3; k++) {
+        const tbr_compare_row *r = &c->row[ix[k]];
+        tbr_fmt_bytes(r->bytes, bytes, sizeof bytes);
+        fprintf(out, "  %8s  %6.3fx  (%.2f -> %.2f us)  %s\n", bytes, r->speedup, r->default_us, r->topobcast_us,
+                r->alg);
+    }
+    if (n > 0) {
+        tbr_fmt_bytes(c->row[lo_k].bytes, bytes, sizeof bytes);
+        fprintf(out, "  geometric mean %.3fx over %d sizes; lowest %.3fx at %s\n", exp(logsum / n), n, lo, bytes);
+    }
+    free(ix);
+}
+
+void tbr_summary_print(FILE *out, const tbr_summary *s)
+{
+    int nh = s->topo->nhosts;
+    fprintf(out, "topobcast-report: %d ranks on %d host%s, %s measurements of %d pairs\n", s->meas->n, nh,
+            nh == 1 ? "" : "s", s->meas->opt.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", s->meas->npairs);
+    print_tree(out, s);
+    print_accuracy(out, s);
+    if (s->table)
+        fprintf(out, "selection table: %d rules\n", s->table->nrules);
+    print_speedups(out, s);
+    if (s->report_path)
+        fprintf(out, "report: %s\n", s->report_path);
+}
