@@ -43,11 +43,14 @@ int tbp_subset_barrier(MPI_Comm comm, const int *ranks, int k, int tag_base)
     return MPI_SUCCESS;
 }
 
+/* PMPI_Bcast throughout the probe: the probe is linked with libtopobcast
+ * (for the identity and the loader), whose MPI_Bcast would otherwise
+ * intercept these calls and set up its topology machinery on the way. */
 int tbp_schedule_bcast(tbp_schedule *s, int root, MPI_Comm comm)
 {
     int me, hdr[3] = {s->n, s->npairs, s->nrounds};
     MPI_Comm_rank(comm, &me);
-    int rc = MPI_Bcast(hdr, 3, MPI_INT, root, comm);
+    int rc = PMPI_Bcast(hdr, 3, MPI_INT, root, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (me != root) {
@@ -60,9 +63,9 @@ int tbp_schedule_bcast(tbp_schedule *s, int root, MPI_Comm comm)
         if (!s->pair || !s->round_start)
             MPI_Abort(comm, 1); /* the others would wait forever */
     }
-    rc = MPI_Bcast(s->pair, 2 * s->npairs, MPI_INT, root, comm);
+    rc = PMPI_Bcast(s->pair, 2 * s->npairs, MPI_INT, root, comm);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(s->round_start, s->nrounds + 1, MPI_INT, root, comm);
+        rc = PMPI_Bcast(s->round_start, s->nrounds + 1, MPI_INT, root, comm);
     return rc;
 }
 

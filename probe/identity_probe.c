@@ -57,7 +57,7 @@ int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
      * default allgather sends P^2 messages at once (SMPI) crawl at P=512. */
     int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(all, (int)(sizeof mine * (size_t)size), MPI_BYTE, 0, comm);
+        rc = PMPI_Bcast(all, (int)(sizeof mine * (size_t)size), MPI_BYTE, 0, comm);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rc;

@@ -43,7 +43,7 @@ for t in "$BUILD"/test/unit/test_*; do
     [ -n "$only" ] && [[ "$n" != *$only* ]] && continue
     run_one "$n" timeout 300 "$t"
 done
-for s in test/suites/*.sh; do
+for s in test/suites/[0-9][0-9]-*.sh; do
     [ -f "$s" ] || continue
     n=$(basename "$s" .sh)
     [ -n "$only" ] && [[ "$n" != *$only* ]] && continue

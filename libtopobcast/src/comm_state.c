@@ -130,14 +130,16 @@ static tb_comm_state *state_create(MPI_Comm comm)
         if (derived)
             tb_hier_free(&cs->hier);
         /* measured topology unusable or absent: what MPI and hwloc say */
-        char zwhy[256];
-        if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, zwhy, sizeof zwhy) != 0)
+        why[0] = '\0';
+        if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, sizeof why) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
     }
     if (st->verbose >= 1 && cs->rank == 0) {
         tb_log("communicator of %d processes: %s; hierarchy from %s:", cs->size,
                cs->usable ? "topobcast active" : "falling back to MPI_Bcast",
                derived && cs->usable ? st->config.source : "MPI_COMM_TYPE_SHARED + hwloc");
+        if (why[0] && cs->usable)
+            tb_log("%s", why);
         tb_hier_print(&cs->hier, ids, stderr);
     }
     free(ids);

@@ -2,6 +2,7 @@
  * identity.  PMPI_* only: the library intercepts MPI_*, and these calls run
  * while a communicator's state is being built.  Also the verbose printout
  * of a derived hierarchy. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,18 @@ int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
     tb_identity me;
     tb_identity_self(&me);
     PMPI_Comm_rank(MPI_COMM_WORLD, &me.world_rank);
+    /* Hosts are named as topobcast-probe names the leaves: MPI's processor
+     * name (the host name under MPICH, the simulated host under SMPI),
+     * blanks made '_' as the topology file requires. */
+    char name[MPI_MAX_PROCESSOR_NAME + 1];
+    int len = 0;
+    if (PMPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) {
+        name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME] = 0;
+        snprintf(me.host, sizeof me.host, "%s", name);
+        for (char *p = me.host; *p; p++)
+            if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+                *p = '_';
+    }
 
     /* The node is named by its lowest rank in comm: the same number on every
      * member, and comparable across nodes without exchanging host names. */

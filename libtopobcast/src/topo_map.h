@@ -22,7 +22,8 @@ typedef struct tb_identity {
 
 /* This process's identity (hostname, hwloc binding); node/world_rank unset. */
 int tb_identity_self(tb_identity *id);
-/* Collective over comm: fills all[0..size) (malloc'd) with every rank's identity. */
+/* Collective over comm: fills all[0..size) (malloc'd) with every rank's
+ * identity; host is MPI's processor name, as the probe records it. */
 int tb_topo_exchange(MPI_Comm comm, tb_identity **all);
 /* Derives comm's hierarchy from the identities.  With cfg having a topology,
  * map ranks onto its leaves (by host + PU; by host only when unbound) and

@@ -184,6 +184,19 @@ static void test_errors(void)
     }
     expect_error("invalid UTF-8", "topobcast: 1\nmeta: \"\xff\xfe\"\n", "t.yaml:2:", "expected valid UTF-8 YAML text");
 
+    {
+        /* found by the fuzzer: user text with line breaks quoted in the
+         * message must not split the one-line warning */
+        const char *text = "topobcast: 1\nselection:\n  - {algorithm: \"pipeline:segment=8Ko\r\r\rment=8K\"}\n"
+                           "  - {algorithm: default}\n";
+        tb_config cfg;
+        char err[512];
+        int rc = tb_config_load_buffer(text, strlen(text), "t.yaml", &cfg, err, sizeof err);
+        TAP_OK(rc == -1 && strncmp(err, "t.yaml:3:17: expected a valid algorithm: segment=8Ko?", 53) == 0 &&
+                   !strchr(err, '\n') && !strchr(err, '\r'),
+               "error: one line even when the text quoted has line breaks (%s)", err);
+    }
+
     /* selection */
     t = replace(base_sel, "algorithm: binary", "algoritm: binary");
     expect_error("unknown key in a rule", t,

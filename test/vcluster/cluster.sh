@@ -10,7 +10,7 @@
 #   (up and down take the cluster lock, so they wait for a running session)
 #
 #   tbhead   (10.231.0.2)  runs mpiexec; on island 0, not an MPI node
-#   tbnodeI  (10.231.0.1I) MPI node I; nodes 0..N/2-1 on island 0, rest on 1
+#   tbnodeI  (10.231.0.10+I) MPI node I; first half (rounded up) on island 0
 #   tbfabric               bridges tbbr0, tbbr1 and the trunk tbtr0<->tbtr1
 #
 # Per-namespace /etc/hosts files go to /etc/netns/NS/hosts, which
@@ -163,9 +163,14 @@ vc_trunk_bytes() {
 }
 
 # Serialises cluster users on this machine (the namespace names are fixed).
-vc_lock() {
+# Held on fd 9 until the shell exits; taking it twice is a no-op (reopening
+# fd 9 would drop the lock already held).
+VC_LOCKED=
+vc_lock() { # max seconds to wait
+    [ -n "$VC_LOCKED" ] && return 0
     exec 9>"$VC_LOCK" || return 1
     flock -w "${1:-600}" 9 || { vc_log "cluster busy (lock $VC_LOCK)"; return 1; }
+    VC_LOCKED=1
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

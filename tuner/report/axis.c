@@ -59,6 +59,20 @@ void tbr_fmt_time(double s, char *out, size_t len)
         snprintf(out, len, "%.3g s", s);
 }
 
+const char *tbr_time_unit(double max_seconds, double *scale)
+{
+    if (max_seconds >= 10) {
+        *scale = 1;
+        return "s";
+    }
+    if (max_seconds >= 10e-3) {
+        *scale = 1e3;
+        return "ms";
+    }
+    *scale = 1e6;
+    return "\xc2\xb5s";
+}
+
 void tbr_axis_sizes_x(tbr_buf *b, const tbr_axis *a, double y, int with_zero, const char *title)
 {
     int e0 = (int)ceil(log2(a->lo) - 1e-9), e1 = (int)floor(log2(a->hi) + 1e-9);
@@ -95,10 +109,10 @@ void tbr_axis_sizes_x(tbr_buf *b, const tbr_axis *a, double y, int with_zero, co
 /* Tick label with few digits: 0.5, 2, 20, 1e+03 written as 1000. */
 static void tick_label(double v, char *out, size_t len)
 {
-    if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3))
+    if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
         snprintf(out, len, "%.0e", v);
     else
-        snprintf(out, len, "%.4g", v);
+        snprintf(out, len, "%.6g", v);
 }
 
 void tbr_axis_y(tbr_buf *b, const tbr_axis *a, double x, double x_end, double unit_scale, const char *title)

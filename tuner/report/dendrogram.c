@@ -76,8 +76,12 @@ int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d)
     double label_h = 96;
     tbr_svg_open(b, d->id, LEFT + plot_w + right, TOP + PLOT_H + label_h, "dendrogram");
     char title[96];
-    snprintf(title, sizeof title, "merge distance (%s)", d->unit ? d->unit : "");
-    tbr_axis_y(b, &ay, LEFT - 8, LEFT + plot_w, d->unit_scale, title);
+    double scale = d->unit_scale;
+    const char *unit = d->unit ? d->unit : "";
+    if (d->unit_scale == 1e6) /* times in seconds: pick us, ms or s */
+        unit = tbr_time_unit(hmax, &scale);
+    snprintf(title, sizeof title, "merge distance (%s)", unit);
+    tbr_axis_y(b, &ay, LEFT - 8, LEFT + plot_w, scale, title);
 
     for (int p = 0; p < n; p++) {
         x[order[p]] = LEFT + (p + 0.5) * sp;

@@ -212,6 +212,8 @@ int tbr_heatmap_svg(tbr_buf *b, const tbr_heatmap *h, tbr_heatmap_info *info)
     }
     tbr_svg_rect(b, bx, TOP, BAR_W, SIDE, "bar-frame", "none", NULL);
     for (int k = 0; k <= 4; k++) {
+        if (!(span > 0) && k != 2)
+            continue; /* all distances equal: one label */
         double v = in.vmin + span * k / 4, y = TOP + SIDE - SIDE * k / 4;
         tbr_fmt_time(v, tv, sizeof tv);
         tbr_svg_line(b, bx + BAR_W, y, bx + BAR_W + 4, y, "axis", NULL);

@@ -31,7 +31,7 @@ static const char style[] =
     "svg .legend{font-size:11.5px}svg .note{font-size:11px;fill:#7a4b00}\n"
     "svg .axis{stroke:#666;stroke-width:1}svg .grid{stroke:#e6e6e6;stroke-width:1}"
     "svg .grid.minor{stroke:#f2f2f2}\n"
-    "svg .cell{stroke:none}svg .grp{stroke:#fff;fill:none}svg .bar-frame{stroke:#888;fill:none}\n"
+    "svg .cell{stroke:none;shape-rendering:crispEdges}svg .grp{stroke:#fff;fill:none}svg .bar-frame{stroke:#888;fill:none}\n"
     "svg .link{stroke:#335;stroke-width:1.3}svg .cut{stroke:#d62728;stroke-width:1.4;stroke-dasharray:6 4}\n"
     "svg .cut-label{font-size:11.5px;fill:#b01c1d}\n"
     "svg .edge{stroke:#999;stroke-width:1.2}svg .tnode{stroke:#7a8ca0;stroke-width:1}\n"
@@ -49,8 +49,8 @@ static const char style[] =
 
 void tbr_html_begin(tbr_buf *b, const char *title)
 {
-    tbr_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    tbr_puts(b, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+    tbr_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
+    tbr_puts(b, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
     tbr_escape(b, title);
     tbr_puts(b, "</title>\n<style>\n");
     tbr_puts(b, style);

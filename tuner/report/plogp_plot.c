@@ -180,7 +180,9 @@ int tbr_plogp_svg(tbr_buf *b, const char *id, const tbp_meas *m, const tbr_pair_
         }
         tbr_axis ax = {.lo = bmin, .hi = bmax, .p0 = ox + (zero ? 28 : 8), .p1 = ox + PW, .log = 2};
         tbr_axis ay = {.lo = vmin / 1.15, .hi = vmax * 1.15, .p0 = oy + 24 + PH, .p1 = oy + 24, .log = 10};
-        tbr_axis_y(b, &ay, ox, ox + PW, 1e6, "\xc2\xb5s");
+        double scale;
+        const char *unit = tbr_time_unit(vmax, &scale);
+        tbr_axis_y(b, &ay, ox, ox + PW, scale, unit);
         tbr_axis_sizes_x(b, &ax, oy + 24 + PH, zero, "m (bytes)");
         for (int k = 0; k < n; k++) {
             int cnt = 0;

@@ -54,8 +54,9 @@ typedef struct tbr_dendro {
     const tbp_dendrogram *dg;
     const tbp_hierarchy *h;        /* level cuts (h->cut, h->name), may be NULL */
     const char *const *leaf_names; /* [n], may be NULL: "r<i>" */
-    double unit_scale;             /* merge distances are multiplied by this for labels (1e6: us) */
-    const char *unit;              /* axis unit ("\xc2\xb5s") */
+    double unit_scale;             /* merge distances are multiplied by this for labels; 1e6 means
+                                      seconds, shown in us, ms or s as their size suits */
+    const char *unit;              /* axis unit when unit_scale is not 1e6 */
 } tbr_dendro;
 
 /* One polyline (class "link") per merge, one line (class "cut") per level

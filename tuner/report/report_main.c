@@ -323,6 +323,11 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
                         const int *hier_order, const tb_topology *t, const char *const *names, double clip,
                         tbr_heatmap_info *info)
 {
+    char levels[256];
+    size_t lo_ = 0;
+    levels[0] = 0;
+    for (int l = 0; l < t->nlevels && lo_ < sizeof levels; l++)
+        lo_ += (size_t)snprintf(levels + lo_, sizeof levels - lo_, "%s%s", l ? " > " : "", t->level_name[l]);
     tbr_html_row_begin(page);
     for (int k = 0; k < 2; k++) {
         char id[64], fid[64], title[160], cap[640], lo[32], hi[32];
@@ -348,8 +353,7 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
         else
             snprintf(cap, sizeof cap, "The same matrix with the ranks reordered by the topology's groups "
                      "(%s): white outlines mark the groups of each level, thickest for the coarsest. "
-                     "Blocks along the diagonal are the groups the clustering found.",
-                     t->nlevels > 0 ? t->level_name[0] : "");
+                     "Blocks along the diagonal are the groups the clustering found.", levels);
         tbr_html_figure(page, fid, svg.s, cap);
         tbr_buf_free(&svg);
     }
@@ -481,9 +485,13 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
 
     /* ---- dendrogram ---- */
     tbr_html_section(page, "dendrogram", "Dendrogram and level cuts");
-    tbr_html_p(page, NULL, "Re-clustered here from the measurements by the probe's clustering library: %s.%s%s%s",
-               an.desc, in->rec.analysis[0] ? " The topology file records: " : "",
-               in->rec.analysis[0] ? in->rec.analysis : "", in->rec.analysis[0] ? "." : "");
+    if (strcmp(an.desc, in->rec.analysis) == 0)
+        tbr_html_p(page, NULL, "Re-clustered here from the measurements by the probe's clustering library, with "
+                   "the options the topology file records: %s.", an.desc);
+    else
+        tbr_html_p(page, NULL, "Re-clustered here from the measurements by the probe's clustering library: %s. "
+                   "The topology file records: %s.", an.desc,
+                   in->rec.analysis[0] ? in->rec.analysis : "(nothing: not written by topobcast-probe)");
     int same = an.h.nlevels == t->nlevels;
     for (int l = 0; l < t->nlevels && same; l++)
         same = an.h.nclusters[l] == t->ngroups[l];

@@ -90,6 +90,9 @@ double tbr_axis_map_size(const tbr_axis *a, double bytes);
 void tbr_fmt_bytes(double bytes, char *out, size_t len);
 /* Human time from seconds with a sensible unit: 350 ns, 1.25 us, 3.1 ms. */
 void tbr_fmt_time(double seconds, char *out, size_t len);
+/* Unit for an axis of times up to max_seconds: us, or ms / s when the
+ * numbers would get long; *scale converts seconds into it. */
+const char *tbr_time_unit(double max_seconds, double *scale);
 /* Draws the horizontal axis of sizes (ticks at powers of 2 with labels
  * every `every` octaves) at y, with a title below. */
 void tbr_axis_sizes_x(tbr_buf *b, const tbr_axis *a, double y, int with_zero, const char *title);

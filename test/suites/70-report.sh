@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# topobcast-report end to end: a FRAM-like page from the fixtures (measurements
+# expanded from a SimGrid run, topology made by topobcast-probe --analyze, the
+# tuner's table and --compare CSV) and a page from a real 2-rank probe run on
+# this machine; both rendered in headless Chromium, which must log no console
+# message and whose DOM must hold every figure; a screenshot of the FRAM page
+# is kept in $BUILD/test/report/ for a human to look at.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+
+REPORT=$BUILD/bin/topobcast-report
+PROBE=$BUILD/bin/topobcast-probe
+FIX=test/fixtures/report
+D=$BUILD/test/report
+rm -rf "$D"
+mkdir -p "$D"
+
+if [ ! -x "$REPORT" ] || [ ! -x "$PROBE" ]; then
+    notok "report and probe built ($REPORT, $PROBE)"
+    exit 0
+fi
+
+check "--help lists the inputs" bash -c "'$REPORT' --help | grep -q -- '--compare FILE'"
+"$REPORT" --measurements x 2>/dev/null
+check "missing --topology is a usage error (status 2)" [ $? -eq 2 ]
+
+# ---- FRAM-like inputs ---------------------------------------------------------
+# The per-class fixture back into the probe's measurement file: rank r on
+# host r % 4; a pair's class is the deepest level both hosts share.
+hosts=(fram-n00-s0 fram-n00-s1 fram-n01-s0 fram-n16-s0)
+awk -v hosts="${hosts[*]}" '
+    BEGIN { n = split(hosts, H, " ") }
+    /^#/ { next }
+    /^options / || /^run / { head[++nh] = $0; next }
+    /^class / { c = $2; L[c] = substr($3, 3); ns[c] = 0; next }
+    /^s / { s[c, ++ns[c]] = $0; next }
+    function node(h) { split(h, p, "-"); return p[2] }
+    function island(h) { return int(substr(node(h), 2) / 16) }
+    function cls(a, b) {
+        if (a == b) return "same-socket"
+        if (node(a) == node(b)) return "same-node"
+        if (island(a) == island(b)) return "same-island"
+        return "other-island"
+    }
+    END {
+        P = 8
+        print "topobcast-probe-measurements 1"; print "mode plogp"; print "nprocs " P
+        for (k = 1; k <= nh; k++) print head[k]
+        for (r = 0; r < P; r++)
+            printf "rank %d host=%s pu=-1 core=-1 package=-1 numa=-1 world=%d group=%d measured=1\n", r, H[r % n + 1], r, r % n
+        for (i = 0; i < P; i++) for (j = i + 1; j < P; j++) {
+            c = cls(H[i % n + 1], H[j % n + 1])
+            printf "pair %d %d L=%s sizes=%d\n", i, j, L[c], ns[c]
+            for (k = 1; k <= ns[c]; k++) print s[c, k] " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+        }
+        print "end"
+    }' "$FIX/fram8-classes.txt" >"$D/fram8.txt"
+printf '%s\n' "${hosts[@]}" | awk '{ split($1, p, "-"); n = substr(p[2], 2) + 0;
+    print $1, "island=" int(n / 16), "node=" p[2], "socket=" $1 }' >"$D/truth8.txt"
+OUT=$("$PROBE" --analyze "$D/fram8.txt" --truth "$D/truth8.txt" -o "$D/fram8.yaml" 2>&1)
+check "fixture measurements analysed by the probe" grep -q "levels: island(2) node(3) socket(4)" \
+    <("$PROBE" --check "$D/fram8.yaml" 2>&1)
+[ -s "$D/fram8.yaml" ] || printf '%s\n' "$OUT" | sed 's/^/# /'
+
+OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --truth "$D/truth8.txt" \
+      --table "$FIX/fram8-table.yaml" --compare "$FIX/fram8-compare.csv" -o "$D/fram8.html" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | sed 's/^/# /'
+check "FRAM report written" bash -c "[ $RC -eq 0 ] && [ -s '$D/fram8.html' ]"
+has() { grep -Eq -- "$1" <<<"$OUT"; }
+check "summary: hierarchy line" has "^hierarchy \(3 levels, coarsest first\): island\(2\) > node\(3\) > socket\(4\)"
+check "summary: indented tree with ranks and hosts" has "^        socket [0-9]: 2 ranks \[2, 6\] on fram-n01-s0$"
+for t in island node socket; do
+    check "summary: $t truth matched exactly" has "^  $t +[0-9]+  $t +1\.000 +1\.000$"
+done
+check "summary: best speedup first" has "^ +256K +2\.497x"
+check "summary: geometric mean" has "geometric mean 1\.7[0-9]+x over 10 sizes"
+check "summary: report path" has "^report: $D/fram8.html$"
+
+H=$D/fram8.html
+FIGS_ALL="fig-heatmap-small-rank fig-heatmap-small-hier fig-heatmap-large-rank fig-heatmap-large-hier
+          fig-dendrogram fig-topology fig-accuracy fig-selection fig-speedup fig-plogp"
+check "page is self-contained (no script, link, external URL)" \
+    bash -c "! grep -Eiq '<script|<link|<img|<iframe|@import|url\(|https?://' <(sed 's|http://www.w3.org/2000/svg||g' '$H')"
+check "page says outliers are clipped at the 95th percentile" grep -q "clipped.*95th percentile" "$H"
+check "heatmap 8x8: 64 cells in each of the 4 heatmaps" \
+    bash -c "[ \$(grep -c 'class=\"cell' <(sed -n '/id=\"svg-heatmap/,/<\/svg>/p' '$H')) -eq 256 ]"
+check "dendrogram: 7 links and 3 level cuts" \
+    bash -c "[ \$(grep -c 'class=\"link\"' '$H') -eq 7 ] && [ \$(grep -c 'class=\"cut\"' '$H') -eq 3 ]"
+
+# ---- a real 2-rank run on this machine ----------------------------------------
+OUT=$(timeout 120 mpiexec -n 2 "$PROBE" -M 16K -R 2 --max-insert 2 --batch-time 2 -q \
+      --save "$D/local.txt" -o "$D/local.yaml" 2>&1)
+check "2-rank probe run here" [ $? -eq 0 ]
+OUT=$("$REPORT" --measurements "$D/local.txt" --topology "$D/local.yaml" -o "$D/local.html" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | sed 's/^/# /'
+check "2-rank report written" bash -c "[ $RC -eq 0 ] && [ -s '$D/local.html' ]"
+check "2-rank report says what is missing" \
+    bash -c "grep -q 'No selection table given' '$D/local.html' && grep -q 'No comparison given' '$D/local.html'"
+check "2-rank summary: one level, one group" has "^hierarchy \(1 level, coarsest first\): [a-z0-9-]+\(1\)$"
+check "mismatched inputs are refused" bash -c "! '$REPORT' --measurements '$D/local.txt' --topology '$D/fram8.yaml' \
+    -o '$D/x.html' 2>/dev/null"
+
+# ---- headless Chromium ----------------------------------------------------------
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+    notok "chromium installed (Debian package chromium; setup.sh installs it)"
+    exit 0
+fi
+# render PAGE DOM [SCREENSHOT]: DOM to DOM, browser log to DOM.log
+render() {
+    local prof shot=()
+    prof=$(mktemp -d)
+    [ -n "${3:-}" ] && shot=(--screenshot="$3" --window-size=1400,5000 --hide-scrollbars)
+    timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+        --dump-dom "${shot[@]}" "file://$(realpath "$1")" >"$2" 2>"$2.log"
+    local rc=$?
+    rm -rf "$prof"
+    return $rc
+}
+# console_clean LOG: the page logged nothing to the console (it has no
+# scripts, so any message -- an error, a failed load -- is a fault)
+console_clean() { ! grep -q ':CONSOLE' "$1"; }
+# figures DOM IDS...: every id is a <figure> holding content in the DOM
+figures() {
+    local dom=$1 id
+    shift
+    for id in "$@"; do
+        grep -q "<figure id=\"$id\">" "$dom" || return 1
+        sed -n "/<figure id=\"$id\">/,/<\/figure>/p" "$dom" | grep -Eq '<(svg|table)' || return 1
+    done
+}
+
+# the checks must be able to fail: a page with a console error, a missing figure
+printf '<!DOCTYPE html><html><body><figure id="fig-a"><svg></svg></figure><script>console.error("x")</script></body></html>\n' >"$D/bad.html"
+render "$D/bad.html" "$D/bad.dom"
+check "console check catches a console error" grep -q ':CONSOLE.*"x"' "$D/bad.dom.log"
+check "figure check catches a missing figure" bash -c "$(declare -f figures); figures '$D/bad.dom' fig-a && ! figures '$D/bad.dom' fig-a fig-b"
+
+render "$H" "$D/fram8.dom" "$D/fram8.png"
+check "Chromium renders the FRAM page" [ $? -eq 0 ]
+check "FRAM page: no console messages" console_clean "$D/fram8.dom.log"
+# shellcheck disable=SC2086
+check "FRAM page: all 10 figures in the DOM" figures "$D/fram8.dom" $FIGS_ALL
+check "FRAM page: screenshot saved" bash -c "[ \$(stat -c %s '$D/fram8.png' 2>/dev/null || echo 0) -gt 50000 ]"
+grep ':CONSOLE' "$D/fram8.dom.log" | head -5 | sed 's/^/# /'
+
+render "$D/local.html" "$D/local.dom"
+check "Chromium renders the 2-rank page" [ $? -eq 0 ]
+check "2-rank page: no console messages" console_clean "$D/local.dom.log"
+check "2-rank page: its 8 figures in the DOM" figures "$D/local.dom" fig-heatmap-small-rank fig-heatmap-small-hier \
+    fig-heatmap-large-rank fig-heatmap-large-hier fig-dendrogram fig-topology fig-accuracy fig-plogp
+echo "# screenshot: $D/fram8.png"
