@@ -6,7 +6,8 @@
 set -eu
 cd "$(dirname "$0")"
 PACKAGES="build-essential make mpich libmpich-dev libhwloc-dev libyaml-dev hwloc gfortran clang
- libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps"
+ libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps
+ chromium fonts-dejavu-core"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive

@@ -8,8 +8,9 @@
  *   G_all  = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
  * and a least-squares line through G_all(s) over s gives g (intercept at
  * s = 1) and G (slope).  Eager and rendezvous protocols have different
- * lines: the switch S is where a two-segment fit is much better than one
- * (the fit "breaks").  L follows from PRTT(1,0,1) = 2 (L + 2o). */
+ * lines: the switch S is where two segments fit G_all(s) and o(s) much
+ * better than one line each (the fit "breaks").  o is the intercept of
+ * o(s) below S, and L follows from PRTT(1,0,1) = 2 (L + 2o). */
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -49,15 +50,27 @@ double tbp_linfit(const double *x, const double *y, const double *w, int n, doub
 }
 
 /* A two-segment fit must cut the weighted residual to this fraction of
- * the single line's before a protocol switch is reported. */
+ * the single line's before a protocol switch is reported, and the single
+ * lines must miss by more than this RMS relative error (straight data
+ * split anywhere fits "better" by rounding). */
 #define SWITCH_GAIN 0.25
+#define SWITCH_MIN_RMS 0.01
+
+/* Residual of lines fitted to both series over [lo, hi). */
+static double two_series(const double *x, const double *yg, const double *wg, const double *yo, const double *wo,
+                         int lo, int hi)
+{
+    double a, b;
+    return tbp_linfit(x + lo, yg + lo, wg + lo, hi - lo, &a, &b) + tbp_linfit(x + lo, yo + lo, wo + lo, hi - lo, &a, &b);
+}
 
 int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fit *fit)
 {
     memset(fit, 0, sizeof *fit);
     if (ns < 1 || n < 2)
         return -1;
-    double *x = malloc(3 * (size_t)ns * sizeof *x), *y = x + ns, *w = x + 2 * ns;
+    double *x = malloc(5 * (size_t)ns * sizeof *x), *yg = x + ns, *wg = x + 2 * ns, *yo = x + 3 * ns,
+           *wo = x + 4 * ns;
     if (!x)
         return -1;
     int np = 0, first = -1;
@@ -72,10 +85,13 @@ int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fi
             if (first < 0)
                 first = k;
             x[np] = s[k].m - 1;
-            y[np] = s[k].g;
-            /* relative residuals: the small sizes matter as much as 2 MiB */
-            double scale = y[np] > 1e-12 ? y[np] : 1e-12;
-            w[np] = 1.0 / (scale * scale);
+            yg[np] = s[k].g;
+            yo[np] = s[k].o_s;
+            /* relative residuals: the small sizes matter as much as 2 MiB;
+             * 1 ns floor so that a zero does not take all the weight */
+            double sg = yg[np] > 1e-9 ? yg[np] : 1e-9, so = yo[np] > 1e-9 ? yo[np] : 1e-9;
+            wg[np] = 1.0 / (sg * sg);
+            wo[np] = 1.0 / (so * so);
             np++;
         }
     }
@@ -83,33 +99,36 @@ int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fi
         free(x);
         return -1;
     }
-    double a, b, sse1 = tbp_linfit(x, y, w, np, &a, &b);
-    fit->g = fit->g2 = a;
-    fit->G = fit->G2 = b;
+    /* The switch shows in G_all(s) (other g and G) and above all in o(s):
+     * an eager send returns after a copy, a rendezvous one after the
+     * transfer.  Both series are fitted on each side of a candidate split. */
+    double single = two_series(x, yg, wg, yo, wo, 0, np), best = INFINITY;
     int split = -1;
-    double best = INFINITY;
     for (int k = 2; k + 2 <= np; k++) {
-        double a1, b1, a2, b2;
-        double e = tbp_linfit(x, y, w, k, &a1, &b1) + tbp_linfit(x + k, y + k, w + k, np - k, &a2, &b2);
+        double e = two_series(x, yg, wg, yo, wo, 0, k) + two_series(x, yg, wg, yo, wo, k, np);
         if (e < best) {
             best = e;
             split = k;
         }
     }
-    if (split > 0 && best < SWITCH_GAIN * sse1) {
-        tbp_linfit(x, y, w, split, &fit->g, &fit->G);
-        tbp_linfit(x + split, y + split, w + split, np - split, &fit->g2, &fit->G2);
+    int eager = np;
+    if (split > 0 && best < SWITCH_GAIN * single && single > 2.0 * np * SWITCH_MIN_RMS * SWITCH_MIN_RMS) {
+        eager = split;
         fit->S = x[split] + 1;
     }
-    /* o is a constant in LogGP: the mean over the sizes below S */
-    double so = 0;
-    int no = 0;
-    for (int k = 0; k < ns; k++)
-        if (s[k].m >= 1 && (fit->S == 0 || s[k].m < fit->S)) {
-            so += s[k].o_s;
-            no++;
-        }
-    fit->o = no ? so / no : 0;
+    tbp_linfit(x, yg, wg, eager, &fit->g, &fit->G);
+    if (eager < np) {
+        tbp_linfit(x + eager, yg + eager, wg + eager, np - eager, &fit->g2, &fit->G2);
+    } else {
+        fit->g2 = fit->g;
+        fit->G2 = fit->G;
+    }
+    /* o is the per-message part of o(s) (the size-dependent copy is in G):
+     * the intercept of its line below S */
+    double slope;
+    tbp_linfit(x, yo, wo, eager, &fit->o, &slope);
+    if (fit->o < 0)
+        fit->o = 0;
     double L = s[first].rtt / 2 - 2 * fit->o;
     fit->L = L > 0 ? L : 0;
     free(x);

@@ -160,8 +160,9 @@ int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t err
 /* From per-size PRTT(1,0,s) (rtt), PRTT(n,0,s) (q[TBP_Q_B]) and
  * PRTT(n,d,s) (q[TBP_Q_C]) with d = PRTT(1,0,s), each taken as minimum or
  * median: o(s) and G_all(s) per size (written into o_s, o_r and g), then
- * g, G by least squares over s >= 1 and the switch S where a two-segment
- * fit beats one line clearly. */
+ * g, G by least squares over s >= 1, the switch S where two segments fit
+ * G_all(s) and o(s) clearly better than one line, and o as the intercept
+ * of o(s) below S. */
 int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fit *fit);
 /* Least-squares line y = a + b x with weights w (NULL: 1); returns the
  * weighted sum of squared residuals. */

@@ -506,7 +506,7 @@ static void run_churn(void)
 {
     char detail[DETAIL_LEN] = "";
     int bad = 0;
-    for (int i = 0; i < 12 && !bad; i++) {
+    for (int i = 0; i < 6 && !bad; i++) {
         MPI_Comm c;
         if (i % 3 == 2)
             MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &c);
@@ -530,7 +530,7 @@ static void run_churn(void)
         }
         MPI_Comm_free(&c);
     }
-    report("seq=churn comm=dup/split created and freed 12 times", bad, detail);
+    report("seq=churn comm=dup/split created and freed 6 times", bad, detail);
     flush_reports();
 }
 

@@ -90,6 +90,16 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     check "SMPI FRAM: topology loads" bash -c "'$PROBE' --check '$D/fram8.yaml' | grep -q 'levels: island(2) node(3) socket(4)'"
     OUT=$("$PROBE" --analyze "$D/fram8.txt" --truth "$D/truth8.txt" -o "$D/fram8b.yaml" 2>&1)
     check "SMPI FRAM: --analyze reproduces the topology" cmp -s "$D/fram8.yaml" "$D/fram8b.yaml"
+    # LogGP between two nodes: the platform's eager/rendezvous switch (64 KiB
+    # in test/smpi/smpi-opts.sh), the 0.2 us per-message CPU cost as o, and
+    # the 0.7 us path latency as L.
+    printf 'fram-n00-s0\nfram-n01-s0\n' >"$D/hosts2.txt"
+    OUT=$(timeout 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts2.txt" \
+          -np 2 "$SMPI_PROBE" --mode loggp -M 2M -R 2 -q --save "$D/loggp2.txt" 2>&1)
+    check "SMPI LogGP runs" [ $? -eq 0 ]
+    check "SMPI LogGP: S = 64 KiB, o = 0.2 us, L = 0.7 us" awk '/^pair 0 1 /{ split($0, a, "loggp="); split(a[2], v, ",");
+        ok = v[5] == 65536 && v[2] > 0.19e-6 && v[2] < 0.21e-6 && v[1] > 0.65e-6 && v[1] < 0.75e-6 } END { exit !ok }' \
+        "$D/loggp2.txt"
 else
     ok "SMPI FRAM probe # skip: no SMPI build (make smpi)"
 fi

@@ -44,19 +44,24 @@ void tbr_fmt_bytes(double bytes, char *out, size_t len)
         snprintf(out, len, "%.3g%s", bytes, unit[u]);
 }
 
-void tbr_fmt_time(double s, char *out, size_t len)
+void tbr_fmt_time_sig(double s, int sig, char *out, size_t len)
 {
     double a = fabs(s);
     if (a == 0)
         snprintf(out, len, "0");
     else if (a < 1e-6)
-        snprintf(out, len, "%.3g ns", s * 1e9);
+        snprintf(out, len, "%.*g ns", sig, s * 1e9);
     else if (a < 1e-3)
-        snprintf(out, len, "%.3g \xc2\xb5s", s * 1e6);
+        snprintf(out, len, "%.*g \xc2\xb5s", sig, s * 1e6);
     else if (a < 1)
-        snprintf(out, len, "%.3g ms", s * 1e3);
+        snprintf(out, len, "%.*g ms", sig, s * 1e3);
     else
-        snprintf(out, len, "%.3g s", s);
+        snprintf(out, len, "%.*g s", sig, s);
+}
+
+void tbr_fmt_time(double s, char *out, size_t len)
+{
+    tbr_fmt_time_sig(s, 3, out, len);
 }
 
 const char *tbr_time_unit(double max_seconds, double *scale)

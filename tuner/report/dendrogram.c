@@ -56,11 +56,12 @@ int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d)
         free(y);
         return -1;
     }
-    double sp = 820.0 / n;
-    if (sp > 44)
-        sp = 44;
-    if (sp < 3)
-        sp = 3;
+    /* at most ~900 px wide so the cut labels stay on a 1400 px page */
+    double sp = 900.0 / n;
+    if (sp > 60)
+        sp = 60;
+    if (sp < 1.5)
+        sp = 1.5;
     double plot_w = sp * n, right = 230;
     int nlabel_every = 1;
     while (sp * nlabel_every < 10)

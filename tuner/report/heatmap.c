@@ -211,11 +211,18 @@ int tbr_heatmap_svg(tbr_buf *b, const tbr_heatmap *h, tbr_heatmap_info *info)
         tbr_svg_rect(b, bx, TOP + SIDE - (k + 1) * SIDE / 48, BAR_W, SIDE / 48 + 0.5, "band", col, NULL);
     }
     tbr_svg_rect(b, bx, TOP, BAR_W, SIDE, "bar-frame", "none", NULL);
+    /* enough digits that neighbouring labels differ (a narrow range far
+     * from zero, e.g. 1.010 .. 1.018 ms, needs more than three) */
+    int sig = 3;
+    if (span > 0) {
+        sig = (int)ceil(log10(fabs(in.clip) / (span / 4))) + 1;
+        sig = sig < 3 ? 3 : sig > 7 ? 7 : sig;
+    }
     for (int k = 0; k <= 4; k++) {
         if (!(span > 0) && k != 2)
             continue; /* all distances equal: one label */
         double v = in.vmin + span * k / 4, y = TOP + SIDE - SIDE * k / 4;
-        tbr_fmt_time(v, tv, sizeof tv);
+        tbr_fmt_time_sig(v, sig, tv, sizeof tv);
         tbr_svg_line(b, bx + BAR_W, y, bx + BAR_W + 4, y, "axis", NULL);
         tbr_svg_text(b, bx + BAR_W + 6, y + 4, "start", "tick", 0, "%s%s", k == 4 && in.nclipped ? "\xe2\x89\xa5" : "",
                      tv);

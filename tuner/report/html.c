@@ -28,7 +28,7 @@ static const char style[] =
     "svg{display:block}svg text{font-family:inherit;fill:#222}\n"
     "svg .fig-title{font-size:13px;font-weight:600}svg .panel-title{font-size:12.5px;font-weight:600}\n"
     "svg .tick{font-size:10.5px;fill:#444}svg .axis-title{font-size:11.5px;fill:#333}\n"
-    "svg .legend{font-size:11.5px}svg .note{font-size:11px;fill:#7a4b00}\n"
+    "svg .legend{font-size:11.5px}svg .note{font-size:11px;fill:#7a4b00;paint-order:stroke;stroke:#fff;stroke-width:3px}\n"
     "svg .axis{stroke:#666;stroke-width:1}svg .grid{stroke:#e6e6e6;stroke-width:1}"
     "svg .grid.minor{stroke:#f2f2f2}\n"
     "svg .cell{stroke:none;shape-rendering:crispEdges}svg .grp{stroke:#fff;fill:none}svg .bar-frame{stroke:#888;fill:none}\n"

@@ -32,3 +32,9 @@ $(REPORT_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(REPOR
 	$(MPICC) $(REPORT_CFLAGS) -Itest/unit $< -o $@ $(REPORT_PURE_OBJS) $(REPORT_PROBE_OBJS) $(REPORT_LIBS)
 
 tests: $(REPORT_TEST_BINS)
+
+# The pipeline on this machine ending with the report (for `make demo`):
+# DEMO_NP ranks (examples/module.mk sets it, default 2).
+.PHONY: report-demo
+report-demo: all
+	tuner/report/demo-report.sh $(or $(DEMO_NP),2) $(BUILD)/demo

@@ -126,14 +126,17 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     int every = ch >= 14 ? 1 : 2;
     for (int a = 0; a < nr; a += every)
         tbr_svg_text(b, left - 6, top + (nr - 1 - a) * ch + ch / 2 + 4, "end", "tick", 0, "%d", rows[a]);
-    tbr_svg_text(b, 16, top + plot_h / 2, "middle", "axis-title", -90, "communicator size");
+    if (plot_h >= 120)
+        tbr_svg_text(b, 16, top + plot_h / 2, "middle", "axis-title", -90, "communicator size");
+    else /* too short for the rotated title: above the row labels */
+        tbr_svg_text(b, left - 6, top - 5, "end", "axis-title", 0, "processes");
     int bevery = cw >= 30 ? 1 : cw >= 15 ? 2 : 4;
     for (int c = 0; c < nb; c += bevery) {
         tbr_fmt_bytes((double)sizes[c], bytes, sizeof bytes);
         tbr_svg_text(b, left + (c + 0.5) * cw, top + plot_h + 14, "middle", "tick", 0, "%s", bytes);
     }
     tbr_svg_text(b, left + plot_w / 2, top + plot_h + 32, "middle", "axis-title", 0, "message size (bytes)");
-    tbr_svg_text(b, left, 18, "start", "fig-title", 0, "algorithm selected by the table (first matching rule)");
+    tbr_svg_text(b, left, 16, "start", "fig-title", 0, "algorithm selected by the table (first matching rule)");
     tbr_svg_group(b, "legend");
     for (int q = 0; q < nspec; q++) {
         double y = top + plot_h + 50 + 18 * q;

@@ -90,7 +90,6 @@ int tbr_speedup_svg(tbr_buf *b, const char *id, const tbr_compare *c, tbr_catmap
     tbr_axis_sizes_x(b, &ax, TOP + PH, zero, "message size (bytes)");
     double y1 = tbr_axis_map(&ay, 1.0);
     tbr_svg_line(b, left1, y1, left1 + PW, y1, "one", NULL);
-    tbr_svg_text(b, left1 + PW - 4, y1 - 5, "end", "note", 0, "1.0 = as fast as default");
     int np = 0;
     for (int k = 0; k < c->n; k++) {
         const tbr_compare_row *r = &c->row[ix[k]];
@@ -112,6 +111,9 @@ int tbr_speedup_svg(tbr_buf *b, const char *id, const tbr_compare *c, tbr_catmap
         tbr_svg_circle(b, tbr_axis_map_size(&ax, r->bytes), tbr_axis_map(&ay, r->speedup), 4.5, "pt",
                        tbr_catmap_color(colors, r->alg), tip);
     }
+
+    /* after the curve, so its halo keeps it readable where they cross */
+    tbr_svg_text(b, left1 + PW - 4, y1 + 14, "end", "note", 0, "1.0 = as fast as default");
 
     /* right: absolute times, log-log */
     if (!isfinite(tmin)) {

@@ -88,8 +88,10 @@ double tbr_axis_map(const tbr_axis *a, double v);
 double tbr_axis_map_size(const tbr_axis *a, double bytes);
 /* Human byte count: 0, 512, 4K, 1.5M, 16M (binary units). */
 void tbr_fmt_bytes(double bytes, char *out, size_t len);
-/* Human time from seconds with a sensible unit: 350 ns, 1.25 us, 3.1 ms. */
+/* Human time from seconds with a sensible unit: 350 ns, 1.25 us, 3.1 ms;
+ * _sig with `sig` significant digits instead of 3. */
 void tbr_fmt_time(double seconds, char *out, size_t len);
+void tbr_fmt_time_sig(double seconds, int sig, char *out, size_t len);
 /* Unit for an axis of times up to max_seconds: us, or ms / s when the
  * numbers would get long; *scale converts seconds into it. */
 const char *tbr_time_unit(double max_seconds, double *scale);

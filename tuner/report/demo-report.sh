@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole pipeline on this machine, ending with the report:
+#   probe (measurements + topology) -> tuner (selection table) ->
+#   tuner --compare (speedup CSV) -> topobcast-report (HTML + summary).
+# Usage: tuner/report/demo-report.sh [NP] [OUTDIR]   (defaults: 2, build/demo)
+# Sizes and repetitions are small so it finishes in about a minute; on a real
+# allocation run the tools by hand with their defaults (see tuner/README.md).
+set -eu
+cd "$(dirname "$0")/../.."
+NP=${1:-2}
+OUT=${2:-${BUILD:-build}/demo}
+BIN=${BUILD:-build}/bin
+mkdir -p "$OUT"
+exec 3>&2
+run() { echo "+ $*" >&3; "$@"; }
+
+run timeout 300 mpiexec -n "$NP" "$BIN/topobcast-probe" -M 1M -R 4 -q --save "$OUT/measurements.txt" \
+    -o "$OUT/topology.yaml"
+run timeout 600 mpiexec -n "$NP" "$BIN/topobcast-tuner" --topology "$OUT/topology.yaml" \
+    --measurements "$OUT/measurements.txt" --sizes 1,64,1K,16K,64K,256K,1M --reps 10 --warmup 2 \
+    --max-timed 4 -o "$OUT/table.yaml" >"$OUT/tuner.log" 2>&1 || { tail -20 "$OUT/tuner.log" >&2; exit 1; }
+run timeout 300 mpiexec -n "$NP" "$BIN/topobcast-tuner" --compare "$OUT/table.yaml" --csv "$OUT/compare.csv" \
+    --sizes 1,64,1K,16K,64K,256K,1M --reps 10 --warmup 2 >"$OUT/compare.log" 2>&1 ||
+    { tail -20 "$OUT/compare.log" >&2; exit 1; }
+run "$BIN/topobcast-report" --measurements "$OUT/measurements.txt" --topology "$OUT/topology.yaml" \
+    --table "$OUT/table.yaml" --compare "$OUT/compare.csv" -o "$OUT/report.html"
+echo "report written: $(realpath "$OUT/report.html")"
