@@ -18,12 +18,15 @@
 #   D  the other of world/reversed, split halves (two communicators at once),
 #      dup: every root x count 4097 x {byte, vector, vecmix}; MPI_COMM_SELF
 #      and the intercommunicator (pass-through): count 7 x {int, vecmix}
-#   S  back-to-back / interleaved / MPI_Bcast_c sequences at P in SEQ_SIZES
+#   S  back-to-back / interleaved / MPI_Bcast_c / communicator churn
+#      sequences at P in SEQ_SIZES (2 5 8)
 #   P=1: everything on world; counts {0,7,4097} on the other kinds
 # TB_MATRIX_FULL=1 runs bcast_matrix's whole default product instead (all
 # communicators x roots x counts x datatypes + sequences) at every size.
 # Knobs: TB_MATRIX_SPECS="spec ...", TB_MATRIX_SIZES="1 2 ...",
-# TB_MATRIX_SEQ_SIZES, TB_MATRIX_TIMEOUT (seconds per run, default 120).
+# TB_MATRIX_SEQ_SIZES, TB_MATRIX_TIMEOUT (seconds per run; default 120, and
+# 240 above 4 ranks, where a loaded 2-core machine needs it for the slowest
+# spec, pipeline:segment=1000, with 24-28 MiB messages).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -31,7 +34,7 @@ LIB=$PWD/$BUILD/lib/libtopobcast.so
 PROG=$BUILD/test/mpi/bcast_matrix
 SIZES=${TB_MATRIX_SIZES:-1 2 3 4 5 6 7 8}
 SEQ_SIZES=${TB_MATRIX_SEQ_SIZES:-2 5 8}
-TIMEOUT=${TB_MATRIX_TIMEOUT:-120}
+TIMEOUT=${TB_MATRIX_TIMEOUT:-}
 FULL=${TB_MATRIX_FULL:-0}
 if [ -n "${TB_MATRIX_SPECS:-}" ]; then
     read -ra SPECS <<<"$TB_MATRIX_SPECS"
@@ -92,9 +95,10 @@ for spec in "${SPECS[@]}"; do
     name=${spec%%:*}
     for p in $SIZES; do
         args=$(plan "$p")
+        to=${TIMEOUT:-$((p > 4 ? 240 : 120))}
         t0=$SECONDS
         # shellcheck disable=SC2086 # args is a word list by construction
-        timeout "$TIMEOUT" mpiexec -n "$p" env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" \
+        timeout "$to" mpiexec -n "$p" env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" \
             TOPOBCAST_STATS=1 "$PROG" $args >"$tmp/out" 2>"$tmp/err"
         rc=$?
         runs=$((runs + 1))
@@ -107,7 +111,7 @@ for spec in "${SPECS[@]}"; do
             failed_runs=$((failed_runs + 1))
             if [ "$n_bad" -eq 0 ]; then
                 why="exit status $rc"
-                [ "$rc" -eq 124 ] && why="timed out after ${TIMEOUT}s"
+                [ "$rc" -eq 124 ] && why="timed out after ${to}s"
                 echo "not ok run alg=$spec np=$p: $why after $n_ok ok cases" \
                     "(last: $(grep '^ok ' "$tmp/out" | tail -1 | cut -c1-160))"
             fi

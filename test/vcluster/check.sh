@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 export BUILD   # run.sh derives VC_BUILD (absolute) from it
 LOG_DIR=${TB_TEST_LOG:-$BUILD/test/logs}/vcluster
-mkdir -p "$LOG_DIR"
+mkdir -p "$LOG_DIR" && rm -f "$LOG_DIR"/*.log
 # shellcheck source=run.sh
 . test/vcluster/run.sh
 VC_TIMEOUT=${VC_TIMEOUT:-90}
@@ -118,10 +118,13 @@ same=${pp[0,1,1048576]:-}
 same2=${pp[2,3,1048576]:-}
 cross=${pp[0,2,1048576]:-}
 if [ -n "$same" ] && [ -n "$same2" ] && [ -n "$cross" ]; then
-    # Cross-island must be at least twice the slower of the two islands.
+    # Cross-island must beat the slower island.  Typical: ~0.5 ms vs >= 84 ms
+    # (1 MiB at 100 Mbit/s); a same-island connection that falls into TCP
+    # ack stalls was seen at up to ~60 ms, still below the trunk's floor.
     slow=$(awk -v a="$same" -v b="$same2" 'BEGIN { print (a > b) ? a : b }')
-    awk -v c="$cross" -v s="$slow" 'BEGIN { exit !(c > 2 * s) }'
-    result $? "pingpong 1 MiB (best round): cross-island $cross us > 2 x same-island $slow us"
+    ratio=$(awk -v c="$cross" -v s="$slow" 'BEGIN { printf "%.0f", c / s }')
+    awk -v c="$cross" -v s="$slow" 'BEGIN { exit !(c > s) }'
+    result $? "pingpong 1 MiB (best round): cross-island $cross us > same-island $slow us (x$ratio)"
 else
     result 1 "pingpong: missing figures (see $LOG_DIR/pingpong-*.log)"
 fi

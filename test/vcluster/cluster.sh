@@ -18,7 +18,8 @@
 # cluster without editing the machine's /etc/hosts.
 #
 # Knobs (environment): VC_NODES (4), VC_TRUNK_RATE (100mbit),
-# VC_TRUNK_BURST (bytes, 4096), VC_TRUNK_LATENCY (tbf queue bound, 20ms).
+# VC_TRUNK_BURST (bytes, 4096), VC_TRUNK_LATENCY (tbf queue bound, 20ms),
+# VC_QUICKACK (1: no delayed ACKs on the cluster subnet, see README.md).
 
 VC_NODES=${VC_NODES:-4}
 VC_NET=10.231.0
@@ -95,7 +96,10 @@ vc_add_member() { # ns ip island
     ip link add "$VC_IF" netns "$ns" type veth peer name "$port" netns "$VC_FABRIC_NS" &&
     ip -n "$VC_FABRIC_NS" link set "$port" master "tbbr$island" up &&
     ip -n "$ns" addr add "$ip/24" dev "$VC_IF" &&
-    ip -n "$ns" link set "$VC_IF" up
+    ip -n "$ns" link set "$VC_IF" up &&
+    if [ "${VC_QUICKACK:-1}" = 1 ]; then
+        ip -n "$ns" route replace "$VC_NET.0/24" dev "$VC_IF" src "$ip" quickack 1
+    fi
 }
 
 vc_write_hosts() {
