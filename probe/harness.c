@@ -73,7 +73,7 @@ int tbp_schedule_bcast(tbp_schedule *s, int root, MPI_Comm comm)
 
 struct tbp_progress {
     double start, last_draw;
-    int total, tty, next_plain; /* next quarter to print, in percent */
+    int total, rounds, tty, next_plain; /* next quarter to print, in percent */
 };
 
 static void fmt_eta(double s, char *buf, size_t cap)
@@ -89,13 +89,15 @@ static void fmt_eta(double s, char *buf, size_t cap)
         snprintf(buf, cap, "%ld:%02ld", t / 60, t % 60);
 }
 
-static void progress_update(tbp_progress *p, int done)
+/* The ETA extrapolates rounds, not pairs: rounds take similar times, while
+ * the first rounds of a schedule often pack many cheap intra-group pairs. */
+static void progress_update(tbp_progress *p, int done, int rounds_done)
 {
     double now = MPI_Wtime(), el = now - p->start;
     double rate = el > 0 ? done / el : 0;
     double pct = p->total ? 100.0 * done / p->total : 100.0;
     char eta[32];
-    fmt_eta(rate > 0 ? (p->total - done) / rate : -1, eta, sizeof eta);
+    fmt_eta(rounds_done > 0 ? el * (p->rounds - rounds_done) / rounds_done : -1, eta, sizeof eta);
     if (p->tty) {
         if (now - p->last_draw < 0.25 && done < p->total)
             return;
@@ -181,7 +183,7 @@ int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *
     int stride = s->nrounds / 200 > 1 ? s->nrounds / 200 : 1;
     if (progress == TBP_PROGRESS_AUTO)
         progress = isatty(STDERR_FILENO) ? TBP_PROGRESS_TTY : TBP_PROGRESS_PLAIN;
-    tbp_progress prog = {.start = MPI_Wtime(), .last_draw = -1e9, .total = s->npairs,
+    tbp_progress prog = {.start = MPI_Wtime(), .last_draw = -1e9, .total = s->npairs, .rounds = s->nrounds,
                          .tty = progress == TBP_PROGRESS_TTY, .next_plain = 25};
     int report = progress != TBP_PROGRESS_NONE;
 
@@ -212,7 +214,7 @@ int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *
                 int got = r;
                 if (leader != 0)
                     rc = MPI_Recv(&got, 1, MPI_INT, leader, TAG_PROGRESS, ctl, MPI_STATUS_IGNORE);
-                progress_update(&prog, s->round_start[r + 1]);
+                progress_update(&prog, s->round_start[r + 1], r + 1);
             } else if (me == leader) {
                 rc = MPI_Send(&r, 1, MPI_INT, 0, TAG_PROGRESS, ctl);
             }

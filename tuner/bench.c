@@ -141,7 +141,7 @@ static int parse_args(bench_opts *o, int argc, char **argv, int *help)
     o->warmup = 5;
     parse_sizes(o, "1,1K,64K,1M");
     *help = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes one value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -168,15 +168,18 @@ static int parse_args(bench_opts *o, int argc, char **argv, int *help)
                 return -1;
         } else if (!strcmp(a, "--root")) {
             char *end;
-            o->root = !strcmp(v, "rotate") ? -1 : (int)strtol(v, &end, 10);
-            if (o->root != -1 && (*end || o->root < 0))
+            long r = strtol(v, &end, 10);
+            if (!strcmp(v, "rotate"))
+                o->root = -1;
+            else if (end == v || *end || r < 0 || r > INT32_MAX)
                 return -1;
+            else
+                o->root = (int)r;
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
         } else {
             return -1;
         }
-        i++;
     }
     if (!algs_given) {
         add_alg(o, "default");

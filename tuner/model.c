@@ -140,6 +140,8 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
                         tb_costs_edge(c, wr(world, r), wr(world, k), len, &last);
                         e = &last;
                     }
+                    if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
+                        goto out; /* more pieces than the child's range holds */
                     double a = send_one(&s, e, len >= c->eager_limit, spec->nonblocking);
                     arr[aoff[k] + (size_t)got[k]++] = a;
                     cursor[i] += len;

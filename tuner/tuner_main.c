@@ -909,7 +909,12 @@ static int time_all(tuner *T)
 /* Rank 0: the winner of every item, the per-communicator report, and the
  * table's ranges; counts how often pruning alone picks the same winner
  * (--exhaustive).  Returns 0 or -1. */
-static int pick_winners(tuner *T, tb_table *t, long *same_winner, long *cases)
+typedef struct prune_check {
+    long cases, same;
+    double worst, logsum; /* time of pruning's winner / exhaustive winner's */
+} prune_check;
+
+static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
 {
     const opts *o = &T->o;
     int ms[MAX_COMMS], order[MAX_COMMS];
@@ -966,8 +971,17 @@ static int pick_winners(tuner *T, tb_table *t, long *same_winner, long *cases)
             prev = w >= 0 ? recs[w]->spec : NULL;
             if (o->exhaustive) {
                 int pw = tb_table_pick(kept, nk, NULL, o->tie), aw = tb_table_pick(recs, n, NULL, o->tie);
-                (*cases)++;
-                *same_winner += pw >= 0 && aw >= 0 && !strcmp(kept[pw]->spec, recs[aw]->spec);
+                if (pw >= 0 && aw >= 0) {
+                    double ratio = tb_result_score(kept[pw]) / tb_result_score(recs[aw]);
+                    pc->cases++;
+                    pc->same += !strcmp(kept[pw]->spec, recs[aw]->spec);
+                    pc->logsum += log(ratio);
+                    if (ratio > pc->worst)
+                        pc->worst = ratio;
+                    if (strcmp(kept[pw]->spec, recs[aw]->spec) && o->verbose)
+                        printf("    pruning would pick %s (%.2f us, %.3fx)\n", kept[pw]->spec,
+                               tb_result_score(kept[pw]) * 1e6, ratio);
+                }
             }
             double td = def ? tb_result_score(def) : -1, tw = w >= 0 ? tb_result_score(recs[w]) : -1;
             printf("%10zu %11.2f %11.2f %8.3f %4d/%-4d  %s%s%s%s\n", it->bytes, td * 1e6, tw * 1e6,
@@ -998,8 +1012,8 @@ static int report_and_write(tuner *T)
     printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
            (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
     tb_table t = {0};
-    long same_winner = 0, cases = 0;
-    if (pick_winners(T, &t, &same_winner, &cases) != 0) {
+    prune_check pc = {0, 0, 1.0, 0.0};
+    if (pick_winners(T, &t, &pc) != 0) {
         fprintf(stderr, "topobcast-tuner: out of memory\n");
         tb_table_free(&t);
         return 2;
@@ -1011,9 +1025,10 @@ static int report_and_write(tuner *T)
            "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
            pruned_runs, T->total_cand, pruned_runs ? (double)T->total_cand / (double)pruned_runs : 0.0,
            T->total_distinct, pruned_runs ? (double)T->total_distinct / (double)pruned_runs : 0.0);
-    if (o->exhaustive)
-        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases\n", o->factor,
-               T->total_prune, same_winner, cases);
+    if (o->exhaustive && pc.cases > 0)
+        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases; its choices "
+               "are %.3fx the exhaustive winners' time on geometric mean, %.3fx at worst\n",
+               o->factor, T->total_prune, pc.same, pc.cases, exp(pc.logsum / (double)pc.cases), pc.worst);
 
     char meta[1024], date[64], src[256];
     time_t now = time(NULL);

@@ -28,7 +28,7 @@
 # 240 above 4 ranks, where a loaded 2-core machine needs it for the slowest
 # spec, pipeline:segment=1000, with 24-28 MiB messages).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 LIB=$PWD/$BUILD/lib/libtopobcast.so
 PROG=$BUILD/test/mpi/bcast_matrix
@@ -39,6 +39,7 @@ FULL=${TB_MATRIX_FULL:-0}
 if [ -n "${TB_MATRIX_SPECS:-}" ]; then
     read -ra SPECS <<<"$TB_MATRIX_SPECS"
 else
+    # shellcheck disable=SC2054 # commas separate spec parameters
     SPECS=(flat flat:send=nonblocking,outstanding=2 chain chain:chains=3 binary split_binary
         binomial binomial:segment=8192,send=blocking knomial knomial:radix=3
         pipeline pipeline:segment=4096 pipeline:segment=1000

@@ -5,7 +5,7 @@
 # exactly as many binomial broadcasts as the program made, and the program's
 # own value checks pass.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 LIB=$PWD/$BUILD/lib/libtopobcast.so
 PROG=$BUILD/test/mpi/fortran_bcast
@@ -21,7 +21,7 @@ done
 out=$(timeout 120 mpiexec -n $NP env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial \
     TOPOBCAST_STATS=1 "$PROG" 2>&1)
 rc=$?
-echo "$out" | sed 's/^/# /'
+printf '%s\n' "$out" | sed 's/^/# /' # the whole output, as comments
 # the program's own verdict on the received values
 echo "$out" | grep -E '^(ok|not ok) '
 if ! echo "$out" | grep -q '^ok fortran MPI_BCAST values'; then

@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # valgrind memcheck: a 2-rank subset of the MPI matrix under LD_PRELOAD for
-# specs that exercise every engine path (whole message, segments that cut
-# elements, scatter + ring / recursive doubling / pair exchange, bounded
-# non-blocking sends, hierarchy detection, pass-through), then the unit test
-# binaries that run quickly enough.  Invalid accesses, uses of uninitialised
-# values and definite leaks fail a run.  test/valgrind.supp holds
-# suppressions for reports from outside libtopobcast only.
+# specs that exercise every engine path (blocking segmented sends, segments
+# that cut elements, scatter + recursive doubling, pair exchange, bounded
+# non-blocking sends, hierarchy detection; the self and intercommunicator
+# cases pass through), then the unit test binaries that run quickly enough.
+# Invalid accesses, uses of uninitialised values and definite leaks fail a
+# run.  test/valgrind.supp holds suppressions for reports from outside
+# libtopobcast only.
 # Knobs: TB_VALGRIND_SPECS="spec ...", TB_VALGRIND_TIMEOUT (per run, 600 s),
-# TB_VALGRIND_UNIT_MAX (native seconds above which a unit test is skipped, 5).
+# TB_VALGRIND_UNIT_MAX (native seconds above which a unit test is skipped, 1;
+# memcheck runs 20-50x slower).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 LIB=$PWD/$BUILD/lib/libtopobcast.so
 PROG=$BUILD/test/mpi/bcast_matrix
 SUPP=$PWD/test/valgrind.supp
 TIMEOUT=${TB_VALGRIND_TIMEOUT:-600}
-UNIT_MAX=${TB_VALGRIND_UNIT_MAX:-5}
+UNIT_MAX=${TB_VALGRIND_UNIT_MAX:-1}
 if [ -n "${TB_VALGRIND_SPECS+set}" ]; then # set but empty: unit tests only
     read -ra SPECS <<<"$TB_VALGRIND_SPECS"
 else
-    SPECS=(binomial pipeline:segment=1000 scatter_allgather
+    # shellcheck disable=SC2054 # commas separate spec parameters
+    SPECS=(binomial:segment=8192,send=blocking pipeline:segment=1000
         scatter_allgather:allgather=recursive_doubling split_binary
-        flat:send=nonblocking,outstanding=2 magpie default)
+        flat:send=nonblocking,outstanding=2 magpie)
 fi
 # 2 ranks: every communicator kind, derived datatypes with gaps, counts that
 # leave partial segments/blocks, plus the back-to-back sequences.
