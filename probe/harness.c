@@ -204,11 +204,12 @@ int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *
             k++;
         }
         if (rc == MPI_SUCCESS && report && is_checkpoint(s, stride, r)) {
-            int leader = s->pair[s->round_start[r]][0];
+            /* the lowest rank of the round (rank 0 itself if it is in it) */
+            int leader = s->n;
             for (int q = s->round_start[r]; q < s->round_start[r + 1]; q++)
                 if (s->pair[q][0] < leader)
                     leader = s->pair[q][0];
-            if (s->round_start[r + 1] == s->round_start[r])
+            if (leader == s->n)
                 leader = 0;
             if (me == 0) {
                 int got = r;

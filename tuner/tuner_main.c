@@ -683,11 +683,22 @@ static void load_costs(tuner *T)
     }
     if (!T->have_costs) {
         char err[256] = "";
-        int rc = tb_calibrate_quick(MPI_COMM_WORLD, T->world_hier, o->sizes[o->nsizes - 1], 10, &T->costs, err,
+        int rc = tb_calibrate_quick(MPI_COMM_WORLD, T->world_hier, o->sizes[o->nsizes - 1], 20, &T->costs, err,
                                     sizeof err);
         if (rc != 0 && wrank == 0)
             fprintf(stderr, "topobcast-tuner: %s; timing every candidate\n", err);
         T->have_costs = rc == 0;
+        /* even the fastest of 20 round trips took over 100 us: ranks share
+         * cores (or the network is broken); pruning on such figures is
+         * guesswork, and so are the timings */
+        if (rc == 0 && wrank == 0)
+            for (int k = 0; k < T->costs.ncurves; k++)
+                if (T->costs.L[k] > 100e-6) {
+                    fprintf(stderr, "topobcast-tuner: warning: measured latency %.0f us: is the machine "
+                                    "oversubscribed? predictions and timings will be unreliable\n",
+                            T->costs.L[k] * 1e6);
+                    break;
+                }
     }
 }
 

@@ -54,6 +54,19 @@ SMPI_OPTS=(
     # regardless of round-trip time (weight-S 0).
     --cfg=network/crosstraffic:0
     --cfg=network/weight-S:0
+    # SimGrid's max-min solver compares sums of 1/latency terms (~1e6-1e9
+    # here) against an absolute epsilon of 1e-5; with hundreds of concurrent
+    # flows the rounding left over exceeds it and SimGrid 3.32 aborts ("Cannot
+    # saturate more a constraint that has no active element") or segfaults in
+    # MaxMin::do_solve -- seen here on a 64-rank bcast and a 512-rank
+    # allgather.  1e-3 (bytes, flops, 1/s) is far below anything we measure.
+    --cfg=maxmin/precision:1e-3
+    # SMPI's default ("naive") allgather posts all P*(P-1) messages at once:
+    # at P=512 that is 261632 concurrent flows, minutes of solver time (and
+    # the crash above).  Bruck is what MPICH uses for small allgathers, and it
+    # is what the library's topology exchange and the tools need.  An explicit
+    # smpi/allgather wins over smpi/coll-selector in either order (checked).
+    --cfg=smpi/allgather:bruck
     # Quiet: no "Configuration change" lines, no host-speed advice (irrelevant
     # without simulated computation).  Warnings (deadlocks ...) still print.
     --log=xbt_cfg.thres:warning
