@@ -430,14 +430,16 @@ static int comm_size_at(int c, int r)
     }
 }
 
-/* Root symbols that resolve to the same root as an earlier one on every
- * rank are skipped (size-1 communicators, size-2 "mid" == "last"...).
+/* Root symbols that resolve to the same root as an earlier selected one on
+ * every rank are skipped (size-1 communicators, size-2 "mid" == "last"...).
  * Computed locally: the answer depends only on group sizes. */
-static int duplicate_root(int c, int sym)
+static int duplicate_root(int c, int sym, long selected)
 {
     for (int r = 0; r < wsize; r++) {
         int size = comm_size_at(c, r), dup = 0;
         for (int s = 0; s < sym; s++) {
+            if (!(selected & (1L << s)))
+                continue;
             if (c == C_INTER) {
                 int g1 = sym == R_MID, g0 = s == R_MID;
                 int n1 = g1 ? wsize - half0 : half0, n0 = g0 ? wsize - half0 : half0;
@@ -680,7 +682,7 @@ static void run_selection(const selection *sel)
                 if (!(sel->types & (1L << t)))
                     continue;
                 for (int sym = 0; sym < NROOTS; sym++) {
-                    if (!(sel->roots & (1L << sym)) || duplicate_root(c, sym))
+                    if (!(sel->roots & (1L << sym)) || duplicate_root(c, sym, sel->roots))
                         continue;
                     run_case(c, sym, &type_cases[t], sel->counts[ci]);
                 }

@@ -10,7 +10,7 @@
 # difference shows the per-message CPU costs and the rendezvous handshake.
 # Exits non-zero if the simulation fails or a level is missing.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 plat=${1:?usage: levels.sh PLATFORM}
 xml=test/platforms/$plat.xml

@@ -11,13 +11,16 @@
 #   A  every root x counts {0,1,7,4097} x all 7 datatypes (byte, int, double,
 #      strided vector, struct with gaps, intmix, vecmix) on MPI_COMM_WORLD
 #      (odd P) or the rank-reversed communicator (even P)
-#   B  every root x count 1 MiB + 3 x {byte, int, double}, same communicator
+#   B  count 1 MiB + 3 on the same communicator: each root once, with one of
+#      {byte, int, double} (the pairing rotates with P, so every (type, root)
+#      pair is covered at least twice across P=2..8)
 #   C  count 1 MiB + 3 x {vector, struct, intmix, vecmix} (24-40 MiB per
 #      rank): every root at P=2; for P=3..8 two (type, root) pairs per size,
 #      so that every pair is covered once per spec across 3..8
-#   D  the other of world/reversed, split halves (two communicators at once),
-#      dup: every root x count 4097 x {byte, vector, vecmix}; MPI_COMM_SELF
-#      and the intercommunicator (pass-through): count 7 x {int, vecmix}
+#   D  the other of world/reversed, split halves (two communicators at once)
+#      and dup: count 4097, each of {byte, vector, vecmix} with one root
+#      (rotating with P); MPI_COMM_SELF and the intercommunicator
+#      (pass-through): count 7 x {int, vecmix}
 #   S  back-to-back / interleaved / MPI_Bcast_c / communicator churn
 #      sequences at P in SEQ_SIZES (2 5 8)
 #   P=1: everything on world; counts {0,7,4097} on the other kinds
@@ -55,7 +58,9 @@ for f in "$LIB" "$PROG"; do
 done
 
 BIG=1048579
+CONTIG=(byte int double)
 WIDE=(vector struct intmix vecmix)
+DTYPES=(byte vector vecmix)
 ROOTS=(0 mid last)
 
 plan() { # P -> bcast_matrix arguments
@@ -69,19 +74,27 @@ plan() { # P -> bcast_matrix arguments
         echo "--sequences=0 --comms=world --then --comms=split,reversed,dup,self --counts=0,7,4097"
         return
     fi
-    local core=world other=reversed
+    local core=world other=reversed k t
     if [ $((p % 2)) -eq 0 ]; then core=reversed other=world; fi
     local args="--comms=$core --counts=0,1,7,4097"
-    args+=" --then --comms=$core --counts=$BIG --types=byte,int,double"
+    # B: each root with one contiguous type, the pairing rotating with P
+    for k in 0 1 2; do
+        t=${CONTIG[(p + k) % 3]}
+        args+=" --then --comms=$core --counts=$BIG --types=$t --roots=${ROOTS[k]}"
+    done
+    # C
     if [ "$p" -eq 2 ]; then
         args+=" --then --comms=$core --counts=$BIG --types=vector,struct,intmix,vecmix"
     else
-        local k
         for k in $(((p - 3) * 2)) $(((p - 3) * 2 + 1)); do
             args+=" --then --comms=$core --counts=$BIG --types=${WIDE[k % 4]} --roots=${ROOTS[k / 4]}"
         done
     fi
-    args+=" --then --comms=$other,split,dup --counts=4097 --types=byte,vector,vecmix"
+    # D: each type with one root, rotating with P
+    for k in 0 1 2; do
+        t=${DTYPES[(p + k) % 3]}
+        args+=" --then --comms=$other,split,dup --counts=4097 --types=$t --roots=${ROOTS[k]}"
+    done
     args+=" --then --comms=self,inter --counts=7 --types=int,vecmix"
     local seq=0 s
     for s in $SEQ_SIZES; do [ "$s" = "$p" ] && seq=1; done

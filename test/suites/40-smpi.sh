@@ -6,7 +6,7 @@
 # library's correctness matrix under SMPI at P=64 on the FRAM-like platform
 # with a few algorithms, in both placements.  Skips when smpicc is missing.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 export BUILD
 
@@ -49,6 +49,7 @@ check_levels() { # platform
         echo "$out" | head -20 | sed 's/^/# /'
         return
     fi
+    # shellcheck disable=SC2001  # a per-line prefix, not a substitution
     echo "$out" | sed 's/^#*/# /'
     echo "$out" | awk -v p="$p" '
         $1 == p {
@@ -77,7 +78,7 @@ done
 # "nodes" of 16), round-robin = one rank on each of the 64 sockets.  The
 # interposition is checked too: TOPOBCAST_STATS must report the algorithm.
 bin=$BUILD/smpi/bin/bcast_matrix
-matrix_args=(--counts=0,1,4097,20011 --types=byte,vector,intmix --comms=world,split,reversed)
+matrix_args=('--counts=0,1,4097,20011' '--types=byte,vector,intmix' '--comms=world,split,reversed')
 run_matrix() { # algorithm hostfile
     local alg=$1 hf=$2 log="$logdir/matrix-$1-$2.log" name="smpi bcast_matrix alg=$1 np=64 $2"
     TOPOBCAST_ALGORITHM=$alg TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
