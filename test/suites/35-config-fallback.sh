@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Configuration agreement under MPI: every doubtful configuration gives one
+# warning from one rank and a fallback to MPI_Bcast -- never a hang, never an
+# abort -- and a good one is used (its rules fire).
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+APP=$BUILD/bin/bcast_app
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+HOST=$(hostname)
+
+topology() { # HOST NPROCS -> a one-node topology of NPROCS leaves on HOST
+    local host=$1 np=$2 r
+    echo "topobcast: 1"
+    echo "topology:"
+    echo "  fingerprint: {nprocs: $np, hosts: [$host]}"
+    echo "  levels: [node]"
+    echo "  leaves:"
+    for ((r = 0; r < np; r++)); do echo "    - {rank: $r, host: $host, pu: $r}"; done
+    echo "  groups:"
+    printf '    node: [['; seq -s, 0 $((np - 1)) | tr -d '\n'; echo ']]'
+}
+{ topology "$HOST" 2; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"; echo "  - {algorithm: \"pipeline:segment=16K\"}"; } >"$D/good.yaml"
+{ topology "no-such-host" 2; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/otherhost.yaml"
+{ topology "$HOST" 12; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/nprocs.yaml"
+printf 'topobcast: 1\nselection:\n  - {bytes: 0-1K, algorithm: binomial\n' >"$D/malformed.yaml"
+printf 'topobcast: 1\nselection:\n  - {algorithm: turbo_tree}\n' >"$D/unknown.yaml"
+printf 'topobcast: 1\nselection:\n  - {algorithm: flat}\n' >"$D/flat.yaml"
+
+warnings() { printf '%s\n' "$OUT" | grep '^topobcast: ' | grep -v -c '^topobcast: stats'; }
+expect_fallback() { # NAME TEXT
+    local name=$1 text=$2
+    check "$name: exit status 0" [ "$RC" -eq 0 ]
+    check "$name: data correct" grep -q "all data correct" <<<"$OUT"
+    check "$name: exactly one warning" [ "$(warnings)" -eq 1 ]
+    check "$name: warning says why" grep -qF -- "$text" <<<"$OUT"
+    check "$name: every call fell back to MPI_Bcast" grep -q "fallback calls=7" <<<"$OUT"
+}
+
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/missing.yaml" TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "missing file" "$D/missing.yaml"
+
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/malformed.yaml" TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "malformed yaml" "malformed.yaml:4:"
+
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/unknown.yaml" TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "unknown algorithm" "unknown algorithm 'turbo_tree'"
+
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/otherhost.yaml" TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "host not in topology" "is not in the topology"
+
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/nprocs.yaml" TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "other process count" "measured with 12 processes, this job has 2"
+
+# One rank with a different file (MPMD launch): detected by the agreement.
+OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_STATS=1 "$APP" : \
+    -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/flat.yaml" TOPOBCAST_STATS=1 "$APP" 2>&1)
+RC=$?
+expect_fallback "one rank with another file" "have different settings"
+
+# The good file is used: both rules fire, no warning.
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_STATS=1 -- "$APP"
+check "good config: data correct" grep -q "all data correct" <<<"$OUT"
+check "good config: no warning" [ "$(warnings)" -eq 0 ]
+check "good config: small messages by rule 0 (binomial)" grep -q "algorithm=binomial calls=3" <<<"$OUT"
+check "good config: large messages by rule 1 (pipeline)" grep -q "algorithm=pipeline calls=4" <<<"$OUT"
+check "good config: rule counts" grep -q "rule=1 line=.* calls=4" <<<"$OUT"
+# TOPOBCAST_ALGORITHM still overrides the table.
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_ALGORITHM=knomial TOPOBCAST_STATS=1 -- "$APP"
+check "algorithm overrides table" grep -q "algorithm=knomial calls=7" <<<"$OUT"
