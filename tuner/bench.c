@@ -290,11 +290,15 @@ int main(int argc, char **argv)
         snprintf(rootdesc, sizeof rootdesc, "rotate");
     else
         snprintf(rootdesc, sizeof rootdesc, "%d", o.root);
+    int width = 12; /* the algorithm column fits the longest spec */
+    for (int ai = 0; ai < o.nalgs; ai++)
+        if ((int)strlen(o.algs[ai]) > width)
+            width = (int)strlen(o.algs[ai]);
     if (wrank == 0) {
         printf("# topobcast-bench: %d ranks, %d repetitions (+%d warm-up), root %s; "
                "time per repetition = max over ranks\n",
                wsize, o.reps, o.warmup, rootdesc);
-        printf("%10s  %-40s %10s %10s %10s %10s %8s  %s\n", "size", "algorithm", "median_us",
+        printf("%10s  %-*s %10s %10s %10s %10s %8s  %s\n", "size", width, "algorithm", "median_us",
                "min_us", "p25_us", "p75_us", "speedup", "status");
     }
     int def = 0, failed = 0; /* "default" is always algs[0] */
@@ -319,7 +323,7 @@ int main(int argc, char **argv)
             double speedup = res[ai].status == 0 && res[def].status == 0 && s->median > 0
                                  ? res[def].st.median / s->median
                                  : 0.0;
-            printf("%10zu  %-40s %10.2f %10.2f %10.2f %10.2f %8.2f  %s\n", o.sizes[si], o.algs[ai],
+            printf("%10zu  %-*s %10.2f %10.2f %10.2f %10.2f %8.2f  %s\n", o.sizes[si], width, o.algs[ai],
                    s->median * 1e6, s->min * 1e6, s->p25 * 1e6, s->p75 * 1e6, speedup,
                    status_text(res[ai].status));
             if (csv)

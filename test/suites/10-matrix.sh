@@ -3,7 +3,8 @@
 # forced with TOPOBCAST_ALGORITHM, on communicator sizes 1..8 (oversubscribed
 # on small machines, every run under `timeout`).  Passes through
 # test/mpi/bcast_matrix's "ok"/"not ok" lines and adds, per run, "ok stats"
-# when the library's statistics show the forced algorithm really ran.
+# when the library's statistics count the forced algorithm for exactly the
+# broadcasts it could run (none on size-1 communicators) and nothing else.
 #
 # Coverage per (spec, size P) in the default plan -- chosen to fit ~15 min
 # on a 2-core machine, where each extra rank costs scheduler latency on every
@@ -131,17 +132,19 @@ for spec in "${SPECS[@]}"; do
             fi
             tail -5 "$tmp/err" | sed 's/^/#   stderr: /'
         fi
-        # The forced algorithm must be the one that ran.  Size-1
-        # communicators return before dispatch, so P=1 counts nothing.
-        if [ "$p" -ge 2 ]; then
-            calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$tmp/err" | head -1)
-            if [ "${calls:-0}" -gt 0 ]; then
-                echo "ok stats alg=$spec np=$p: $name calls=$calls"
-            else
-                msg=$(grep -v '^topobcast: stats:' "$tmp/err" | grep -m1 'topobcast' | cut -c1-200)
-                echo "not ok stats alg=$spec np=$p: no $name calls;" \
-                    "stats: $(grep '^topobcast: stats: algorithm=' "$tmp/err" | tr '\n' ' ')${msg:+; library said: $msg}"
-            fi
+        # The forced algorithm must be the one that ran, for every broadcast
+        # it could run (bcast_matrix counts them: intracommunicators of 2+
+        # ranks, non-empty messages), and nothing may fall back silently.
+        want=$(sed -n 's/^# bcast_matrix eligible broadcasts: \([0-9][0-9]*\)$/\1/p' "$tmp/out")
+        calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$tmp/err" | head -1)
+        others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$tmp/err" | grep -v "algorithm=$name " | tr '\n' ' ')
+        # without TOPOBCAST_VERBOSE the library speaks only about problems
+        msg=$(grep -v '^topobcast: stats:' "$tmp/err" | grep -m1 'topobcast' | cut -c1-200)
+        if [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ] && [ -z "$msg" ]; then
+            echo "ok stats alg=$spec np=$p: $name calls=${calls:-0} = broadcasts made"
+        else
+            echo "not ok stats alg=$spec np=$p: $name calls=${calls:-0}, broadcasts made=${want:-?}" \
+                "${others:+, also: $others}${msg:+; library said: $msg}"
         fi
     done
 done
