@@ -8,7 +8,7 @@
 #
 # Coverage per (spec, size P) in the default plan -- chosen to fit ~15 min
 # on a 2-core machine, where each extra rank costs scheduler latency on every
-# message.  bcast_matrix names each case; "# plan" lines print the arguments.
+# message.  bcast_matrix names each case; "# run" lines give the arguments.
 #   A  every root x counts {0,1,7,4097} x all 7 datatypes (byte, int, double,
 #      strided vector, struct with gaps, intmix, vecmix) on MPI_COMM_WORLD
 #      (odd P) or the rank-reversed communicator (even P)
