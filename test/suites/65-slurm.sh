@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# examples/slurm/*.sbatch run as written, with a stand-in for srun (no Slurm
+# here): calibrate.sbatch on 2 ranks (small probe and tuner options) must
+# write one configuration that loads and that the library then uses in
+# run.sbatch without any fallback; run.sbatch refuses to start without it.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+
+# srun stand-in: drops srun's own options, launches the command on
+# SLURM_NTASKS ranks with mpiexec (which passes the environment on).
+mkdir -p "$D/bin"
+cat >"$D/bin/srun" <<'SH'
+#!/bin/bash
+while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
+exec timeout 600 mpiexec -n "${SLURM_NTASKS:?}" "$@"
+SH
+chmod +x "$D/bin/srun"
+
+# The build tree has the layout of an installation (bin/, lib/).
+export PATH="$D/bin:$PATH" SLURM_JOB_ID=4242 SLURM_NTASKS=2 SLURM_SUBMIT_DIR="$D" \
+    SLURM_JOB_NODELIST="$(hostname)" TOPOBCAST_PREFIX="$PWD/$BUILD"
+OUTDIR=$D/topobcast-4242
+LOG=$(TOPOBCAST_PROBE_OPTS="-M 64K -R 2" \
+      TOPOBCAST_TUNER_OPTS="--sizes 1,1K,64K --reps 5 --warmup 1 --max-timed 3" \
+      TOPOBCAST_COMPARE_OPTS="--sizes 1,1K,64K --reps 5 --warmup 1" \
+      timeout 900 bash examples/slurm/calibrate.sbatch 2>&1)
+RC=$?
+check "calibrate.sbatch: exit status 0" [ "$RC" -eq 0 ] || printf '%s\n' "$LOG" | tail -20 | sed 's/^/# /'
+for f in nodelist measurements.txt topology.yaml topobcast.yaml compare.csv report.html; do
+    check "calibrate.sbatch wrote $f" [ -s "$OUTDIR/$f" ]
+done
+check "calibrate.sbatch: nodelist is this job's" grep -qx "$(hostname)" "$OUTDIR/nodelist"
+check "calibrate.sbatch: topobcast.yaml loads" "$BUILD/bin/topobcast-probe" --check "$OUTDIR/topobcast.yaml"
+check "calibrate.sbatch: compare.csv has a timed row per size" \
+    awk -F, 'NR > 1 { n++; if ($2 + 0 <= 0 || $3 + 0 <= 0) bad = 1 } END { exit !(n == 3 && !bad) }' "$OUTDIR/compare.csv"
+check "calibrate.sbatch: last line names the configuration" \
+    grep -q "TOPOBCAST_CONFIG=$OUTDIR/topobcast.yaml" <<<"$(printf '%s\n' "$LOG" | tail -1)"
+
+# run.sbatch: the application under the library with that configuration.
+OUT=$(TOPOBCAST_CONFIG="$OUTDIR/topobcast.yaml" timeout 300 bash examples/slurm/run.sbatch "$BUILD/bin/bcast_app" 2>&1)
+RC=$?
+check "run.sbatch: exit status 0" [ "$RC" -eq 0 ]
+check "run.sbatch: data correct" grep -q "all data correct" <<<"$OUT"
+check "run.sbatch: the table's rules fired" grep -q "stats: rule=.*source=$OUTDIR/topobcast.yaml" <<<"$OUT"
+check "run.sbatch: no fallback, no warning" \
+    [ "$(printf '%s\n' "$OUT" | grep '^topobcast: ' | grep -vc '^topobcast: stats: \(algorithm\|rule\)=')" -eq 0 ]
+printf '%s\n' "$OUT" | sed 's/^/# /'
+
+OUT=$(timeout 60 bash examples/slurm/run.sbatch "$BUILD/bin/bcast_app" 2>&1)
+RC=$?
+check "run.sbatch without TOPOBCAST_CONFIG: refuses (status $RC)" [ "$RC" -ne 0 ]
+check "run.sbatch without TOPOBCAST_CONFIG: says so" grep -q "set TOPOBCAST_CONFIG" <<<"$OUT"
