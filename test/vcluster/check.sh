@@ -5,7 +5,12 @@
 #   (a) the cluster is one: 4 nodes to MPI, 1 MiB broadcasts byte-exact, and
 #       the inter-island traffic really went over the trunk;
 #   (b) the library's correctness matrix across nodes, for a few algorithms;
-#   (c) ping-pong within an island and across the trunk: the trunk is slower.
+#   (c) ping-pong within an island and across the trunk: the trunk is slower;
+#   (d) the whole pipeline across the nodes: topobcast-probe finds the 4
+#       nodes and the 2 islands (validated against the ground truth), the
+#       tuner writes a table for that topology, --compare runs the library
+#       with it (data checked), and the correctness matrix runs under that
+#       table with no fallback to MPI_Bcast.
 # Prints ok / not ok lines and ends with "N passed, N failed".  Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -127,6 +132,114 @@ if [ -n "$same" ] && [ -n "$same2" ] && [ -n "$cross" ]; then
     result $? "pingpong 1 MiB (best round): cross-island $cross us > same-island $slow us (x$ratio)"
 else
     result 1 "pingpong: missing figures (see $LOG_DIR/pingpong-*.log)"
+fi
+
+# (d) ----------------------------------------------------------------------
+# Probe -> tuner -> compare -> library, one rank per node.  The islands differ
+# only in bandwidth (tbf adds no latency), so the distance is t(m) at a large
+# m; small sizes, few repetitions and a short saturation keep the run short
+# (64 KiB across the trunk takes ~6 ms, within an island ~0.1 ms).
+PROBE=$VC_BUILD/bin/topobcast-probe
+TUNER=$VC_BUILD/bin/topobcast-tuner
+PIPE=$(cd "$LOG_DIR" && pwd)   # absolute: the ranks write these files
+PROBE_AT=${VC_PROBE_AT:-256K}
+PROBE_ARGS=(-M "$PROBE_AT" -R 3 --at "$PROBE_AT" --gsat-max 4K --gsat-cap 32 --max-insert 0
+    --progress none)
+TUNE_SIZES=${VC_TUNE_SIZES:-1K,64K,1M}
+TUNE_ARGS=(--sizes "$TUNE_SIZES" --comm-sizes "$VC_NODES" --reps 5 --warmup 1 --max-timed 3)
+rm -f "$PIPE"/truth.txt "$PIPE"/topo.yaml "$PIPE"/meas.txt "$PIPE"/table.yaml "$PIPE"/table.yaml.partial \
+    "$PIPE"/compare.csv
+
+# Runs a pipeline step across all nodes into LOG_DIR/TAG.log; reports a failed
+# run (with the log's tail) and returns its status.
+pipe_step() { # tag command...
+    local tag=$1 log="$LOG_DIR/$1.log" rc t0=$SECONDS
+    shift
+    VC_TIMEOUT=${VC_PIPE_TIMEOUT:-150} vc_mpirun all "$@" >"$log" 2>&1
+    rc=$?
+    echo "# $tag: $((SECONDS - t0)) s"
+    if [ "$rc" -ne 0 ]; then
+        result 1 "$tag: exited with status $rc (see $log)"
+        tail -8 "$log" | sed 's/^/#   /'
+    fi
+    return "$rc"
+}
+
+# The line of truth TRUTH in --validate's table: truth groups level clusters accuracy ARI.
+validate_line() { awk -v t="$1" '/^validation against/ { v = 1; next }
+    v && $1 == t && NF == 6 { print; exit }' "$LOG_DIR/probe.log"; }
+
+# Levels of a topology YAML whose groups are exactly 2 groups of 2 ranks
+# (flow style, as topobcast-probe writes them: "    NAME: [[0, 1], [2, 3]]").
+two_by_two_levels() {
+    awk '/^  groups:/ { g = 1; next }
+         g && /^  [^ ]/ { g = 0 }
+         g && /^    [^ ]+: \[\[/ {
+             name = $1; sub(/:$/, "", name)
+             line = $0; sub(/^[^[]*\[\[/, "", line); sub(/\]\][[:space:]]*$/, "", line)
+             n = split(line, grp, /\], *\[/)
+             ok = (n == 2)
+             for (i = 1; i <= n; i++) if (split(grp[i], m, /, */) != 2) ok = 0
+             if (ok) print name
+         }' "$1"
+}
+
+for i in $(seq 0 $((VC_NODES - 1))); do
+    echo "$(vc_node_ns "$i") island=$(vc_node_island "$i")"
+done >"$PIPE/truth.txt"
+
+if [ ! -x "$PROBE" ] || [ ! -x "$TUNER" ]; then
+    result 1 "pipeline: $PROBE or $TUNER not built"
+elif pipe_step probe "$PROBE" "${PROBE_ARGS[@]}" --truth "$PIPE/truth.txt" --validate \
+        --save "$PIPE/meas.txt" -o "$PIPE/topo.yaml"; then
+    sed -n '/^validation against/,/^[^ a-z]/p' "$LOG_DIR/probe.log" | grep -v '^vc_' | sed 's/^/#   /'
+    "$PROBE" --check "$PIPE/topo.yaml" >"$LOG_DIR/probe-check.log" 2>&1
+    result $? "probe: topology loads ($(head -1 "$LOG_DIR/probe-check.log"))"
+    for truth in island node; do
+        line=$(validate_line "$truth")
+        acc=$(awk '{ print $5 }' <<<"$line")
+        [ "$acc" = 1.000 ]
+        result $? "probe: validate $truth accuracy ${acc:-missing} (best level $(awk '{ print $3 }' <<<"$line"))"
+    done
+    levels=$(two_by_two_levels "$PIPE/topo.yaml" | tr '\n' ' ')
+    [ -n "$levels" ]
+    result $? "probe: topology has a level of 2 groups of 2 (${levels:-none}; at m=$PROBE_AT)"
+
+    if pipe_step tuner "$TUNER" --topology "$PIPE/topo.yaml" --measurements "$PIPE/meas.txt" \
+            -o "$PIPE/table.yaml" "${TUNE_ARGS[@]}"; then
+        "$PROBE" --check "$PIPE/table.yaml" >"$LOG_DIR/table-check.log" 2>&1 &&
+            grep -q '^selection:' "$PIPE/table.yaml"
+        result $? "tuner: table with a selection loads ($(head -1 "$LOG_DIR/table-check.log"))"
+        grep -E '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ ' "$LOG_DIR/tuner.log" | sed 's/^/#   tuned /'
+
+        if pipe_step compare "$TUNER" --compare "$PIPE/table.yaml" --csv "$PIPE/compare.csv" \
+                --sizes "$TUNE_SIZES" --reps 5 --warmup 1; then
+            sed 's/^/#   /' "$LOG_DIR/compare.log" | grep -v '^#   vc_'
+            ! grep -q -E 'WRONG DATA|ERROR|NOT IN USE' "$LOG_DIR/compare.log"
+            result $? "compare: library in use with the table, data checked at every size"
+            # One row per size, in order, with numbers (timings are not asserted:
+            # the machine is shared and oversubscribed).
+            want=$(tr ',' '\n' <<<"$TUNE_SIZES" | sed -e 's/[kK]$/ 1024/' -e 's/[mM]$/ 1048576/' |
+                awk '{ printf "%d ", $1 * ($2 ? $2 : 1) }')
+            got=$(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ && $5 != "" { printf "%s ", $1 }' "$PIPE/compare.csv" 2>/dev/null)
+            rows=$(awk 'END { print NR - 1 }' "$PIPE/compare.csv" 2>/dev/null)
+            [ "$got" = "$want" ] && [ "$rows" -eq "$(wc -w <<<"$want")" ]
+            result $? "compare: csv has one numeric row per size (${got:-none}/ $want)"
+        fi
+
+        # The application's view: the matrix under the tuned table.
+        if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
+            VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_CONFIG=$PIPE/table.yaml"
+                "TOPOBCAST_STATS=1")
+            mpi_case matrix-table all "$MATRIX" "${MATRIX_ARGS[@]}"
+            VC_GENV=()
+            log=$LOG_DIR/matrix-table.log
+            grep '^topobcast: ' "$log" | sed 's/^/#   /'
+            ! grep -q -E 'using MPI_Bcast|fallback calls' "$log" &&
+                grep -q "rule=.*source=$PIPE/table.yaml calls=" "$log"
+            result $? "matrix-table: the table's rules were used, no fallback to MPI_Bcast"
+        fi
+    fi
 fi
 
 vc_session_end

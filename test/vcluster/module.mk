@@ -4,6 +4,8 @@ VC_SRCS := $(wildcard test/vcluster/vc_*.c)
 VC_BINS := $(patsubst test/vcluster/%.c,$(BUILD)/test/vcluster/%,$(VC_SRCS))
 # Preloaded into every rank by run.sh (MPICH 4.0.2 + UCX TCP finalize hang).
 VC_SHIM := $(BUILD)/test/vcluster/libvc_ucx_close.so
+# Also preloaded: idle ranks sleep instead of spinning (idle_sleep_shim.c).
+VC_IDLE_SHIM := $(BUILD)/test/vcluster/libvc_idle_sleep.so
 # The correctness matrix, when its source exists (check.sh skips it otherwise).
 VC_MATRIX := $(filter %/bcast_matrix,$(MPIT_BINS))
 
@@ -15,5 +17,12 @@ $(VC_SHIM): test/vcluster/ucx_close_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
 
-check-vcluster: $(VC_BINS) $(VC_SHIM) $(LIB_SO) $(VC_MATRIX)
+$(VC_IDLE_SHIM): test/vcluster/idle_sleep_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
+
+# The probe and the tuner run across the cluster too (check.sh part d).
+VC_TOOLS := $(BUILD)/bin/topobcast-probe $(BUILD)/bin/topobcast-tuner
+
+check-vcluster: $(VC_BINS) $(VC_SHIM) $(VC_IDLE_SHIM) $(LIB_SO) $(VC_MATRIX) $(VC_TOOLS)
 	BUILD=$(BUILD) ./test/vcluster/check.sh

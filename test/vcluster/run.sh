@@ -15,7 +15,8 @@
 #   vc_mpirun NODES COMMAND [ARG]..     one rank per listed node ("all" or "0,2")
 # vc_mpirun is the hook for running anything across the cluster, e.g. the
 # probe:  vc_mpirun all build/bin/topobcast-probe -o topology.yaml
-# Every rank also gets LD_PRELOAD=libvc_ucx_close.so (see ucx_close_shim.c).
+# Every rank also gets LD_PRELOAD=libvc_ucx_close.so (see ucx_close_shim.c)
+# and libvc_idle_sleep.so (see idle_sleep_shim.c).
 
 VC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=cluster.sh
@@ -31,13 +32,21 @@ VC_BUILD=${BUILD:-build}
 # about a third of runs over UCX TCP (see ucx_close_shim.c).  VC_UCX_SHIM=
 # (empty) runs without it.
 VC_UCX_SHIM=${VC_UCX_SHIM-$VC_BUILD/test/vcluster/libvc_ucx_close.so}
+# Also preloaded: a rank polling UCX with nothing to do sleeps ~20 us instead
+# of spinning, so 4 busy-waiting ranks on 2 cores do not turn every message
+# into scheduler ticks (see idle_sleep_shim.c).  VC_IDLE_SHIM= disables it.
+VC_IDLE_SHIM=${VC_IDLE_SHIM-$VC_BUILD/test/vcluster/libvc_idle_sleep.so}
+
+vc_build_one_shim() { # library source
+    [ -z "$1" ] && return 0
+    [ "$1" -nt "$VC_DIR/$2" ] && return 0
+    mkdir -p "$(dirname "$1")" &&
+    cc -std=gnu11 -O2 -Wall -Wextra -fPIC -shared "$VC_DIR/$2" -o "$1" -lucp -lucs -ldl
+}
 
 vc_build_shim() {
-    [ -z "$VC_UCX_SHIM" ] && return 0
-    [ "$VC_UCX_SHIM" -nt "$VC_DIR/ucx_close_shim.c" ] && return 0
-    mkdir -p "$(dirname "$VC_UCX_SHIM")" &&
-    cc -std=gnu11 -O2 -Wall -Wextra -fPIC -shared "$VC_DIR/ucx_close_shim.c" \
-        -o "$VC_UCX_SHIM" -lucp -lucs -ldl
+    vc_build_one_shim "$VC_UCX_SHIM" ucx_close_shim.c &&
+    vc_build_one_shim "$VC_IDLE_SHIM" idle_sleep_shim.c
 }
 
 vc_session_end() {
@@ -79,13 +88,13 @@ vc_mpirun() { # NODES command...
     local args=(-launcher ssh -launcher-exec "$VC_DIR/launcher.sh" -iface "$VC_IF"
         -hosts "$hosts" -ppn 1 -n "$np"
         -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$VC_IF")
-    local preload=$VC_UCX_SHIM
+    local preload=$VC_UCX_SHIM${VC_UCX_SHIM:+${VC_IDLE_SHIM:+:}}$VC_IDLE_SHIM
     for kv in "${VC_GENV[@]}"; do
         if [ "${kv%%=*}" = LD_PRELOAD ]; then preload="$preload${preload:+:}${kv#*=}"
         else args+=(-genv "${kv%%=*}" "${kv#*=}"); fi
     done
     [ -n "$preload" ] && args+=(-genv LD_PRELOAD "$preload")
-    vc_build_shim || { vc_log "could not build $VC_UCX_SHIM"; return 1; }
+    vc_build_shim || { vc_log "could not build $VC_UCX_SHIM or $VC_IDLE_SHIM"; return 1; }
     # 9>&-: the job must not hold the cluster lock if this shell is killed.
     timeout -k 10 "$VC_TIMEOUT" ip netns exec "$VC_HEAD_NS" unshare --uts -- \
         /bin/sh -c 'hostname "$0" && exec "$@"' "$VC_HEAD_NS" mpiexec "${args[@]}" "$@" 9>&- &
