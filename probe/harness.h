@@ -49,6 +49,12 @@ int tbp_pair_resources(int n, int ngroups, const int *group, tbp_concurrency c, 
 /* Fast mode: in each group keep max(1, round(f * size)) ranks, chosen by
  * a seeded shuffle, as measured[]; f >= 1 keeps all. */
 void tbp_fast_select(int n, const int *group, double f, unsigned long seed, int *measured);
+/* --fast auto: the F for which the inter-group pairs (run one at a time
+ * under intra concurrency) take no more rounds than the intra-group pairs
+ * of the largest group need anyway, s(s-1)/2, or than one rank per group
+ * needs, G(G-1)/2: the largest k ranks per group within that, F = k/s_max
+ * (1 when that keeps every rank). */
+double tbp_fast_auto(int n, const int *group);
 
 #ifdef MPI_VERSION
 /* Called on both ranks of a pair; sender is the lower rank.  Returns 0 or

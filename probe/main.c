@@ -48,6 +48,8 @@ static void usage(FILE *out)
 "                          from RTT(m) - RTT(0) + g(0)\n"
 "  --gsat-cap N            longest saturation burst (default 256)\n"
 "  --batch-time US         a batch lasts at least US microseconds (default 10)\n"
+"  --agree X               RTT, o_s, o_r: stop after 3 or more batches once they\n"
+"                          agree within X relative (default 0.001; 0 = always R)\n"
 "  --prtt-n N              LogGP: n of PRTT(n,d,s) (default 8)\n"
 "\n"
 "Harness:\n"
@@ -61,9 +63,12 @@ static void usage(FILE *out)
 "  --serial                same as --concurrency serial\n"
 "  --groups FILE[:LEVEL]   groups from a topology YAML (its LEVEL, default the\n"
 "                          finest) instead of hosts\n"
-"  --fast F                between groups measure only a fraction F of each\n"
+"  --fast F|auto           between groups measure only a fraction F of each\n"
 "                          group's ranks; the others take the measurements of\n"
-"                          their closest measured rank in the group\n"
+"                          their closest measured rank in the group.  auto:\n"
+"                          as many as keep the inter-group pairs within the\n"
+"                          rounds the intra-group pairs take, at least one\n"
+"                          (the choice for large jobs; default 1 = all)\n"
 "  --seed S                seed of fast mode's choice (default 1)\n"
 "\n"
 "Output and analysis:\n"
@@ -241,7 +246,14 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             c->groups = val;
         } else if (IS("--fast")) {
             NEEDVAL();
-            if (parse_double(val, 1e-9, 1, &c->meas.fast) != 0)
+            c->meas.fast_auto = strcmp(val, "auto") == 0;
+            if (!c->meas.fast_auto && parse_double(val, 1e-9, 1, &c->meas.fast) != 0)
+                BAD();
+            if (c->meas.fast_auto)
+                c->meas.fast = 1.0;
+        } else if (IS("--agree")) {
+            NEEDVAL();
+            if (parse_double(val, 0, 1, &c->meas.agree) != 0)
                 BAD();
         } else if (IS("--seed")) {
             NEEDVAL();
@@ -569,7 +581,9 @@ static int measure(const cli *c)
             return 2;
         }
     }
-    tbp_fast_select(size, group, c->meas.fast, c->meas.seed, measured);
+    if (c->meas.fast_auto)
+        m.opt.fast = tbp_fast_auto(size, group); /* the same on every rank */
+    tbp_fast_select(size, group, m.opt.fast, c->meas.seed, measured);
     int ngroups = 0;
     for (int r = 0; r < size; r++) {
         m.rank[r].group = group[r];
@@ -591,8 +605,8 @@ static int measure(const cli *c)
                c->meas.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
         printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs, all_pairs,
                s.nrounds, tbp_concurrency_name(c->meas.conc));
-        if (c->meas.fast < 1)
-            printf(", fast %g (seed %lu)", c->meas.fast, c->meas.seed);
+        if (m.opt.fast < 1 || c->meas.fast_auto)
+            printf(", fast %s%g (seed %lu)", c->meas.fast_auto ? "auto = " : "", m.opt.fast, c->meas.seed);
         printf("\n");
         fflush(stdout);
     }

@@ -37,6 +37,7 @@ void tbp_meas_opts_default(tbp_meas_opts *o)
     o->prtt_n = 8;
     o->conc = TBP_CONC_INTRA;
     o->fast = 1.0;
+    o->agree = 1e-3;
     o->seed = 1;
 }
 

@@ -120,7 +120,17 @@ int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long c
     return MPI_Send(cmd, 4, MPI_LONG, receiver, TBP_TAG_CMD, comm);
 }
 
-/* The receiver: obey commands until count == 0. */
+int tbp_cmd_stop(MPI_Comm comm, int receiver)
+{
+    return MPI_Send(NULL, 0, MPI_BYTE, receiver, TBP_TAG_STOP, comm);
+}
+
+/* The receiver: obey commands until count == 0.  Where data is expected,
+ * an empty message tagged TBP_TAG_STOP may come instead: the sender
+ * stopped early (its batches agreed, --agree), and a new command follows.
+ * Data receives therefore take any tag; they stay posted back to back as
+ * with a fixed count, and nothing is read from the payload (under SMPI it
+ * is a shared buffer whose contents are not transferred). */
 static int receiver_loop(MPI_Comm comm, int sender, char *buf)
 {
     for (;;) {
@@ -130,16 +140,23 @@ static int receiver_loop(MPI_Comm comm, int sender, char *buf)
             return rc;
         if (cmd[3] == 0)
             return MPI_SUCCESS;
-        for (long c = 0; c < cmd[3]; c++) {
-            for (long k = 0; k < cmd[1]; k++)
-                if ((rc = MPI_Recv(buf, (int)cmd[0], MPI_BYTE, sender, TBP_TAG_DATA, comm,
-                                   MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        int stop = 0;
+        for (long c = 0; c < cmd[3] && !stop; c++) {
+            for (long k = 0; k < cmd[1] && !stop; k++) {
+                MPI_Status st;
+                if ((rc = MPI_Recv(buf, (int)cmd[0], MPI_BYTE, sender, MPI_ANY_TAG, comm, &st)) != MPI_SUCCESS)
                     return rc;
-            if ((rc = MPI_Send(buf, (int)cmd[2], MPI_BYTE, sender, TBP_TAG_DATA, comm)) != MPI_SUCCESS)
+                stop = st.MPI_TAG == TBP_TAG_STOP;
+            }
+            if (!stop && (rc = MPI_Send(buf, (int)cmd[2], MPI_BYTE, sender, TBP_TAG_DATA, comm)) != MPI_SUCCESS)
                 return rc;
         }
     }
 }
+
+/* Batches before --agree may stop a measurement: three, so that a median
+ * is never decided by two batches that happen to coincide. */
+#define AGREE_MIN 3
 
 static int batch_len(double batch_time, double rtt_est)
 {
@@ -172,7 +189,9 @@ out:
     return rc;
 }
 
-/* Time of a burst of n messages of m bytes and an empty answer. */
+/* Time of a burst of n messages of m bytes and an empty answer, median
+ * (or minimum) of min(R, 3) repetitions.  No early stop here: g is a
+ * difference of two such times, which magnifies any disagreement left. */
 static int burst_time(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, int n, double *T)
 {
     int rc, reps = c->opt->reps < 3 ? c->opt->reps : 3;
@@ -236,7 +255,10 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
     memset(out, 0, sizeof *out);
     out->m = (double)m;
 
-    /* RTT(m): ping-pong */
+    /* RTT(m): ping-pong, after an untimed warm-up round trip.  The sender
+     * may stop once the batches agree (--agree); a stop message then ends
+     * the receiver's count early. */
+    int nr = 0;
     CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
     CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
     CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
@@ -246,12 +268,17 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
             CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
             CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
         }
-        x[r] = (MPI_Wtime() - t0 - w) / b;
+        x[nr++] = (MPI_Wtime() - t0 - w) / b;
+        if (nr < R && tbp_batches_agree(x, nr, AGREE_MIN, o->agree)) {
+            CHECK(tbp_cmd_stop(comm, peer));
+            break;
+        }
     }
-    tbp_five_numbers(x, R, out->q[TBP_Q_A]);
+    tbp_five_numbers(x, nr, out->q[TBP_Q_A]);
     out->rtt = tbp_pick(out->q[TBP_Q_A], o->use_min);
 
     /* o_s(m) and o_r(m) from the same round trips */
+    nr = 0;
     CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
     CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
     CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
@@ -268,11 +295,16 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
             sos += t1 - t0 - w;
             sor += t3 - t2 - w;
         }
-        xs[r] = sos / b;
-        xr[r] = sor / b;
+        xs[nr] = sos / b;
+        xr[nr++] = sor / b;
+        if (nr < R && tbp_batches_agree(xs, nr, AGREE_MIN, o->agree) &&
+            tbp_batches_agree(xr, nr, AGREE_MIN, o->agree)) {
+            CHECK(tbp_cmd_stop(comm, peer));
+            break;
+        }
     }
-    tbp_five_numbers(xs, R, out->q[TBP_Q_B]);
-    tbp_five_numbers(xr, R, out->q[TBP_Q_C]);
+    tbp_five_numbers(xs, nr, out->q[TBP_Q_B]);
+    tbp_five_numbers(xr, nr, out->q[TBP_Q_C]);
     out->o_s = tbp_pick(out->q[TBP_Q_B], o->use_min);
     out->o_r = tbp_pick(out->q[TBP_Q_C], o->use_min);
 

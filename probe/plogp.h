@@ -33,6 +33,9 @@ int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_
 
 /* Helpers shared by the two modes (plogp.c). */
 int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count);
+/* Ends the receiver's current command before its count (the batches
+ * agreed); the next command follows. */
+int tbp_cmd_stop(MPI_Comm comm, int receiver);
 void tbp_spin_until(double t);
 
 /* MPI_Wtime overhead of this process (seed thesis fig. 3.7): timing of a
@@ -48,5 +51,6 @@ int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m);
 
 #define TBP_TAG_CMD 11
 #define TBP_TAG_DATA 12
+#define TBP_TAG_STOP 13 /* ends a command early (empty) */
 
 #endif

@@ -82,6 +82,8 @@ typedef struct tbp_meas_opts {
     int prtt_n;          /* LogGP: n of PRTT(n,d,s) */
     tbp_concurrency conc;
     double fast;         /* fraction of ranks per group in inter-group pairs; 1 = all */
+    int fast_auto;       /* --fast auto: fast chosen from the groups (tbp_fast_auto) */
+    double agree;        /* batches stop early once they agree within this (relative); 0 = never */
     unsigned long seed;
 } tbp_meas_opts;
 
@@ -114,6 +116,10 @@ static inline double tbp_pick(const double five[5], int use_min)
 {
     return use_min ? five[0] : five[2];
 }
+/* Whether the n >= min_n batches x[0..n) spread by at most tol times the
+ * largest of them (so more batches cannot change the statistic by more);
+ * tol <= 0: never. */
+int tbp_batches_agree(const double *x, int n, int min_n, double tol);
 
 /* ---- sizes (sizes.c) -------------------------------------------------- */
 

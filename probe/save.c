@@ -22,10 +22,10 @@ int tbp_save_write(const tbp_meas *m, FILE *out)
     fprintf(out, "nprocs %d\n", m->n);
     fprintf(out,
             "options reps=%d max-size=%ld eps=%.17g max-insert=%d min-spacing=%d k-wait=%.17g gsat-max=%ld "
-            "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu\n",
+            "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu agree=%.17g\n",
             o->reps, o->max_size, o->eps, o->max_insert, o->min_spacing, o->k_wait, o->gsat_max, o->gsat_cap,
             o->batch_time, o->use_min ? "min" : "median", o->prtt_n, tbp_concurrency_name(o->conc), o->fast,
-            o->seed);
+            o->seed, o->agree);
     fprintf(out, "run pairs=%d rounds=%d elapsed=%.17g wtime-overhead=%.17g\n", m->npairs, m->nrounds,
             m->elapsed, m->wtime_overhead);
     for (int r = 0; r < m->n; r++) {
@@ -146,6 +146,10 @@ static int read_options(reader *R, tbp_meas_opts *o)
         get_int(R, "prtt-n", &o->prtt_n) || get_num(R, "fast", &o->fast) || get_long(R, "seed", &x))
         return -1;
     o->seed = (unsigned long)x;
+    /* agree= came later: files without it stopped no batch early */
+    o->agree = 0;
+    if (value_of(R->buf, "agree", v, sizeof v) && get_num(R, "agree", &o->agree) != 0)
+        return -1;
     if (!value_of(R->buf, "stat", v, sizeof v) || (strcmp(v, "min") && strcmp(v, "median")))
         return fail(R, "stat=min or stat=median");
     o->use_min = strcmp(v, "min") == 0;

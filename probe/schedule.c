@@ -357,3 +357,42 @@ void tbp_fast_select(int n, const int *group, double f, unsigned long seed, int 
     free(start);
     free(mem);
 }
+
+/* Inter-group pairs when every group keeps min(k, size) ranks. */
+static double inter_pairs(const int *size, int ngroups, int k)
+{
+    double sum = 0, sumsq = 0;
+    for (int g = 0; g < ngroups; g++) {
+        double x = size[g] < k ? size[g] : k;
+        sum += x;
+        sumsq += x * x;
+    }
+    return (sum * sum - sumsq) / 2;
+}
+
+double tbp_fast_auto(int n, const int *group)
+{
+    int ngroups = 0;
+    for (int r = 0; r < n; r++)
+        if (group[r] + 1 > ngroups)
+            ngroups = group[r] + 1;
+    int *size = calloc((size_t)ngroups + 1, sizeof *size);
+    if (!size)
+        return 1.0;
+    for (int r = 0; r < n; r++)
+        size[group[r]]++;
+    int smax = 0, used = 0;
+    for (int g = 0; g < ngroups; g++) {
+        if (size[g] > smax)
+            smax = size[g];
+        used += size[g] > 0;
+    }
+    double budget = (double)smax * (smax - 1) / 2, one = (double)used * (used - 1) / 2;
+    if (one > budget)
+        budget = one;
+    int k = 1;
+    while (k < smax && inter_pairs(size, ngroups, k + 1) <= budget)
+        k++;
+    free(size);
+    return k >= smax ? 1.0 : (double)k / smax;
+}

@@ -2,6 +2,7 @@
  * machine have a long upper tail (interrupts, other traffic), so the probe
  * keeps each measurement as R batch means and reports the minimum or the
  * median of them, never the mean (Bufe 2014, sec. 1.5). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "probe.h"
@@ -35,4 +36,24 @@ void tbp_five_numbers(double *x, int n, double out[5])
     out[2] = quantile_sorted(x, n, 0.5);
     out[3] = quantile_sorted(x, n, 0.75);
     out[4] = x[n - 1];
+}
+
+/* Batches that agree this closely cannot move the median or the minimum by
+ * more than that, so further batches would measure nothing new (a quiet
+ * link, or a deterministic simulator).  On a noisy machine they rarely
+ * agree and all R batches run. */
+int tbp_batches_agree(const double *x, int n, int min_n, double tol)
+{
+    if (!(tol > 0) || n < min_n || n < 1)
+        return 0;
+    double lo = x[0], hi = x[0], big = fabs(x[0]);
+    for (int k = 1; k < n; k++) {
+        if (x[k] < lo)
+            lo = x[k];
+        if (x[k] > hi)
+            hi = x[k];
+        if (fabs(x[k]) > big)
+            big = fabs(x[k]);
+    }
+    return hi - lo <= tol * big;
 }

@@ -85,6 +85,15 @@ static void test_stats(void)
     tbp_five_numbers(c, 7, f);
     TAP_OK(tbp_pick(f, 1) == 0.98 && tbp_pick(f, 0) == 1.02 && f[4] == 1000.0,
            "min %g and median %g ignore the outlier", tbp_pick(f, 1), tbp_pick(f, 0));
+    double same[] = {2.0, 2.0005, 1.9995, 2.0};
+    TAP_OK(tbp_batches_agree(same, 3, 3, 1e-3), "three batches within 0.1%% agree");
+    TAP_OK(!tbp_batches_agree(same, 2, 3, 1e-3), "two batches are too few when three are needed");
+    TAP_OK(!tbp_batches_agree(same, 4, 3, 1e-4), "not within a tighter tolerance");
+    TAP_OK(!tbp_batches_agree(same, 4, 3, 0), "tolerance 0 never stops");
+    double outl[] = {2.0, 2.0, 2.5};
+    TAP_OK(!tbp_batches_agree(outl, 3, 3, 1e-3), "an outlier batch keeps the measurement going");
+    double zero[] = {0, 0, 0};
+    TAP_OK(tbp_batches_agree(zero, 3, 3, 1e-3), "equal zero batches agree");
     double one = 7;
     tbp_five_numbers(&one, 1, f);
     TAP_OK(f[0] == 7 && f[2] == 7 && f[4] == 7, "five numbers of a single sample");

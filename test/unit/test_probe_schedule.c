@@ -167,5 +167,29 @@ int main(void)
     check("fast groups 4x8", 32, group, measured, TBP_CONC_GROUPS, -1);
     check("fast ranks 4x8", 32, group, measured, TBP_CONC_RANKS, -1);
     check("fast serial 4x8", 32, group, measured, TBP_CONC_SERIAL, 4 * 28 + 24);
+
+    /* --fast auto: inter-group pairs within max(s(s-1)/2, G(G-1)/2) */
+    static int big[1024];
+    blocks(512, 8, big);
+    double f = tbp_fast_auto(512, big);
+    TAP_OK(f == 0.125, "auto, 64 hosts x 8 (FRAM round robin P=512): one rank per host (F = %g)", f);
+    tbp_fast_select(512, big, f, 1, measured);
+    tbp_schedule s;
+    TAP_OK(tbp_schedule_build(512, big, measured, TBP_CONC_INTRA, &s) == 0 && s.npairs == 2016 + 64 * 28 &&
+               s.nrounds == 2016,
+           "auto P=512: 2016 + 1792 pairs in 2016 rounds (%d in %d)", s.npairs, s.nrounds);
+    tbp_schedule_free(&s);
+    blocks(1024, 128, big);
+    f = tbp_fast_auto(1024, big);
+    /* 8 hosts of 128: 8128 intra rounds; 28 k^2 <= 8128 up to k = 17 */
+    TAP_OK(f == 17.0 / 128, "auto, 8 hosts x 128: 17 ranks per host (F = %g = %g/128)", f, f * 128);
+    blocks(64, 1, big);
+    TAP_OK(tbp_fast_auto(64, big) == 1.0, "auto, one rank per host: everything measured");
+    blocks(16, 16, big);
+    TAP_OK(tbp_fast_auto(16, big) == 1.0, "auto, one host: everything measured");
+    blocks(12, 3, big);
+    big[11] = 4; /* unequal: 3,3,3,2,1 */
+    f = tbp_fast_auto(12, big);
+    TAP_OK(f > 0 && f < 1 && (int)(f * 3 + 0.5) >= 1, "auto, unequal groups: F = %g keeps at least one", f);
     TAP_DONE();
 }
