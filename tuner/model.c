@@ -380,6 +380,10 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int 
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
     double t = tb_model_plan_time(c, world, &p, spec, bytes);
+    if (t >= 0) {
+        double b = tb_model_boundary_time(c, world, &p, h && h->size ? h : NULL, bytes);
+        t = b > t ? b : t;
+    }
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
@@ -424,4 +428,81 @@ uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
         for (int r = 0; r < t->size; r++)
             h = mix(h, (uint64_t)(int64_t)p->partner[r]);
     return h;
+}
+
+/* Bytes-on-the-wire view of the same plan: every group of every level has
+ * one way out and one way in (a node's network adapter, a socket's link to
+ * the other socket) that all of its ranks share, which the replay above
+ * ignores -- there each rank has a link of its own, so 16 ranks of a node
+ * sending at once look 16 times as fast as they are.  Each message that
+ * crosses a group's boundary occupies that way for its gap minus the gap of
+ * an empty message (the bandwidth part; per-message CPU costs are the
+ * ranks' own and overlap).  The busiest boundary bounds the broadcast from
+ * below. */
+static void charge(const tb_costs *c, const int *world, const tb_hier *h, double *busy, const size_t *goff, int a,
+                   int b, size_t len)
+{
+    if (len == 0 || a == b)
+        return;
+    tb_edge_cost e, z;
+    tb_costs_edge(c, wr(world, a), wr(world, b), len, &e);
+    tb_costs_edge(c, wr(world, a), wr(world, b), 0, &z);
+    double t = e.g - z.g;
+    if (t <= 0)
+        return;
+    for (int l = 0; l < h->nlevels; l++) {
+        int ga = h->group[l][a], gb = h->group[l][b];
+        if (ga == gb)
+            continue;
+        busy[2 * (goff[l] + (size_t)ga)] += t;     /* out of a's group */
+        busy[2 * (goff[l] + (size_t)gb) + 1] += t; /* into b's group */
+    }
+}
+
+double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes)
+{
+    const tb_tree *t = &p->tree;
+    const int P = t->size;
+    if (!h || h->nlevels <= 0 || h->size != P || P <= 1 || bytes == 0)
+        return 0.0;
+    size_t *goff = malloc(sizeof(size_t) * ((size_t)h->nlevels + 1));
+    if (!goff)
+        return -1.0;
+    goff[0] = 0;
+    for (int l = 0; l < h->nlevels; l++)
+        goff[l + 1] = goff[l] + (size_t)h->ngroups[l];
+    double *busy = calloc(2 * (goff[h->nlevels] ? goff[h->nlevels] : 1), sizeof(double));
+    if (!busy) {
+        free(goff);
+        return -1.0;
+    }
+    double worst = 0.0;
+    for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
+        if (t->parent[r] >= 0) {
+            size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
+            size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
+            if (hi > lo)
+                charge(c, world, h, busy, goff, t->parent[r], r, hi - lo);
+        }
+    if (p->xchg != TB_XCHG_NONE)
+        for (int r = 0; r < P; r++) {
+            tb_xchg_step *st = NULL;
+            int ns = tb_plan_xchg_steps(p, r, &st);
+            if (ns < 0) {
+                worst = -1.0;
+                break;
+            }
+            for (int j = 0; j < ns; j++)
+                if (st[j].send_peer >= 0)
+                    charge(c, world, h, busy, goff, r, st[j].send_peer,
+                           range_bytes(bytes, t->nblocks, &st[j].send[0]) +
+                               range_bytes(bytes, t->nblocks, &st[j].send[1]));
+            free(st);
+        }
+    for (size_t i = 0; worst >= 0 && i < 2 * goff[h->nlevels]; i++)
+        if (busy[i] > worst)
+            worst = busy[i];
+    free(busy);
+    free(goff);
+    return worst;
 }

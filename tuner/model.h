@@ -14,8 +14,9 @@
  *   - then the exchange steps (ring / recursive doubling / pair swap), each
  *     step a send and a receive that start when the rank reaches the step.
  *
- * Contention on shared links and the MPI library's own algorithm
- * ("default") are not modelled: default is always measured.  Pure, no MPI,
+ * Contention on shared links is bounded separately
+ * (tb_model_boundary_time); the MPI library's own algorithm ("default") is
+ * not modelled: default is always measured.  Pure, no MPI,
  * deterministic. */
 #ifndef TB_TUNER_MODEL_H
 #define TB_TUNER_MODEL_H
@@ -38,6 +39,14 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
  * *seconds, or -1 with err set (default has no model; unbuildable plan). */
 int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
+
+/* Lower bound from shared links: the busiest group boundary (any level of
+ * h, the communicator's hierarchy in comm ranks), charged the bandwidth part
+ * of the gap of every message that crosses it, as if all ranks of the group
+ * shared one link out and one link in.  0 without levels; -1.0 on failure.
+ * The replay gives every rank a link of its own; callers take the larger of
+ * the two. */
+double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:
  * tree (parents, blocks, send order), exchange, effective segmentation

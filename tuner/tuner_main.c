@@ -298,32 +298,87 @@ static int cmp_pred(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
+/* Predictions already made in this item, by schedule signature: candidates
+ * with equal signatures run the same messages (model.h), so the replay --
+ * most of the planning time at P=512, where thousands of interpipe
+ * combinations collapse onto a few hundred schedules -- is done once. */
+typedef struct pred_memo {
+    uint64_t *sig;
+    double *t;
+    size_t cap; /* power of two, 0 = no memo */
+} pred_memo;
+
+static int memo_init(pred_memo *m, int n)
+{
+    m->cap = 16;
+    while (m->cap < 2 * (size_t)n)
+        m->cap *= 2;
+    m->sig = calloc(m->cap, sizeof *m->sig);
+    m->t = malloc(m->cap * sizeof *m->t);
+    if (!m->sig || !m->t) {
+        free(m->sig), free(m->t);
+        m->cap = 0;
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        m->t[i] = -2.0; /* empty slot */
+    return 0;
+}
+
+static void memo_free(pred_memo *m)
+{
+    free(m->sig);
+    free(m->t);
+}
+
+/* Slot of sig: the one holding it, or the empty one where it goes. */
+static size_t memo_slot(const pred_memo *m, uint64_t sig)
+{
+    size_t i = (size_t)(sig ^ (sig >> 29)) & (m->cap - 1);
+    while (m->t[i] != -2.0 && m->sig[i] != sig)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
 /* Prediction and schedule signature of one candidate (root 0 for the
  * time; roots 0 and size-1 for the signature, since rotating roots use
  * both).  Returns 0, or -1 if it cannot be built for this communicator. */
-static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *spec, size_t bytes, double *t,
-                 uint64_t *sig, char *err, size_t errlen)
+static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *spec, size_t bytes, pred_memo *memo,
+                 double *t, uint64_t *sig, char *err, size_t errlen)
 {
     const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL; /* as comm_state.c does */
     int roots[2] = {0, ci->size - 1};
+    tb_plan p[2];
     *sig = 0;
     *t = -1;
     for (int k = 0; k < 2; k++) {
-        tb_plan p;
-        if (tb_plan_build(&p, ci->size, roots[k], spec, h, err, errlen) != 0)
+        if (tb_plan_build(&p[k], ci->size, roots[k], spec, h, err, errlen) != 0) {
+            if (k)
+                tb_plan_free(&p[0]);
             return -1;
-        *sig = *sig * 31 + tb_plan_signature(&p, spec, bytes);
-        if (k == 0 && costs) {
-            *t = tb_model_plan_time(costs, NULL, &p, spec, bytes);
-            if (*t < 0) {
-                snprintf(err, errlen, "the model cannot replay it");
-                tb_plan_free(&p);
-                return -1;
-            }
         }
-        tb_plan_free(&p);
+        *sig = *sig * 31 + tb_plan_signature(&p[k], spec, bytes);
     }
-    return 0;
+    tb_plan_free(&p[1]);
+    int rc = 0;
+    if (costs) {
+        size_t slot = memo->cap ? memo_slot(memo, *sig) : 0;
+        if (memo->cap && memo->t[slot] != -2.0)
+            *t = memo->t[slot];
+        else {
+            *t = tb_model_plan_time(costs, NULL, &p[0], spec, bytes);
+            double b = *t >= 0 ? tb_model_boundary_time(costs, NULL, &p[0], h, bytes) : 0.0;
+            *t = b > *t ? b : *t; /* shared links (model.h) */
+        }
+        if (memo->cap)
+            memo->sig[slot] = *sig, memo->t[slot] = *t;
+        if (*t < 0) {
+            snprintf(err, errlen, "the model cannot replay it");
+            rc = -1;
+        }
+    }
+    tb_plan_free(&p[0]);
+    return rc;
 }
 
 typedef struct sig_rec {
@@ -363,6 +418,8 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         return -1;
     }
     int np = 0, ns = 0, def = -1;
+    pred_memo memo = {0};
+    memo_init(&memo, n); /* without it: every candidate replayed */
     it->best_pred = -1;
     for (int i = 0; i < n; i++) {
         if (l.v[i].spec.id == TB_ALG_DEFAULT) {
@@ -371,7 +428,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         }
         char err[256];
         uint64_t sig;
-        if (price(costs, ci, &l.v[i].spec, it->bytes, &tm[i], &sig, err, sizeof err) != 0) {
+        if (price(costs, ci, &l.v[i].spec, it->bytes, &memo, &tm[i], &sig, err, sizeof err) != 0) {
             if (o->verbose)
                 fprintf(stderr, "tuner: %s on %d processes: %s\n", l.v[i].text, ci->size, err);
             dup[i] = 1; /* cannot be built or replayed: not a candidate here */
@@ -379,6 +436,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         }
         sg[ns++] = (sig_rec){sig, i};
     }
+    memo_free(&memo);
     qsort(sg, (size_t)ns, sizeof *sg, cmp_sig);
     for (int k = 1; k < ns; k++)
         if (sg[k].sig == sg[k - 1].sig)

@@ -10,6 +10,7 @@
 
 #include "costs.h"
 #include "model.h"
+#include "schedule.h"
 #include "tap.h"
 
 /* g(m) = g0 + m / bw (bw in bytes/s), os = g0, one curve per class. */
@@ -160,6 +161,46 @@ int main(void)
         TAP_OK(tb_model_predict(&cc, NULL, &h, P, 0, &s, 64, &t1, err, sizeof err) == -1,
                "default has no model");
         tb_costs_free(&cc);
+        tb_hier_free(&h);
+    }
+    /* Shared links: 16 ranks in two groups by parity, one cost curve.  The
+     * binomial edges r -> r + 1 (r even) are the only ones that cross, 8 of
+     * them with the whole message: the group's way out is busy 8 n / bw,
+     * while the replay (own link per rank) says ~log2(P) n / bw. */
+    {
+        int P = 16;
+        size_t n = 1u << 20;
+        tb_hier h;
+        tb_hier_alloc(&h, P, 1);
+        snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "node");
+        h.ngroups[0] = 2;
+        for (int r = 0; r < P; r++)
+            h.group[0][r] = r & 1;
+        tb_costs cb;
+        tb_costs_alloc(&cb, P, 1, 5, 0);
+        sizes(&cb);
+        set_curve(&cb, 0, L, g0, bw);
+        tb_alg_spec s;
+        tb_plan p;
+        char err[256];
+        tb_alg_spec_parse("binomial", &s, err, sizeof err);
+        double bound = -1, alone = -1, both = -1;
+        if (tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
+            bound = tb_model_boundary_time(&cb, NULL, &p, &h, n);
+            alone = tb_model_plan_time(&cb, NULL, &p, &s, n);
+            tb_plan_free(&p);
+        }
+        tb_model_predict(&cb, NULL, &h, P, 0, &s, n, &both, err, sizeof err);
+        double want = 8 * (double)n / bw;
+        TAP_OK(fabs(bound - want) < 1e-12, "boundary bound: 8 crossings of 1 MiB = %.1f us (got %.1f us)",
+               want * 1e6, bound * 1e6);
+        TAP_OK(alone > 0 && alone < bound && both == bound,
+               "replay %.1f us < bound, prediction takes the bound (%.1f us)", alone * 1e6, both * 1e6);
+        TAP_OK(tb_plan_build(&p, P, 0, &s, NULL, err, sizeof err) == 0 &&
+                   tb_model_boundary_time(&cb, NULL, &p, NULL, n) == 0.0,
+               "no hierarchy: no bound");
+        tb_plan_free(&p);
+        tb_costs_free(&cb);
         tb_hier_free(&h);
     }
     TAP_DONE();
