@@ -665,6 +665,58 @@ static int cholesky_solve(double *A, double *b, int m, double tol)
     return 0;
 }
 
+/* The end of edge e that is not v. */
+static int other_end(const tbp_graph *g, int e, int v)
+{
+    return g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
+}
+
+/* Dijkstra from src over the graph's current edge latencies, edges of
+ * vertex u at adj[off[u] .. off[u+1]): dist[] and pred[] (the edge into
+ * each vertex on its path, -1 at src and unreached vertices).  The fit
+ * runs it once to set up the least squares and once for the residuals, so
+ * both see the same paths.  Quadratic in the vertices: a few hundred. */
+static void edge_paths(const tbp_graph *g, const int *off, const int *adj, int src, double *dist, int *pred,
+                       char *done)
+{
+    int V = g->nvert;
+    for (int v = 0; v < V; v++) {
+        dist[v] = INFINITY;
+        pred[v] = -1;
+        done[v] = 0;
+    }
+    dist[src] = 0.0;
+    for (;;) {
+        int u = -1;
+        for (int v = 0; v < V; v++)
+            if (!done[v] && isfinite(dist[v]) && (u < 0 || dist[v] < dist[u]))
+                u = v;
+        if (u < 0)
+            break;
+        done[u] = 1;
+        for (int t = off[u]; t < off[u + 1]; t++) {
+            int e = adj[t], w = other_end(g, e, u);
+            if (!done[w] && dist[u] + g->edge[e].lat < dist[w]) {
+                dist[w] = dist[u] + g->edge[e].lat;
+                pred[w] = e;
+            }
+        }
+    }
+}
+
+/* The edges of the path edge_paths found from src to v, from v back to
+ * src, into path; returns their count. */
+static int path_edges(const tbp_graph *g, const int *pred, int src, int v, int *path)
+{
+    int np = 0;
+    while (v != src) {
+        int e = pred[v];
+        path[np++] = e;
+        v = other_end(g, e, v);
+    }
+    return np;
+}
+
 int tbp_graph_fit(tbp_graph *g, const double *lat)
 {
     if (!g || !lat || g->nobj < 2)
@@ -701,38 +753,11 @@ int tbp_graph_fit(tbp_graph *g, const double *lat)
     double sum_b = 0.0, sum_bb = 0.0;
     long rows = 0;
     for (int i = 0; i < n; i++) {
-        /* Dijkstra from i with the current edge latencies */
-        for (int v = 0; v < V; v++) {
-            dist[v] = INFINITY;
-            pred[v] = -1;
-            done[v] = 0;
-        }
-        dist[i] = 0.0;
-        for (;;) {
-            int u = -1;
-            for (int v = 0; v < V; v++)
-                if (!done[v] && isfinite(dist[v]) && (u < 0 || dist[v] < dist[u]))
-                    u = v;
-            if (u < 0)
-                break;
-            done[u] = 1;
-            for (int t = off[u]; t < off[u + 1]; t++) {
-                int e = adj[t], w = g->edge[e].u == u ? g->edge[e].v : g->edge[e].u;
-                if (!done[w] && dist[u] + g->edge[e].lat < dist[w]) {
-                    dist[w] = dist[u] + g->edge[e].lat;
-                    pred[w] = e;
-                }
-            }
-        }
+        edge_paths(g, off, adj, i, dist, pred, done);
         for (int j = i + 1; j < n; j++) {
             if (!isfinite(dist[j]))
                 continue;
-            int np = 0;
-            for (int v = j; v != i;) {
-                int e = pred[v];
-                path[np++] = e;
-                v = g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
-            }
+            int np = path_edges(g, pred, i, j, path);
             double b = lat[(size_t)i * n + j];
             for (int a = 0; a < np; a++) {
                 Atb[path[a]] += b;
@@ -764,37 +789,14 @@ int tbp_graph_fit(tbp_graph *g, const double *lat)
     /* R^2 over the same rows */
     double ss_res = 0.0;
     for (int i = 0; i < n; i++) {
-        for (int v = 0; v < V; v++) {
-            dist[v] = INFINITY;
-            pred[v] = -1;
-            done[v] = 0;
-        }
-        dist[i] = 0.0;
-        for (;;) {
-            int u = -1;
-            for (int v = 0; v < V; v++)
-                if (!done[v] && isfinite(dist[v]) && (u < 0 || dist[v] < dist[u]))
-                    u = v;
-            if (u < 0)
-                break;
-            done[u] = 1;
-            for (int t = off[u]; t < off[u + 1]; t++) {
-                int e = adj[t], w = g->edge[e].u == u ? g->edge[e].v : g->edge[e].u;
-                if (!done[w] && dist[u] + g->edge[e].lat < dist[w]) {
-                    dist[w] = dist[u] + g->edge[e].lat;
-                    pred[w] = e;
-                }
-            }
-        }
+        edge_paths(g, off, adj, i, dist, pred, done);
         for (int j = i + 1; j < n; j++) {
             if (!isfinite(dist[j]))
                 continue;
+            int np = path_edges(g, pred, i, j, path);
             double pv = 0.0;
-            for (int v = j; v != i;) {
-                int e = pred[v];
-                pv += x[e];
-                v = g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
-            }
+            for (int a = 0; a < np; a++)
+                pv += x[path[a]];
             double r = lat[(size_t)i * n + j] - pv;
             ss_res += r * r;
         }

@@ -100,28 +100,31 @@ static const char *value_of(const char *line, const char *key, char *out, size_t
     return NULL;
 }
 
-static int get_num(reader *R, const char *key, double *out)
+/* key=NUMBER on the current line, the whole token a number: an integer
+ * (strtol) when l is given, else a double (strtod). */
+static int get_number(reader *R, const char *key, double *d, long *l)
 {
     char v[64], *end;
     if (!value_of(R->buf, key, v, sizeof v))
         return fail(R, key);
     errno = 0;
-    *out = strtod(v, &end);
+    if (l)
+        *l = strtol(v, &end, 10);
+    else
+        *d = strtod(v, &end);
     if (*end || errno || v[0] == 0)
         return fail(R, key);
     return 0;
 }
 
+static int get_num(reader *R, const char *key, double *out)
+{
+    return get_number(R, key, out, NULL);
+}
+
 static int get_long(reader *R, const char *key, long *out)
 {
-    char v[64], *end;
-    if (!value_of(R->buf, key, v, sizeof v))
-        return fail(R, key);
-    errno = 0;
-    *out = strtol(v, &end, 10);
-    if (*end || errno || v[0] == 0)
-        return fail(R, key);
-    return 0;
+    return get_number(R, key, NULL, out);
 }
 
 static int get_int(reader *R, const char *key, int *out)

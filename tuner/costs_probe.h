@@ -12,7 +12,9 @@
  * hosts is not NULL) receives the host name of every probe rank (malloc'd,
  * nprocs entries) so the caller can check the job runs where the probe ran.
  * The eager limit becomes the median rendezvous switch of a LogGP run.
- * Returns 0, or -1 with err as "FILE:LINE: expected ...". */
+ * The file is read by the probe's own loader (tbp_save_read), so it must be
+ * complete as the probe writes it.  Returns 0, or -1 with err as
+ * "FILE:LINE: expected ..." (the probe's messages). */
 int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out, char (**hosts)[256], char *err,
                         size_t errlen);
 

@@ -17,13 +17,18 @@ $(BENCH_BIN): $(BENCH_OBJS) $(LIB_A)
 
 # topobcast-tuner: benchmark-driven selection table with model-based
 # pruning, and --compare.  The pure parts (candidates, cost model, table,
-# results) are also linked into the unit tests test/unit/test_tuner_*.c.
+# results, the probe's file loader) are also linked into the unit tests
+# test/unit/test_tuner_*.c.
 TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
-TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe model results table)
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe probe_file model results table)
 TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main calibrate compare progress timing)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)
+
+# The probe's save-file loader, included by tuner/probe_file.c.
+$(BUILD)/obj/tuner/probe_file.o: probe/save.c probe/meas.c probe/probe.h
+$(BUILD)/obj/tuner/costs_probe.o: probe/probe.h
 
 $(TUNER_BIN): $(TUNER_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -47,7 +47,10 @@ s 65536 1e-05 2e-06 2e-06 9e-06 10 $zeros
 s 1048576 1.1e-04 5e-06 5e-06 1.1e-04 0 $zeros
 end
 EOF
-sed -e 's/^nprocs 2/nprocs 4/' "$tmp/meas.txt" >"$tmp/meas4.txt"
+# A valid file of 4 processes (rank lines 2 and 3 copied from rank 1).
+sed -e "s/^nprocs 2/nprocs 4/" \
+    -e "/^rank 1 /{p;s/ 1 / 2 /;s/world=1/world=2/;p;s/ 2 / 3 /;s/world=2/world=3/}" \
+    "$tmp/meas.txt" >"$tmp/meas4.txt"
 
 # has REGEX: the last run's output matches (grep -E)
 has() { grep -qE -- "$1" <<<"$OUT"; }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../probe/probe.h"
 #include "costs.h"
 #include "costs_probe.h"
 #include "model.h"
@@ -119,8 +120,16 @@ static void test_bad_files(void)
     *strstr(cut, "pair 2 3") = '\0';
     write_file(cut);
     free(cut);
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, "truncated"),
-           "truncated file refused (%s)", err);
+    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":16: expected 'end'"),
+           "truncated file refused at its last line (%s)", err);
+    char *few = strdup(plogp_file);
+    char *r3 = strstr(few, "rank 3 ");
+    memmove(r3, strchr(r3, '\n') + 1, strlen(strchr(r3, '\n') + 1) + 1);
+    write_file(few);
+    free(few);
+    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 &&
+               strstr(err, ":9: expected one 'rank' line per process"),
+           "a rank line missing: refused like the probe refuses it (%s)", err);
     char *bad = strdup(plogp_file);
     char *s = strstr(bad, "s 1048576 1e-04 1e-07 1e-07 9.9e-05");
     memcpy(s, "s 0000512", 9); /* below the 1024 before it */
@@ -131,6 +140,60 @@ static void test_bad_files(void)
     unlink(path);
     TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, path),
            "missing file named (%s)", err);
+}
+
+/* What the probe writes (tbp_save_write) is what the tuner reads: a
+ * 3-rank LogGP run with pair (1,2) left out, written by the probe's writer
+ * and loaded as costs. */
+static void test_probe_round_trip(void)
+{
+    tbp_meas m;
+    memset(&m, 0, sizeof m);
+    tbp_meas_opts_default(&m.opt);
+    m.opt.mode = TBP_MODE_LOGGP;
+    m.n = 3;
+    m.npairs = 2;
+    m.rank = calloc(3, sizeof *m.rank);
+    m.pair = calloc(2, sizeof *m.pair);
+    tbp_size_rec s[2][2] = {{{.m = 0, .rtt = 2e-6}, {.m = 65536, .rtt = 3e-5}},
+                            {{.m = 0, .rtt = 4e-6}, {.m = 65536, .rtt = 6e-5}}};
+    for (int r = 0; r < 3; r++) {
+        snprintf(m.rank[r].host, sizeof m.rank[r].host, "h%d", r == 2);
+        m.rank[r].group = r == 2 ? 2 : 0;
+        m.rank[r].world_rank = r;
+        m.rank[r].measured = 1;
+    }
+    for (int p = 0; p < 2; p++) {
+        tbp_pair_rec *q = &m.pair[p];
+        q->i = 0;
+        q->j = p + 1;
+        q->L = 1e-6 * (p + 1);
+        q->nsizes = 2;
+        q->s = s[p];
+        q->lg = (tbp_loggp_fit){.L = q->L, .o = 1e-7, .g = 2e-7 * (p + 1), .G = 1e-10 * (p + 1), .S = 0};
+    }
+    FILE *f = fopen(path, "w");
+    int wrc = tbp_save_write(&m, f);
+    fclose(f);
+    free(m.rank);
+    free(m.pair);
+    tb_costs c;
+    char err[512] = "";
+    char (*hosts)[256] = NULL;
+    int rc = wrc == 0 ? tb_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err) : -1;
+    TAP_OK(rc == 0, "a file written by tbp_save_write loads (%s)", err);
+    if (rc != 0)
+        return;
+    tb_edge_cost e;
+    tb_costs_edge(&c, 2, 0, 1001, &e);
+    TAP_OK(fabs(e.L - 2e-6) < 1e-18 && fabs(e.g - (4e-7 + 1000 * 2e-10)) < 1e-18 && fabs(e.os - 1e-7) < 1e-18,
+           "pair (0,2) from its fit, both directions (L %.3g g %.4g)", e.L, e.g);
+    TAP_OK(tb_costs_curve(&c, 1, 2) == tb_costs_curve(&c, 0, 2) && tb_costs_curve(&c, 0, 1) != tb_costs_curve(&c, 0, 2),
+           "unmeasured (1,2) takes the inter-group curve of (0,2)");
+    TAP_OK(c.nprocs == 3 && !strcmp(hosts[2], "h1") && c.ncurves == 2 && tb_costs_n(&c, 0) == 3,
+           "ranks, hosts and LogGP samples 0, 1, top (%d curves, %d samples)", c.ncurves, tb_costs_n(&c, 0));
+    tb_costs_free(&c);
+    free(hosts);
 }
 
 static uint64_t sig(const char *text, int P, int root, size_t bytes)
@@ -168,6 +231,7 @@ int main(void)
     test_plogp();
     test_loggp();
     test_bad_files();
+    test_probe_round_trip();
     test_signatures();
     unlink(path);
     TAP_DONE();
