@@ -118,7 +118,11 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
     return rc;
 }
 
-/* Resolves spec->levels into used[] (indexes into h, coarsest first). */
+/* Resolves spec->levels into used[] (indexes into h, coarsest first).  A
+ * named level missing from h is skipped: it does not split this
+ * communicator (a sub-communicator inside one island has no island level),
+ * so leaving it out is what using it would mean.  Names are checked against
+ * the topology when a configuration file is loaded (config_yaml.c). */
 static int select_levels(const tb_hier *h, const tb_alg_spec *spec, int *used, char *err, size_t errlen)
 {
     if (!spec->levels[0]) {
@@ -136,24 +140,18 @@ static int select_levels(const tb_hier *h, const tb_alg_spec *spec, int *used, c
     while (1) {
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        char name[TB_LEVEL_NAME_MAX];
-        int l = -1;
-        if (len > 0 && len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            l = tb_hier_level_index(h, name);
-        }
-        if (l < 0) {
-            size_t n = (size_t)snprintf(err, errlen, "%s: unknown level '%.*s' (available:",
-                                        tb_alg_name(spec->id), (int)len, p);
-            for (int i = 0; i < nl && n < errlen; i++)
-                n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? ", " : " ", h->level_name[i]);
-            if (n < errlen)
-                snprintf(err + n, errlen - n, ")");
+        if (len == 0 || len >= TB_LEVEL_NAME_MAX) {
+            snprintf(err, errlen, "%s: bad level name '%.*s' in levels=%s", tb_alg_name(spec->id), (int)len, p,
+                     spec->levels);
             free(flag);
             return -1;
         }
-        flag[l] = 1;
+        char name[TB_LEVEL_NAME_MAX];
+        memcpy(name, p, len);
+        name[len] = '\0';
+        int l = tb_hier_level_index(h, name);
+        if (l >= 0)
+            flag[l] = 1;
         if (!slash)
             break;
         p = slash + 1;
