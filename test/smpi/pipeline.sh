@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# The whole topobcast pipeline on a simulated machine (issues #6, #7):
+#
+#   probe -> topology.yaml -> tuner -> table.yaml -> compare the tuned
+#   library against SMPI's mpich and ompi selectors and against every SMPI
+#   built-in bcast algorithm -> compare.csv, summary.txt, report.html
+#
+# usage: test/smpi/pipeline.sh PLATFORM.xml HOSTFILE NP OUTDIR
+#
+# Needs `make && make smpi`.  Simulated time is deterministic, so the same
+# inputs give the same CSV.  Exit status: 0 on success, 1 when a stage fails
+# (its log is named in the message), 2 on bad usage.  A built-in algorithm
+# that fails, deadlocks or times out is skipped with a note in the summary.
+#
+# Why the baselines are what they are: the tuner runs under one selector
+# (PIPE_TUNE_SELECTOR, ompi by default), so its `default` candidate is that
+# library's bcast and, at the sizes it measured, the table cannot lose to it
+# (simulated time has no noise).  The same table is then compared under
+# both selectors -- against mpich, `default` in the table means mpich's
+# bcast.  Speedups in the summary are per selector (the library and the
+# baseline under the same selector); compare.csv's topobcast_us is the
+# library under the tuning selector.  `best_builtin` is the fastest of all of
+# SMPI's bcast algorithms at each size, measured apart -- an oracle no
+# single MPI library offers, the strongest baseline we have.
+set -u
+
+# ---- stage options: override from the environment -------------------------
+# Every column uses the same sizes (powers of two from 1 B to PIPE_MAX_SIZE)
+# and the same timing (PIPE_TIME_OPTS: repetitions, warm-up, roots).
+PIPE_MAX_SIZE=${PIPE_MAX_SIZE:-8M}
+# Or an explicit list (bytes, K/M suffixes), e.g. 1,64,4K,64K,1M,8M; the
+# tuner may use a shorter one (PIPE_TUNE_SIZES, default: the same), whose
+# winners then cover the sizes between as ranges.
+PIPE_SIZES=${PIPE_SIZES:-}
+PIPE_TUNE_SIZES=${PIPE_TUNE_SIZES:-}
+PIPE_TIME_OPTS=${PIPE_TIME_OPTS:---reps 3 --warmup 1 --roots 0}
+# The probe: the issue's PLogP method (-M 2M -R 8), cheap at scale
+# (probe/README.md, "Cost under SMPI"): --fast auto measures between hosts
+# only as many ranks per host as keeps the rounds at the intra-host count;
+# the topology is read at D(0), so g(m) by saturation only at m = 0
+# (--gsat-max 0: g(m) from RTT above) and no inserted sizes; simulated time
+# is exact, so no minimum batch time.
+PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 --gsat-max 0 --progress plain}
+# The tuner: only the whole job (the comparison's communicator; smaller
+# ones get default), non-blocking sends, and at most 8 model-predicted
+# candidates per size besides default.  The word NP stands for the number
+# of ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: at most 2
+# candidates, and no scatter_allgather (its ring allgather is P^2 messages
+# per broadcast: minutes of simulation per candidate; tuner/README.md).
+PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
+PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
+# Built-in algorithms not timed: `automatic` times every algorithm inside
+# each call (not a broadcast algorithm of its own).
+PIPE_BUILTIN_SKIP=${PIPE_BUILTIN_SKIP:-automatic}
+# Seconds per stage (whole smpirun) and per built-in algorithm.
+PIPE_STAGE_TIMEOUT=${PIPE_STAGE_TIMEOUT:-3600}
+PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-300}
+# Built-in algorithms simulated at once (independent runs; 1 on a busy box).
+PIPE_BUILTIN_JOBS=${PIPE_BUILTIN_JOBS:-1}
+# PIPE_REUSE=1: keep OUTDIR's measurements, topology and table from an
+# earlier run, and each built-in's CSV from one with the same sizes and
+# repetitions; redo the rest (when iterating on the comparisons).
+PIPE_REUSE=${PIPE_REUSE:-0}
+
+usage() { echo "usage: $0 PLATFORM.xml HOSTFILE NP OUTDIR" >&2; exit 2; }
+[ $# -eq 4 ] || usage
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+PLATFORM=$(abspath "$1"); HOSTFILE=$(abspath "$2"); NP=$3; OUT=$(abspath "$4")
+case $NP in '' | *[!0-9]*) usage ;; esac
+ROOT=${PIPE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=$(abspath "${BUILD:-$ROOT/build}")
+SBIN=$BUILD/smpi/bin
+NBIN=$BUILD/bin
+fail() { echo "pipeline: $*" >&2; exit 1; }
+[ -r "$PLATFORM" ] || fail "no platform file $PLATFORM"
+[ -r "$HOSTFILE" ] || fail "no hostfile $HOSTFILE"
+[ "$(wc -l <"$HOSTFILE")" -ge "$NP" ] || fail "$HOSTFILE has fewer than $NP lines"
+command -v smpirun >/dev/null || fail "smpirun not found (SimGrid SMPI)"
+for b in "$SBIN/topobcast-probe" "$SBIN/topobcast-tuner" "$SBIN/topobcast-bench" "$NBIN/topobcast-report" \
+    "$NBIN/topobcast-probe"; do
+    [ -x "$b" ] || fail "$b missing: run make && make smpi"
+done
+# shellcheck source=test/smpi/smpi-opts.sh
+. "$ROOT/test/smpi/smpi-opts.sh"
+mkdir -p "$OUT" || fail "cannot create $OUT"
+cd "$OUT" || exit 1 # smpirun may leave temporary files in the current directory
+rm -f compare.csv speedups.txt summary.txt validate.txt builtin-*.rc builtin-bad.txt compare-*.csv
+[ "$PIPE_REUSE" = 1 ] || rm -f builtin-*.csv
+# PIPE_REUSE keeps the wall times of the stages it does not redo
+earlier=""
+[ "$PIPE_REUSE" = 1 ] && [ -s stages.txt ] &&
+    earlier=$(grep -E '^(probe|tuner|tuner-resume) ' stages.txt | sed '/(earlier run)/! s/ s wall / s wall (earlier run) /')
+rm -f stages.txt
+name=$(basename "$PLATFORM" .xml)
+
+# ---- helpers -----------------------------------------------------------------
+# stage NAME TIMEOUT CMD...: run CMD (output in NAME.log) and record its wall
+# time and the load of this shared box in stages.txt.
+stage() {
+    local st=$1 to=$2 t0 rc
+    shift 2
+    t0=$(date +%s.%N)
+    timeout "$to" "$@" >"$st.log" 2>&1
+    rc=$?
+    printf '%-38s %8.1f s wall  rc=%-3s load %s\n' "$st" "$(echo "$(date +%s.%N) - $t0" | bc)" "$rc" \
+        "$(uptime | sed 's/.*load average: //')" >>stages.txt
+    return $rc
+}
+# smpirun with the shared options on this platform; more --cfg may follow
+# before the program.
+SMPIRUN=(smpirun "${SMPI_OPTS[@]}" -platform "$PLATFORM" -hostfile "$HOSTFILE" -np "$NP")
+to_bytes() { # 64K -> 65536
+    local v=$1 m=1
+    case $v in *K) m=1024 ;; *M) m=$((1024 * 1024)) ;; *G) m=$((1024 * 1024 * 1024)) ;; esac
+    echo $((${v%[KMG]} * m))
+}
+maxb=$(to_bytes "$PIPE_MAX_SIZE")
+SIZES=1
+for ((s = 2; s <= maxb; s *= 2)); do SIZES="$SIZES,$s"; done
+list_bytes() { # 1,4K,1M -> 1,4096,1048576
+    local v out=""
+    for v in ${1//,/ }; do out="$out${out:+,}$(to_bytes "$v")"; done
+    echo "$out"
+}
+[ -n "$PIPE_SIZES" ] && SIZES=$(list_bytes "$PIPE_SIZES")
+TUNE_SIZES=$SIZES
+[ -n "$PIPE_TUNE_SIZES" ] && TUNE_SIZES=$(list_bytes "$PIPE_TUNE_SIZES")
+case $PIPE_TUNE_SELECTOR in
+    mpich) TUNE_SEL=("${SMPI_COLL_MPICH[@]}") ;;
+    ompi) TUNE_SEL=("${SMPI_COLL_OMPI[@]}") ;;
+    *) fail "PIPE_TUNE_SELECTOR must be mpich or ompi" ;;
+esac
+# shellcheck disable=SC2206  # word splitting of option strings is wanted
+TIME_OPTS=($PIPE_TIME_OPTS)
+# shellcheck disable=SC2206
+PROBE_OPTS=($PIPE_PROBE_OPTS)
+# shellcheck disable=SC2206
+TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
+if [ -z "$PIPE_TUNER_OPTS" ]; then
+    TUNER_OPTS=(--comm-sizes "$NP" --send nonblocking --max-timed 8)
+    [ "$NP" -ge 256 ] && TUNER_OPTS=(--comm-sizes "$NP" --send nonblocking --max-timed 2 --algorithms
+        binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
+fi
+{
+    echo "# pipeline $name $(basename "$HOSTFILE") P=$NP, sizes $SIZES B; $(date -u '+%F %T UTC')"
+    echo "# probe: $PIPE_PROBE_OPTS"
+    echo "# tuner (under the $PIPE_TUNE_SELECTOR selector, sizes $TUNE_SIZES): ${TUNER_OPTS[*]}; timing of every column: $PIPE_TIME_OPTS"
+} >stages.txt
+
+# ---- ground truth ----------------------------------------------------------------
+# The platform's structure from the host names (for validation only; the
+# probe never reads names): fram-nNN-sS node nNN, island NN/16;
+# betzy-nNN-sS node nNN, group NN/8; arm1-sS-mM socket sS.
+truth=$ROOT/test/platforms/$name-truth.txt
+if [ ! -r "$truth" ]; then
+    truth=$OUT/truth.txt
+    head -n "$NP" "$HOSTFILE" | sort -u | awk '
+        /^fram-n[0-9]+-s[0-9]+$/  { split($1, a, "-"); n = substr(a[2], 2) + 0
+                                   print $1, "node=" a[2], "island=" int(n / 16); next }
+        /^betzy-n[0-9]+-s[0-9]+$/ { split($1, a, "-"); n = substr(a[2], 2) + 0
+                                   print $1, "node=" a[2], "group=" int(n / 8); next }
+        /^arm1-s[0-9]+-m[0-9]+$/  { split($1, a, "-"); print $1, "socket=" a[2]; next }' >"$truth"
+fi
+
+# ---- 1. probe ----------------------------------------------------------------------
+reuse() { [ "$PIPE_REUSE" = 1 ] && for f in "$@"; do [ -s "$f" ] || return 1; done; }
+[ "$PIPE_REUSE" = 1 ] && { echo "# PIPE_REUSE=1"; [ -z "$earlier" ] || echo "$earlier"; } >>stages.txt
+if reuse measurements.txt topology.yaml probe.log; then
+    echo "# probe: measurements and topology of an earlier run kept" >>stages.txt
+else
+    rm -f table.yaml table.yaml.partial # a new topology makes the table stale
+    stage probe "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "$SBIN/topobcast-probe" "${PROBE_OPTS[@]}" \
+        --save "$OUT/measurements.txt" -o "$OUT/topology.yaml" --truth "$truth" --validate ||
+        fail "probe failed: $OUT/probe.log"
+fi
+stage probe-check 60 "$NBIN/topobcast-probe" --check "$OUT/topology.yaml" ||
+    fail "topology.yaml does not load: $OUT/probe-check.log"
+
+# ---- 2. tuner (under PIPE_TUNE_SELECTOR: its default candidate is that bcast) -----
+if reuse table.yaml; then
+    echo "# tuner: table of an earlier run kept" >>stages.txt
+else
+    # an interrupted tuner run (e.g. its stage timeout) continues where it stopped
+    resume=()
+    reuse table.yaml.partial && resume=(--resume)
+    stage "tuner${resume[*]:+-resume}" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${TUNE_SEL[@]}" \
+        "$SBIN/topobcast-tuner" --topology "$OUT/topology.yaml" --measurements "$OUT/measurements.txt" \
+        -o "$OUT/table.yaml" --sizes "$TUNE_SIZES" "${TIME_OPTS[@]}" "${TUNER_OPTS[@]}" "${resume[@]}" ||
+        fail "tuner failed: $OUT/tuner${resume[*]:+-resume}.log (PIPE_REUSE=1 resumes it)"
+fi
+stage table-check 60 "$NBIN/topobcast-probe" --check "$OUT/table.yaml" ||
+    fail "table.yaml does not load: $OUT/table-check.log"
+# the table after "validation against ...": truth groups best-level clusters accuracy ARI
+awk '/^validation against/ { on = 1; print; next } on && NF >= 6 { print; next } { on = 0 }' probe.log >validate.txt
+grep -qE '^[a-z]+ +[0-9]+ .* [01]\.[0-9]+ +-?[0-9.]+$' validate.txt || fail "probe --validate printed no accuracy lines: $OUT/probe.log"
+
+# ---- 3. tuned library against the selectors (data validated, no shared malloc) ----
+for sel in mpich ompi; do
+    if [ $sel = mpich ]; then selopt=("${SMPI_COLL_MPICH[@]}"); else selopt=("${SMPI_COLL_OMPI[@]}"); fi
+    stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
+        --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}" ||
+        fail "compare under the $sel selector failed: $OUT/compare-$sel.log"
+done
+
+# ---- 4. every SMPI built-in bcast algorithm ------------------------------------------
+# PMPI_Bcast under --cfg=smpi/bcast:ALGO, timed by topobcast-bench with the
+# tuner's timing code (same reps, warm-up, root).  No shared malloc: the
+# bench checks every algorithm's data, which shared blocks would garble, and
+# a built-in that delivers wrong data is skipped.  The list is SMPI's own
+# (it names them when asked for an unknown one).
+algs=$(cd "$OUT" && timeout 60 smpirun -platform "$PLATFORM" -hostfile "$HOSTFILE" -np 2 \
+    --cfg=smpi/bcast:list-please "$SBIN/topobcast-bench" 2>&1 |
+    sed -n 's/.*Valid algorithms: //p' | tr -d ' .' | tr ',' ' ')
+[ -n "$algs" ] || fail "could not get SMPI's list of bcast algorithms"
+bench_root=0
+for ((i = 0; i < ${#TIME_OPTS[@]}; i++)); do
+    [ "${TIME_OPTS[i]}" = --roots ] && bench_root=${TIME_OPTS[i + 1]}
+done
+case $bench_root in 0 | rotate) ;; *) fail "PIPE_TIME_OPTS: the built-ins are timed with --roots 0 or rotate only" ;; esac
+get_opt() { # get_opt NAME DEFAULT: the value of --NAME in PIPE_TIME_OPTS
+    local i
+    for ((i = 0; i < ${#TIME_OPTS[@]}; i++)); do
+        [ "${TIME_OPTS[i]}" = "--$1" ] && { echo "${TIME_OPTS[i + 1]}"; return; }
+    done
+    echo "$2"
+}
+reps=$(get_opt reps 20); warm=$(get_opt warmup 3)
+skipped=""
+nbuiltin=0
+timed=()
+tb0=$(date +%s.%N)
+for a in $algs; do
+    case " $PIPE_BUILTIN_SKIP " in *" $a "*) skipped="$skipped $a(not timed: PIPE_BUILTIN_SKIP)"; continue ;; esac
+    timed+=("$a")
+    if [ "$PIPE_REUSE" = 1 ] && [ -s "builtin-$a.csv" ] &&
+        [ "$(awk -F, 'NR > 1 { s = s (s == "" ? "" : ",") $2; r = $5 } END { print s " " r }' "builtin-$a.csv")" = "$SIZES $reps" ]; then
+        echo "builtin-$a: CSV of an earlier run kept" >>stages.txt
+        echo 0 >"builtin-$a.rc"
+        continue
+    fi
+    # up to PIPE_BUILTIN_JOBS simulations at once, each independent
+    while [ "$(jobs -rp | wc -l)" -ge "$PIPE_BUILTIN_JOBS" ]; do wait -n; done
+    {
+        stage "builtin-$a" "$PIPE_BUILTIN_TIMEOUT" "${SMPIRUN[@]}" "--cfg=smpi/bcast:$a" \
+            "$SBIN/topobcast-bench" -a default -s "$SIZES" -r "$reps" -w "$warm" --root "$bench_root" \
+            --csv "$OUT/builtin-$a.csv"
+        echo $? >"builtin-$a.rc"
+    } &
+done
+wait
+printf '%-38s %8.1f s wall  (%s at a time)     load %s\n' "builtins-all" "$(echo "$(date +%s.%N) - $tb0" | bc)" \
+    "$PIPE_BUILTIN_JOBS" "$(uptime | sed 's/.*load average: //')" >>stages.txt
+for a in "${timed[@]}"; do
+    rc=$(cat "builtin-$a.rc" 2>/dev/null || echo missing)
+    rm -f "builtin-$a.rc"
+    if [ "$rc" = 0 ] && [ -s "builtin-$a.csv" ]; then
+        nbuiltin=$((nbuiltin + 1))
+    else
+        why="failed, rc=$rc"
+        [ "$rc" = 124 ] && why="timed out after ${PIPE_BUILTIN_TIMEOUT} s"
+        skipped="$skipped $a($why)"
+        rm -f "builtin-$a.csv"
+    fi
+done
+[ $nbuiltin -gt 0 ] || fail "no SMPI built-in bcast algorithm ran: see $OUT/builtin-*.log"
+
+# ---- 5. compare.csv and summary ------------------------------------------------------
+# bench CSV: find the columns by name.  A built-in that delivers wrong data
+# or fails at any size is broken on this layout and no baseline at all (e.g.
+# SMP_linear with one rank per host: "ok" at 1 B in 0.6 us, less than one
+# network hop, wrong data from 2 B on).
+first=(builtin-*.csv)
+hdr=$(head -1 "${first[0]}")
+echo "$hdr" | grep -q median || fail "unexpected topobcast-bench CSV header: $hdr"
+for f in builtin-*.csv; do
+    a=${f#builtin-}; a=${a%.csv}
+    awk -F, -v a="$a" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["algorithm"] == "default" || $c["algorithm"] == "\"default\"" {
+            if ($c["status"] == "ok") row[++n] = $c["size_bytes"] " " $c["median_us"] " " a
+            else bad++
+        }
+        END {
+            if (bad) print a "(wrong data or error at " bad " sizes)" >> "builtin-bad.txt"
+            else for (i = 1; i <= n; i++) print row[i]
+        }' "$f"
+done | sort -k1,1n -k2,2g -k3,3 | awk '!seen[$1]++' >best-builtin.txt
+# speedups.txt: size, then (baseline, topobcast) per baseline -- each
+# selector with the library run under that selector, the best built-in with
+# the library under the tuning selector.
+awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
+    function alg(line,  k) { for (k = 0; k < 4; k++) line = substr(line, index(line, ",") + 1); return line }
+    FILENAME == ARGV[1] { if (FNR > 1) { mp[$1] = $2; tm[$1] = $3; am[$1] = alg($0) }; next }
+    FILENAME == ARGV[2] { if (FNR > 1) { om[$1] = $2; to[$1] = $3; ao[$1] = alg($0) }; next }
+    { split($0, w, " "); bb[w[1]] = w[2]; bn[w[1]] = w[3] }
+    END {
+        print "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm"
+        n = split(sizes, s, ",")
+        for (i = 1; i <= n; i++) {
+            z = s[i]
+            if (!(z in mp) || !(z in om) || !(z in bb)) { print "pipeline: no data for size " z > "/dev/stderr"; bad = 1; continue }
+            t = tsel == "mpich" ? tm[z] : to[z]
+            printf "%s,%s,%s,%s,%s,%s,%s\n", z, mp[z], om[z], bb[z], bn[z], t, tsel == "mpich" ? am[z] : ao[z]
+            printf "%s %s %s %s %s %s %s\n", z, mp[z], tm[z], om[z], to[z], bb[z], t > "speedups.txt"
+        }
+        exit bad
+    }' compare-mpich.csv compare-ompi.csv best-builtin.txt >compare.csv ||
+    fail "compare.csv incomplete (see the sizes above)"
+
+{
+    echo "# $name P=$NP ($(basename "$HOSTFILE")): topobcast (table.yaml, tuned under $PIPE_TUNE_SELECTOR) vs baselines;"
+    echo "# speedup = baseline / topobcast, the library run under the same selector as the baseline"
+    echo "# (best_builtin: the library under $PIPE_TUNE_SELECTOR)"
+    awk '{
+        z = $1
+        for (k = 0; k < 3; k++) {
+            sp = $(2 + 2 * k) / $(3 + 2 * k)
+            la[k] += log(sp); na[k]++
+            if (z >= 65536 && z <= 8388608) { lm[k] += log(sp); nm[k]++ }
+            if (z >= 1048576 && z <= 2097152) { l2[k] += log(sp); n2[k]++ }
+            if (!(k in mn) || sp < mn[k]) { mn[k] = sp; mz[k] = z }
+        }
+    }
+    END {
+        split("mpich,ompi,best_builtin", nm_, ",")
+        printf "%-13s %12s %18s %16s %14s\n", "baseline", "geomean_all", "geomean_64K-8M", "geomean_1M-2M", "min (size)"
+        for (k = 0; k < 3; k++)
+            printf "%-13s %12.3f %18s %16s %8.3f (%d)\n", nm_[k + 1], exp(la[k] / na[k]),
+                nm[k] ? sprintf("%.3f", exp(lm[k] / nm[k])) : "-", n2[k] ? sprintf("%.3f", exp(l2[k] / n2[k])) : "-",
+                mn[k], mz[k]
+    }' speedups.txt
+    nbad=0
+    [ -s builtin-bad.txt ] && nbad=$(wc -l <builtin-bad.txt)
+    echo "# built-in algorithms timed: $nbuiltin, $((nbuiltin - nbad)) of them baselines; not timed or failed:${skipped:- none}"
+    [ -s builtin-bad.txt ] && echo "# built-ins excluded: $(tr '\n' ' ' <builtin-bad.txt)"
+    echo "# the table chose default (the $PIPE_TUNE_SELECTOR selector's bcast) at $(awk -F, 'NR > 1 && $7 ~ /^"?default/' compare.csv | wc -l) of $(($(wc -l <compare.csv) - 1)) sizes"
+    echo "# probe --validate (truth: $truth):"
+    sed 's/^/#   /' validate.txt
+} >summary.txt
+
+# ---- 6. report -------------------------------------------------------------------
+stage report 300 "$NBIN/topobcast-report" --measurements measurements.txt --topology topology.yaml \
+    --table table.yaml --compare "compare-$PIPE_TUNE_SELECTOR.csv" --truth "$truth" \
+    --title "topobcast on $name, P=$NP ($(basename "$HOSTFILE"))" -o report.html ||
+    fail "report failed: $OUT/report.log"
+{
+    echo "# stage wall times (load: 1/5/15-minute averages of this 2-core box)"
+    grep -v '^#' stages.txt | sed 's/^/#   /'
+} >>summary.txt
+cat summary.txt
+echo "compare: $OUT/compare.csv"
+echo "report: $OUT/report.html"
