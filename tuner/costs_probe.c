@@ -1,6 +1,6 @@
 /* Per-pair cost curves from the measurement file of topobcast-probe
  * --save (format: probe/README.md), read by the probe's own loader
- * (probe/save.c, compiled into the tuner by tuner/probe_file.c) so the two
+ * (probe/save.c, linked into the tuner) so the two
  * tools accept the same files with the same messages.  The probe measures
  * each pair once, from the lower rank, so a pair's curve serves both
  * directions.  Pairs the probe left out (fast mode) take the curve of a

@@ -20,14 +20,15 @@ $(BENCH_BIN): $(BENCH_OBJS) $(LIB_A)
 # results, the probe's file loader) are also linked into the unit tests
 # test/unit/test_tuner_*.c.
 TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
-TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe probe_file model results table)
+# The probe's measurement-file loader (probe/save.c, meas.c) is the tuner's
+# too: one reader of that format.
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe model results table) \
+                    $(BUILD)/obj/probe/meas.o $(BUILD)/obj/probe/save.o
 TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main calibrate compare progress timing)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)
 
-# The probe's save-file loader, included by tuner/probe_file.c.
-$(BUILD)/obj/tuner/probe_file.o: probe/save.c probe/meas.c probe/probe.h
 $(BUILD)/obj/tuner/costs_probe.o: probe/probe.h
 
 $(TUNER_BIN): $(TUNER_OBJS) $(LIB_A)

@@ -7,7 +7,7 @@
 #   bin/topobcast-NAME  every probe/ and tuner/ .c file defining main() (NAME
 #                       is the file name without a _main suffix, or the
 #                       directory for main.c), linked with the other .c files
-#                       of its directory
+#                       of its directory and SMPI_SHARED_<directory>
 #   bin/NAME            test/mpi/NAME.c, linked with the library
 #   bin/pingpong        test/smpi/pingpong.c (plain MPI, no library)
 #
@@ -36,9 +36,13 @@ $(SMPI_DIR)/bin/$(call smpi_tool_name,$(1)): $(patsubst %.c,$(SMPI_DIR)/obj/%.o,
 	$$(SMPICC) $$(SMPI_CFLAGS) -o $$@ $$^ $$(DEP_LIBS)
 endef
 
+# Files of other directories a directory's tools also link: the tuner reads
+# the probe's measurement files with the probe's own loader.
+SMPI_SHARED_tuner := probe/meas.c probe/save.c
+
 SMPI_BINS :=
 $(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(call smpi_mains,$(d)),\
-  $(eval $(call smpi_tool_rule,$(m),$(filter-out $(call smpi_mains,$(d)),$(wildcard $(d)/*.c))))))
+  $(eval $(call smpi_tool_rule,$(m),$(filter-out $(call smpi_mains,$(d)),$(wildcard $(d)/*.c)) $(SMPI_SHARED_$(d))))))
 
 SMPI_TEST_BINS := $(patsubst test/mpi/%.c,$(SMPI_DIR)/bin/%,$(wildcard test/mpi/*.c))
 SMPI_BINS += $(SMPI_TEST_BINS) $(SMPI_DIR)/bin/pingpong
