@@ -75,14 +75,21 @@ check "LogGP topology loads" bash -c "'$PROBE' --check '$D/loggp.yaml' >/dev/nul
 SMPI_PROBE=$BUILD/smpi/bin/topobcast-probe
 if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     . test/smpi/smpi-opts.sh
+    # sim_probe PLATFORM HOSTFILE NP ARGS...: the probe under SMPI; output
+    # in $OUT (also into the log as comments), exit status in $RC
+    sim_probe() {
+        local plat=$1 hosts=$2 np=$3
+        shift 3
+        OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform "test/platforms/$plat.xml" -hostfile "$hosts" \
+              -np "$np" "$SMPI_PROBE" "$@" 2>&1)
+        RC=$?
+        printf '%s\n' "$OUT" | sed 's/^/# /'
+    }
     for h in fram-n00-s0 fram-n00-s1 fram-n01-s0 fram-n16-s0; do echo "$h"; echo "$h"; done >"$D/hosts8.txt"
     # the platform's ground truth, written by test/platforms/mkplatforms.py
     cp test/platforms/fram-truth.txt "$D/truth8.txt"
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts8.txt" \
-          -np 8 "$SMPI_PROBE" -M 256K -R 2 --batch-time 0 --truth "$D/truth8.txt" --validate \
-          -o "$D/fram8.yaml" --save "$D/fram8.txt" 2>&1)
-    RC=$?
-    printf '%s\n' "$OUT" | sed 's/^/# /'
+    sim_probe fram "$D/hosts8.txt" 8 -M 256K -R 2 --batch-time 0 --truth "$D/truth8.txt" --validate \
+          -o "$D/fram8.yaml" --save "$D/fram8.txt"
     check "SMPI FRAM 8 ranks: measurement succeeds" [ "$RC" -eq 0 ]
     for lvl in island node socket; do
         check "SMPI FRAM: $lvl level found, accuracy 1.0" has "^$lvl +[0-9]+ +$lvl +[0-9]+ +1\.000 +1\.000"
@@ -95,9 +102,8 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     # in test/smpi/smpi-opts.sh), the 0.2 us per-message CPU cost as o, and
     # the 0.7 us path latency as L.
     printf 'fram-n00-s0\nfram-n01-s0\n' >"$D/hosts2.txt"
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts2.txt" \
-          -np 2 "$SMPI_PROBE" --mode loggp -M 2M -R 2 -q --save "$D/loggp2.txt" 2>&1)
-    check "SMPI LogGP runs" [ $? -eq 0 ]
+    sim_probe fram "$D/hosts2.txt" 2 --mode loggp -M 2M -R 2 -q --save "$D/loggp2.txt"
+    check "SMPI LogGP runs" [ "$RC" -eq 0 ]
     check "SMPI LogGP: S = 64 KiB, o = 0.2 us, L = 0.7 us" awk '/^pair 0 1 /{ split($0, a, "loggp="); split(a[2], v, ",");
         ok = v[5] == 65536 && v[2] > 0.19e-6 && v[2] < 0.21e-6 && v[1] > 0.65e-6 && v[1] < 0.75e-6 } END { exit !ok }' \
         "$D/loggp2.txt"
@@ -105,12 +111,10 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     # --agree: the simulator is deterministic, so the batches agree and the
     # measurement stops after 3 of R=8; the values must be the ones all 8
     # batches give (--agree 0), in less simulated time.
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts2.txt" \
-          -np 2 "$SMPI_PROBE" -M 64K -R 8 --max-insert 0 --agree 0 --save "$D/agree0.txt" 2>&1)
-    check "SMPI --agree 0 runs" [ $? -eq 0 ]
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts2.txt" \
-          -np 2 "$SMPI_PROBE" -M 64K -R 8 --max-insert 0 --save "$D/agree.txt" 2>&1)
-    check "SMPI --agree (default) runs" [ $? -eq 0 ]
+    sim_probe fram "$D/hosts2.txt" 2 -M 64K -R 8 --max-insert 0 --agree 0 --save "$D/agree0.txt"
+    check "SMPI --agree 0 runs" [ "$RC" -eq 0 ]
+    sim_probe fram "$D/hosts2.txt" 2 -M 64K -R 8 --max-insert 0 --save "$D/agree.txt"
+    check "SMPI --agree (default) runs" [ "$RC" -eq 0 ]
     check "--agree: same RTT, o_s, o_r, g at every size (within 1e-9)" awk '
         FNR == 1 { f++ } /^s / { k = $2; for (c = 3; c <= 6; c++) v[f, k, c] = $c; n[f]++ }
         /^run / { split($4, e, "="); el[f] = e[2] }
@@ -127,11 +131,8 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     # must still match the platform exactly.
     for h in fram-n00-s0 fram-n00-s1 fram-n01-s0 fram-n16-s0; do for k in 1 2 3 4; do echo "$h"; done; done \
         >"$D/hosts16.txt"
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/fram.xml -hostfile "$D/hosts16.txt" \
-          -np 16 "$SMPI_PROBE" -M 64K -R 2 --batch-time 0 --max-insert 0 --fast auto \
-          --truth test/platforms/fram-truth.txt --validate --save "$D/fast16.txt" 2>&1)
-    RC=$?
-    printf '%s\n' "$OUT" | sed 's/^/# /'
+    sim_probe fram "$D/hosts16.txt" 16 -M 64K -R 2 --batch-time 0 --max-insert 0 --fast auto \
+          --truth test/platforms/fram-truth.txt --validate --save "$D/fast16.txt"
     check "SMPI fast auto: 16 ranks measured" [ "$RC" -eq 0 ]
     check "SMPI fast auto: 24 intra + 6 inter pairs, F = 0.25" \
         has "schedule: 30 pairs \(of P\(P-1\)/2 = 120\) in [0-9]+ rounds, concurrency intra, fast auto = 0.25"
@@ -142,11 +143,8 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     # ARM1-like node (the SimGrid host is a NUMA domain): 2 ranks per NUMA
     # domain, round robin.  One physical node: the job; sockets and NUMA
     # domains found by measuring.
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/arm1.xml \
-          -hostfile test/platforms/arm1-rr.txt -np 8 "$SMPI_PROBE" -M 64K -R 2 --batch-time 0 --max-insert 0 \
-          --truth test/platforms/arm1-truth.txt --validate 2>&1)
-    RC=$?
-    printf '%s\n' "$OUT" | sed 's/^/# /'
+    sim_probe arm1 test/platforms/arm1-rr.txt 8 -M 64K -R 2 --batch-time 0 --max-insert 0 \
+          --truth test/platforms/arm1-truth.txt --validate
     check "SMPI ARM1 8 ranks: measurement succeeds" [ "$RC" -eq 0 ]
     check "SMPI ARM1: node = the job, accuracy 1.0" has "^node +1 +\(job\) +1 +1\.000 +1\.000"
     for lvl in socket numa; do
@@ -156,11 +154,8 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     # BETZY-like: 2 ranks on each of 4 sockets (two of one node, another
     # node of the group, a node of another dragonfly group).
     for h in betzy-n00-s0 betzy-n00-s1 betzy-n01-s0 betzy-n08-s0; do echo "$h"; echo "$h"; done >"$D/hostsb8.txt"
-    OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform test/platforms/betzy.xml -hostfile "$D/hostsb8.txt" \
-          -np 8 "$SMPI_PROBE" -M 64K -R 2 --batch-time 0 --max-insert 0 \
-          --truth test/platforms/betzy-truth.txt --validate 2>&1)
-    RC=$?
-    printf '%s\n' "$OUT" | sed 's/^/# /'
+    sim_probe betzy "$D/hostsb8.txt" 8 -M 64K -R 2 --batch-time 0 --max-insert 0 \
+          --truth test/platforms/betzy-truth.txt --validate
     check "SMPI BETZY 8 ranks: measurement succeeds" [ "$RC" -eq 0 ]
     for lvl in group node socket; do
         check "SMPI BETZY: $lvl accuracy 1.0" has "^$lvl +[0-9]+ +[^ ]+ +[0-9]+ +1\.000 +1\.000"
