@@ -54,9 +54,11 @@ PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 PIPE_BUILTIN_SKIP=${PIPE_BUILTIN_SKIP:-automatic}
 # Seconds per stage (whole smpirun) and per built-in algorithm.
 PIPE_STAGE_TIMEOUT=${PIPE_STAGE_TIMEOUT:-3600}
-PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-300}
-# Built-in algorithms simulated at once (independent runs; 1 on a busy box).
-PIPE_BUILTIN_JOBS=${PIPE_BUILTIN_JOBS:-1}
+PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-60}
+# Simulations run at once in steps 3-4 (compares and built-ins: independent
+# single-threaded runs; 1 on a busy box).  At 8 MiB x 512 ranks a run holds
+# ~4.5 GB.
+PIPE_JOBS=${PIPE_JOBS:-2}
 # PIPE_REUSE=1: keep OUTDIR's measurements, topology and table from an
 # earlier run, and each built-in's CSV from one with the same sizes and
 # repetitions; redo the rest (when iterating on the comparisons).
@@ -122,8 +124,20 @@ list_bytes() { # 1,4K,1M -> 1,4096,1048576
     for v in ${1//,/ }; do out="$out${out:+,}$(to_bytes "$v")"; done
     echo "$out"
 }
-[ -n "$PIPE_SIZES" ] && SIZES=$(list_bytes "$PIPE_SIZES")
+upto() { # the sizes of a list up to PIPE_MAX_SIZE
+    local v out=""
+    for v in ${1//,/ }; do [ "$v" -le "$maxb" ] && out="$out${out:+,}$v"; done
+    echo "$out"
+}
 TUNE_SIZES=$SIZES
+# From 256 ranks on, fewer sizes (every simulated broadcast costs seconds):
+# 14 for the comparisons, 10 for the tuner, whose winners cover the sizes
+# between as ranges.
+if [ "$NP" -ge 256 ]; then
+    SIZES=$(upto "$(list_bytes 1,8,64,512,4K,32K,64K,128K,256K,512K,1M,2M,4M,8M)")
+    TUNE_SIZES=$(upto "$(list_bytes 1,8,64,512,4K,32K,256K,1M,2M,8M)")
+fi
+[ -n "$PIPE_SIZES" ] && SIZES=$(list_bytes "$PIPE_SIZES") && TUNE_SIZES=$SIZES
 [ -n "$PIPE_TUNE_SIZES" ] && TUNE_SIZES=$(list_bytes "$PIPE_TUNE_SIZES")
 case $PIPE_TUNE_SELECTOR in
     mpich) TUNE_SEL=("${SMPI_COLL_MPICH[@]}") ;;
@@ -195,11 +209,19 @@ awk '/^validation against/ { on = 1; print; next } on && NF >= 6 { print; next }
 grep -qE '^[a-z]+ +[0-9]+ .* [01]\.[0-9]+ +-?[0-9.]+$' validate.txt || fail "probe --validate printed no accuracy lines: $OUT/probe.log"
 
 # ---- 3. tuned library against the selectors (data validated, no shared malloc) ----
+# Steps 3 and 4 are independent simulations: they share one pool of
+# PIPE_JOBS runs at a time (each simulation is single-threaded).
+pool_wait() { while [ "$(jobs -rp | wc -l)" -ge "$PIPE_JOBS" ]; do wait -n; done; }
+tb0=$(date +%s.%N)
+rm -f compare-*.rc
 for sel in mpich ompi; do
     if [ $sel = mpich ]; then selopt=("${SMPI_COLL_MPICH[@]}"); else selopt=("${SMPI_COLL_OMPI[@]}"); fi
-    stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
-        --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}" ||
-        fail "compare under the $sel selector failed: $OUT/compare-$sel.log"
+    pool_wait
+    {
+        stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
+            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}"
+        echo $? >"compare-$sel.rc"
+    } &
 done
 
 # ---- 4. every SMPI built-in bcast algorithm ------------------------------------------
@@ -228,7 +250,6 @@ reps=$(get_opt reps 20); warm=$(get_opt warmup 3)
 skipped=""
 nbuiltin=0
 timed=()
-tb0=$(date +%s.%N)
 for a in $algs; do
     case " $PIPE_BUILTIN_SKIP " in *" $a "*) skipped="$skipped $a(not timed: PIPE_BUILTIN_SKIP)"; continue ;; esac
     timed+=("$a")
@@ -238,8 +259,7 @@ for a in $algs; do
         echo 0 >"builtin-$a.rc"
         continue
     fi
-    # up to PIPE_BUILTIN_JOBS simulations at once, each independent
-    while [ "$(jobs -rp | wc -l)" -ge "$PIPE_BUILTIN_JOBS" ]; do wait -n; done
+    pool_wait
     {
         stage "builtin-$a" "$PIPE_BUILTIN_TIMEOUT" "${SMPIRUN[@]}" "--cfg=smpi/bcast:$a" \
             "$SBIN/topobcast-bench" -a default -s "$SIZES" -r "$reps" -w "$warm" --root "$bench_root" \
@@ -248,8 +268,12 @@ for a in $algs; do
     } &
 done
 wait
-printf '%-38s %8.1f s wall  (%s at a time)     load %s\n' "builtins-all" "$(echo "$(date +%s.%N) - $tb0" | bc)" \
-    "$PIPE_BUILTIN_JOBS" "$(uptime | sed 's/.*load average: //')" >>stages.txt
+printf '%-38s %8.1f s wall  (%s at a time)     load %s\n' "compare+builtins" "$(echo "$(date +%s.%N) - $tb0" | bc)" \
+    "$PIPE_JOBS" "$(uptime | sed 's/.*load average: //')" >>stages.txt
+for sel in mpich ompi; do
+    [ "$(cat "compare-$sel.rc" 2>/dev/null)" = 0 ] || fail "compare under the $sel selector failed: $OUT/compare-$sel.log"
+    rm -f "compare-$sel.rc"
+done
 for a in "${timed[@]}"; do
     rc=$(cat "builtin-$a.rc" 2>/dev/null || echo missing)
     rm -f "builtin-$a.rc"
