@@ -368,6 +368,16 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
     return t;
 }
 
+double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                             const tb_alg_spec *spec, size_t bytes)
+{
+    double t = tb_model_plan_time(c, world, p, spec, bytes);
+    if (t < 0)
+        return t;
+    double b = tb_model_boundary_time(c, world, p, h, bytes);
+    return b > t ? b : t;
+}
+
 int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
 {
@@ -379,11 +389,7 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int 
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tb_model_plan_time(c, world, &p, spec, bytes);
-    if (t >= 0) {
-        double b = tb_model_boundary_time(c, world, &p, h && h->size ? h : NULL, bytes);
-        t = b > t ? b : t;
-    }
+    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, spec, bytes);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));

@@ -35,7 +35,14 @@
 double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec,
                           size_t bytes);
 
-/* Builds the plan for (size, root, spec, h) and replays it.  Returns 0 and
+/* The prediction of a built plan: the larger of its replay and of the
+ * shared-link bound below (h: the communicator's hierarchy, or NULL).
+ * -1.0 if the plan cannot be replayed. */
+double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                             const tb_alg_spec *spec, size_t bytes);
+
+/* Builds the plan for (size, root, spec, h) and predicts it
+ * (tb_model_plan_predict).  Returns 0 and
  * *seconds, or -1 with err set (default has no model; unbuildable plan). */
 int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
@@ -44,8 +51,8 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int 
  * h, the communicator's hierarchy in comm ranks), charged the bandwidth part
  * of the gap of every message that crosses it, as if all ranks of the group
  * shared one link out and one link in.  0 without levels; -1.0 on failure.
- * The replay gives every rank a link of its own; callers take the larger of
- * the two. */
+ * The replay gives every rank a link of its own; tb_model_plan_predict takes
+ * the larger of the two. */
 double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:

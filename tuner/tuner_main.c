@@ -365,11 +365,8 @@ static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *
         size_t slot = memo->cap ? memo_slot(memo, *sig) : 0;
         if (memo->cap && memo->t[slot] != -2.0)
             *t = memo->t[slot];
-        else {
-            *t = tb_model_plan_time(costs, NULL, &p[0], spec, bytes);
-            double b = *t >= 0 ? tb_model_boundary_time(costs, NULL, &p[0], h, bytes) : 0.0;
-            *t = b > *t ? b : *t; /* shared links (model.h) */
-        }
+        else
+            *t = tb_model_plan_predict(costs, NULL, &p[0], h, spec, bytes);
         if (memo->cap)
             memo->sig[slot] = *sig, memo->t[slot] = *t;
         if (*t < 0) {
