@@ -67,9 +67,9 @@ smpi: smpi-check-compiler $(SMPI_BINS)
 
 -include $(wildcard $(SMPI_DIR)/obj/*/*.d $(SMPI_DIR)/obj/*/*/*.d)
 
-# Larger simulations, not in CI: the level ping-pongs of every platform and,
-# when test/smpi/pipeline.sh exists, the full probe/tuner/compare pipeline at
-# the sizes of issue 7 (FRAM-like at P=512 must finish in <= 15 minutes).
+# Larger simulations, not in CI: the level ping-pongs of every platform and
+# the full probe/tuner/compare pipeline (test/smpi/pipeline.sh) at the sizes
+# of issue 7 (FRAM-like at P=512 must finish in <= 15 minutes).
 # Ranks per SimGrid host must be a power of two or unequal, or SMPI's mpich
 # selector (a baseline of the pipeline) deadlocks: ARM1 runs 64 ranks
 # round-robin (16 per NUMA domain), not its 96 cores (24 per domain).
@@ -79,14 +79,12 @@ bench-smpi: smpi
 	@mkdir -p $(SMPI_BENCH_OUT)
 	for p in fram betzy arm1; do test/smpi/levels.sh $$p >$(SMPI_BENCH_OUT)/levels-$$p.txt || exit 1; \
 	    cat $(SMPI_BENCH_OUT)/levels-$$p.txt; done
-	@if [ -x test/smpi/pipeline.sh ]; then \
-	    for r in $(SMPI_BENCH_RUNS); do \
-	        set -- $$(echo $$r | tr : ' '); start=$$(date +%s); \
-	        echo "== pipeline $$1 $$2 P=$$3"; \
-	        test/smpi/pipeline.sh test/platforms/$$1.xml test/platforms/$$2 $$3 \
-	            $(SMPI_BENCH_OUT)/$$1-$$3 || exit 1; \
-	        echo "== pipeline $$1 P=$$3: $$(( $$(date +%s) - start )) s wall"; \
-	    done; \
-	else echo "test/smpi/pipeline.sh not there yet: only the level ping-pongs ran"; fi
+	@for r in $(SMPI_BENCH_RUNS); do \
+	    set -- $$(echo $$r | tr : ' '); start=$$(date +%s); \
+	    echo "== pipeline $$1 $$2 P=$$3"; \
+	    test/smpi/pipeline.sh test/platforms/$$1.xml test/platforms/$$2 $$3 \
+	        $(SMPI_BENCH_OUT)/$$1-$$3 || exit 1; \
+	    echo "== pipeline $$1 P=$$3: $$(( $$(date +%s) - start )) s wall"; \
+	done
 
 .PHONY: smpi-check-compiler

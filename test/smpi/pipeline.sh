@@ -151,8 +151,9 @@ PROBE_OPTS=($PIPE_PROBE_OPTS)
 # shellcheck disable=SC2206
 TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
 if [ -z "$PIPE_TUNER_OPTS" ]; then
-    TUNER_OPTS=(--comm-sizes "$NP" --send nonblocking --max-timed 8)
-    [ "$NP" -ge 256 ] && TUNER_OPTS=(--comm-sizes "$NP" --send nonblocking --max-timed 2 --algorithms
+    base=(--comm-sizes "$NP" --send nonblocking)
+    TUNER_OPTS=("${base[@]}" --max-timed 8)
+    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 2 --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
 fi
 {
@@ -162,19 +163,12 @@ fi
 } >stages.txt
 
 # ---- ground truth ----------------------------------------------------------------
-# The platform's structure from the host names (for validation only; the
-# probe never reads names): fram-nNN-sS node nNN, island NN/16;
-# betzy-nNN-sS node nNN, group NN/8; arm1-sS-mM socket sS.
+# The platform's structure, written by test/platforms/mkplatforms.py beside
+# it (for validation only: the probe never reads names).  A platform without
+# one is validated against the identities the probe records (host = socket).
 truth=$ROOT/test/platforms/$name-truth.txt
-if [ ! -r "$truth" ]; then
-    truth=$OUT/truth.txt
-    head -n "$NP" "$HOSTFILE" | sort -u | awk '
-        /^fram-n[0-9]+-s[0-9]+$/  { split($1, a, "-"); n = substr(a[2], 2) + 0
-                                   print $1, "node=" a[2], "island=" int(n / 16); next }
-        /^betzy-n[0-9]+-s[0-9]+$/ { split($1, a, "-"); n = substr(a[2], 2) + 0
-                                   print $1, "node=" a[2], "group=" int(n / 8); next }
-        /^arm1-s[0-9]+-m[0-9]+$/  { split($1, a, "-"); print $1, "socket=" a[2]; next }' >"$truth"
-fi
+TRUTH_OPT=(--truth "$truth")
+[ -r "$truth" ] || { truth=""; TRUTH_OPT=(); }
 
 # ---- 1. probe ----------------------------------------------------------------------
 reuse() { [ "$PIPE_REUSE" = 1 ] && for f in "$@"; do [ -s "$f" ] || return 1; done; }
@@ -184,7 +178,7 @@ if reuse measurements.txt topology.yaml probe.log; then
 else
     rm -f table.yaml table.yaml.partial # a new topology makes the table stale
     stage probe "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "$SBIN/topobcast-probe" "${PROBE_OPTS[@]}" \
-        --save "$OUT/measurements.txt" -o "$OUT/topology.yaml" --truth "$truth" --validate ||
+        --save "$OUT/measurements.txt" -o "$OUT/topology.yaml" "${TRUTH_OPT[@]}" --validate ||
         fail "probe failed: $OUT/probe.log"
 fi
 stage probe-check 60 "$NBIN/topobcast-probe" --check "$OUT/topology.yaml" ||
@@ -357,13 +351,13 @@ awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
     echo "# built-in algorithms timed: $nbuiltin, $((nbuiltin - nbad)) of them baselines; not timed or failed:${skipped:- none}"
     [ -s builtin-bad.txt ] && echo "# built-ins excluded: $(tr '\n' ' ' <builtin-bad.txt)"
     echo "# the table chose default (the $PIPE_TUNE_SELECTOR selector's bcast) at $(awk -F, 'NR > 1 && $7 ~ /^"?default/' compare.csv | wc -l) of $(($(wc -l <compare.csv) - 1)) sizes"
-    echo "# probe --validate (truth: $truth):"
+    echo "# probe --validate (truth: ${truth:-the identities the probe recorded}):"
     sed 's/^/#   /' validate.txt
 } >summary.txt
 
 # ---- 6. report -------------------------------------------------------------------
 stage report 300 "$NBIN/topobcast-report" --measurements measurements.txt --topology topology.yaml \
-    --table table.yaml --compare "compare-$PIPE_TUNE_SELECTOR.csv" --truth "$truth" \
+    --table table.yaml --compare "compare-$PIPE_TUNE_SELECTOR.csv" "${TRUTH_OPT[@]}" \
     --title "topobcast on $name, P=$NP ($(basename "$HOSTFILE"))" -o report.html ||
     fail "report failed: $OUT/report.log"
 {
