@@ -152,8 +152,8 @@ PROBE_OPTS=($PIPE_PROBE_OPTS)
 TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
 if [ -z "$PIPE_TUNER_OPTS" ]; then
     base=(--comm-sizes "$NP" --send nonblocking)
-    # shellcheck disable=SC2054 # the commas separate --algorithms' names
     TUNER_OPTS=("${base[@]}" --max-timed 8)
+    # shellcheck disable=SC2054 # the commas separate --algorithms' names
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 2 --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
 fi

@@ -19,8 +19,9 @@ SH
 chmod +x "$D/bin/srun"
 
 # The build tree has the layout of an installation (bin/, lib/).
+HOST=$(hostname)
 export PATH="$D/bin:$PATH" SLURM_JOB_ID=4242 SLURM_NTASKS=2 SLURM_SUBMIT_DIR="$D" \
-    SLURM_JOB_NODELIST="$(hostname)" TOPOBCAST_PREFIX="$PWD/$BUILD"
+    SLURM_JOB_NODELIST="$HOST" TOPOBCAST_PREFIX="$PWD/$BUILD"
 OUTDIR=$D/topobcast-4242
 LOG=$(TOPOBCAST_PROBE_OPTS="-M 64K -R 2" \
       TOPOBCAST_TUNER_OPTS="--sizes 1,1K,64K --reps 5 --warmup 1 --max-timed 3" \
@@ -31,8 +32,9 @@ check "calibrate.sbatch: exit status 0" [ "$RC" -eq 0 ] || printf '%s\n' "$LOG" 
 for f in nodelist measurements.txt topology.yaml topobcast.yaml compare.csv report.html; do
     check "calibrate.sbatch wrote $f" [ -s "$OUTDIR/$f" ]
 done
-check "calibrate.sbatch: nodelist is this job's" grep -qx "$(hostname)" "$OUTDIR/nodelist"
+check "calibrate.sbatch: nodelist is this job's" grep -qx "$HOST" "$OUTDIR/nodelist"
 check "calibrate.sbatch: topobcast.yaml loads" "$BUILD/bin/topobcast-probe" --check "$OUTDIR/topobcast.yaml"
+# shellcheck disable=SC2016 # awk fields, not shell variables
 check "calibrate.sbatch: compare.csv has a timed row per size" \
     awk -F, 'NR > 1 { n++; if ($2 + 0 <= 0 || $3 + 0 <= 0) bad = 1 } END { exit !(n == 3 && !bad) }' "$OUTDIR/compare.csv"
 check "calibrate.sbatch: last line names the configuration" \
