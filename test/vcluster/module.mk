@@ -13,11 +13,8 @@ $(BUILD)/test/vcluster/vc_%: test/vcluster/vc_%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) $< -o $@
 
-$(VC_SHIM): test/vcluster/ucx_close_shim.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
-
-$(VC_IDLE_SHIM): test/vcluster/idle_sleep_shim.c
+# Preload shims: libvc_NAME.so from NAME_shim.c.
+$(BUILD)/test/vcluster/libvc_%.so: test/vcluster/%_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
 
