@@ -45,7 +45,7 @@ static void usage(FILE *out)
 "                          (default 12; 0 = none), never closer than 32 bytes\n"
 "  --k X                   o_r: wait X*RTT(m) before the timed receive (1.3)\n"
 "  --gsat-max SIZE         g(m) by saturation up to SIZE (default 64K), above\n"
-"                          from RTT(m) - RTT(0) + g(0)\n"
+"                          from (RTT(m) - RTT(0))/2 + g(0)\n"
 "  --gsat-cap N            longest saturation burst (default 256)\n"
 "  --batch-time US         a batch lasts at least US microseconds (default 10)\n"
 "  --agree X               RTT, o_s, o_r: stop after 3 or more batches once they\n"

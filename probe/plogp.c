@@ -16,7 +16,9 @@
  *                one empty answer, g = (T(2n) - T(n)) / n (the difference
  *                cancels the answer's round trip), n = 4, 8, 16 ... doubled
  *                until two estimates agree within eps or n reaches the cap;
- *                above: g(m) = RTT(m) - RTT(0) + g(0) (thesis eq. 3.1);
+ *                above: g(m) = (RTT(m) - RTT(0)) / 2 + g(0): thesis eq.
+ *                3.1 is RTT(m) - RTT(0) + g(0) for a round trip of m bytes
+ *                and an empty answer; ours carries m bytes both ways;
  *   L            (RTT(0) - 2 g(0)) / 2 (eq. 3.2), at least 0.
  * Sizes 0, 1, 2, 4 ... M, then extra sizes where piecewise-linear
  * interpolation of RTT, o_s or o_r misses by more than eps (sizes.c). */
@@ -360,11 +362,14 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_r
     }
     CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
 
-    /* sizes above the saturation limit: g from the round trip (eq. 3.1) */
+    /* sizes above the saturation limit: g from the round trip.  Eq. 3.1
+     * assumes an empty answer, RTT(m) = 2L + g(m) + g(0); our ping-pong
+     * answers with m bytes, RTT(m) = 2L + 2g(m), so the growth is halved
+     * (taking it whole doubled g(m) for large m). */
     double rtt0 = s[0].rtt, g0 = s[0].g;
     for (int k = 0; k < ns; k++)
         if (s[k].gsat == 0) {
-            double g = s[k].rtt - rtt0 + g0;
+            double g = (s[k].rtt - rtt0) / 2 + g0;
             s[k].g = g > 0 ? g : 0;
         }
     rec->L = (rtt0 - 2 * g0) / 2;

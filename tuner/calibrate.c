@@ -3,8 +3,9 @@
  * (the coarsest level at which they differ, or "same finest group"), and
  * from its round trips the PLogP quantities the model uses:
  *   g(0) from a burst of empty messages, L = (RTT(0) - 2 g(0)) / 2,
- *   g(m) = RTT(m) - RTT(0) + g(0) (Kielmann et al.), o_s(m) = time in
- *   MPI_Send (at most g(m)), each the fastest of its repetitions.
+ *   g(m) = RTT(m) - RTT(0) + g(0) (Kielmann et al.; the answer is empty),
+ *   o_s(m) = time in MPI_Send (at most g(m)), each the fastest of its
+ *   repetitions; o_r(m) is taken equal to o_s(m), as LogGP's single o.
  * Costs a few hundred round trips; the other ranks wait in a barrier. */
 #include "calibrate.h"
 
@@ -190,6 +191,7 @@ int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
                     tb_costs_m(out, c)[i] = (double)sizes[i];
                     tb_costs_g(out, c)[i] = g > g0 ? g : g0;
                     tb_costs_os(out, c)[i] = S[i] < tb_costs_g(out, c)[i] ? S[i] : tb_costs_g(out, c)[i];
+                    tb_costs_or(out, c)[i] = tb_costs_os(out, c)[i];
                 }
             }
             for (int a = 0; a < P; a++)

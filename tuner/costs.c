@@ -26,11 +26,12 @@ int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *count
     size_t total = (size_t)c->off[ncurves];
     c->m = calloc(total, sizeof *c->m);
     c->os = calloc(total, sizeof *c->os);
+    c->orv = calloc(total, sizeof *c->orv);
     c->g = calloc(total, sizeof *c->g);
     c->L = calloc((size_t)ncurves, sizeof *c->L);
     if (with_pairs)
         c->pair = calloc((size_t)nprocs * (size_t)nprocs, sizeof *c->pair);
-    if (!c->m || !c->L || !c->os || !c->g || (with_pairs && !c->pair)) {
+    if (!c->m || !c->L || !c->os || !c->orv || !c->g || (with_pairs && !c->pair)) {
         tb_costs_free(c);
         return -1;
     }
@@ -55,6 +56,7 @@ void tb_costs_free(tb_costs *c)
     free(c->m);
     free(c->L);
     free(c->os);
+    free(c->orv);
     free(c->g);
     free(c->pair);
     memset(c, 0, sizeof *c);
@@ -93,9 +95,14 @@ void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *
     out->L = c->L[k];
     out->g = tb_costs_interp(tb_costs_m(c, k), tb_costs_g(c, k), tb_costs_n(c, k), m);
     out->os = tb_costs_interp(tb_costs_m(c, k), tb_costs_os(c, k), tb_costs_n(c, k), m);
-    /* the send overhead is part of the gap, never more */
+    out->orv = tb_costs_interp(tb_costs_m(c, k), tb_costs_or(c, k), tb_costs_n(c, k), m);
+    /* the overheads are part of the gap, never more: back to back, one
+     * message per g(m) goes out and comes in (the probe's o_s is an
+     * MPI_Ssend, which also waits for the match) */
     if (out->os > out->g)
         out->os = out->g;
+    if (out->orv > out->g)
+        out->orv = out->g;
 }
 
 int tb_costs_pair_class(const tb_hier *h, int a, int b)

@@ -1,7 +1,7 @@
 /* Point-to-point costs between the ranks of a job, as PLogP curves
  * (Kielmann et al.): a latency L per pair and, per message size m, the send
- * overhead o_s(m) and the gap g(m) (the time the sender's link is busy with
- * one message).  A message of m bytes sent at time t is complete at the
+ * and receive overheads o_s(m), o_r(m) and the gap g(m) (the time the
+ * sender's link is busy with one message).  A message of m bytes sent at time t is complete at the
  * receiver at t + g(m) + L, which is what RTT(m) = 2L + g(m) + g(0) says.
  *
  * Pairs share curves: either one curve per pair (from the probe's save
@@ -20,7 +20,7 @@ typedef struct tb_costs {
     int ncurves;
     int *off;           /* [ncurves + 1]: curve k's samples are [off[k], off[k+1]) */
     double *m;          /* sample sizes in bytes, ascending within a curve */
-    double *os, *g;     /* seconds, per sample */
+    double *os, *orv, *g; /* seconds, per sample: o_s, o_r, g */
     double *L;          /* [ncurves] seconds */
     int *pair;          /* [nprocs * nprocs] curve of (a, b); NULL: curve 0 for every pair */
     size_t eager_limit; /* blocking sends of at least this many bytes wait for delivery */
@@ -29,7 +29,7 @@ typedef struct tb_costs {
 
 /* Cost of one message on one edge at one size. */
 typedef struct tb_edge_cost {
-    double L, os, g;
+    double L, os, orv, g;
 } tb_edge_cost;
 
 /* Allocates ncurves zeroed curves of nm samples each; with_pairs
@@ -42,6 +42,7 @@ void tb_costs_free(tb_costs *c);
 static inline int tb_costs_n(const tb_costs *c, int k) { return c->off[k + 1] - c->off[k]; }
 static inline double *tb_costs_m(const tb_costs *c, int k) { return c->m + c->off[k]; }
 static inline double *tb_costs_os(const tb_costs *c, int k) { return c->os + c->off[k]; }
+static inline double *tb_costs_or(const tb_costs *c, int k) { return c->orv + c->off[k]; }
 static inline double *tb_costs_g(const tb_costs *c, int k) { return c->g + c->off[k]; }
 
 /* Piecewise-linear value of y (sampled at x[0..n), ascending) at v: clamped

@@ -18,12 +18,12 @@
 /* LogGP samples at most: 0, 1, both sides of the switch, the top size. */
 #define LOGGP_SAMPLES 5
 
-/* A pair's curve: PLogP as measured (o_s and g, noise below zero taken as
- * 0); LogGP from the fitted line(s), sampled at the ends of each segment.
+/* A pair's curve: PLogP as measured (o_s, o_r and g, noise below zero
+ * taken as 0); LogGP from the fitted line(s), sampled at the ends of each segment.
  * Returns the sample count (nsizes, or at most LOGGP_SAMPLES) and writes
  * the samples when m is not NULL; *L the latency, *switch_at the
  * rendezvous switch used (0 if none). */
-static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, double *g, double *L,
+static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, double *orv, double *g, double *L,
                       double *switch_at)
 {
     int n = 0;
@@ -33,6 +33,7 @@ static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, d
         for (; m && n < p->nsizes; n++) {
             m[n] = p->s[n].m;
             os[n] = p->s[n].o_s > 0 ? p->s[n].o_s : 0;
+            orv[n] = p->s[n].o_r > 0 ? p->s[n].o_r : 0;
             g[n] = p->s[n].g > 0 ? p->s[n].g : 0;
         }
         return p->nsizes;
@@ -59,6 +60,7 @@ static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, d
     if (m) {
         memcpy(m, xm, sizeof(double) * (size_t)n);
         memcpy(os, xo, sizeof(double) * (size_t)n);
+        memcpy(orv, xo, sizeof(double) * (size_t)n); /* LogGP: one o for both sides */
         memcpy(g, xg, sizeof(double) * (size_t)n);
     }
     return n;
@@ -126,7 +128,7 @@ int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out
     }
     for (int p = 0; p < np; p++) {
         double s;
-        counts[p] = pair_curve(&M.pair[p], loggp, NULL, NULL, NULL, &Lp[p], &s);
+        counts[p] = pair_curve(&M.pair[p], loggp, NULL, NULL, NULL, NULL, &Lp[p], &s);
         if (s > 0)
             sw[nsw++] = s;
     }
@@ -166,7 +168,8 @@ int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out
     }
     for (int p = 0; p < np; p++) {
         double s;
-        pair_curve(&M.pair[p], loggp, tb_costs_m(out, p), tb_costs_os(out, p), tb_costs_g(out, p), &out->L[p], &s);
+        pair_curve(&M.pair[p], loggp, tb_costs_m(out, p), tb_costs_os(out, p), tb_costs_or(out, p), tb_costs_g(out, p),
+                   &out->L[p], &s);
     }
     for (int a = 0; a < nprocs; a++)
         for (int b = 0; b < nprocs; b++)

@@ -20,42 +20,77 @@ static int wr(const int *world, int r)
     return world ? world[r] : r;
 }
 
-/* One rank's sends: its link (port), CPU clock and in-flight queue. */
+/* One rank's sends: its CPU clock, its in-flight queue and one link per
+ * class of destination (tb_costs_pair_class: the coarsest level at which
+ * the two ranks differ), since messages to a peer in the same socket, in
+ * the other socket and on another node leave by different ways.  A class
+ * with fan-out f (tb_fanout_measure) carries f messages to different peers
+ * at once: each send holds it for g(m) / f, and the flow to its peer for
+ * g(m) (one peer never gets more than a pair's bandwidth). */
 typedef struct sender {
-    double now, port;
+    double now;
+    double port[TB_MAX_LEVELS + 1];
     double *inflight; /* completion times, ring of cap */
     int head, count, cap;
 } sender;
 
-/* Issues one message of len bytes at the sender's CPU time; returns its
- * arrival time at the receiver. */
-static double send_one(sender *s, const tb_edge_cost *ep, int rendezvous, int nonblocking)
+/* Issues one message at the sender's CPU time on link cls; returns its
+ * arrival time at the receiver.  post: the CPU cost of starting a
+ * non-blocking rendezvous send (its data moves later, without the CPU). */
+static double send_one(sender *s, const tb_edge_cost *ep, int cls, double fan, double *flow, double post,
+                       int rendezvous, int nonblocking)
 {
     const tb_edge_cost e = *ep;
+    /* The CPU cost of an eager send.  The probe's o_s times an MPI_Ssend,
+     * which also waits for the receiver's match and so includes the wire;
+     * its o_r (a receive of data already there) is the copy alone, which
+     * the send pays too. */
+    double os = e.orv > 0 && e.orv < e.os ? e.orv : e.os;
     if (nonblocking && s->count == s->cap) {
         if (s->inflight[s->head] > s->now)
             s->now = s->inflight[s->head];
         s->head = (s->head + 1) % s->cap;
         s->count--;
     }
-    double start = s->now > s->port ? s->now : s->port;
+    double start = s->now > s->port[cls] ? s->now : s->port[cls];
+    if (*flow > start)
+        start = *flow;
     double arrive = start + e.g + e.L;
-    s->port = start + e.g;
+    s->port[cls] = start + e.g / fan;
+    *flow = start + e.g;
     if (nonblocking) {
         s->inflight[(s->head + s->count) % s->cap] = rendezvous ? arrive : start + e.g;
         s->count++;
-        s->now += e.os;
+        s->now += rendezvous ? post : os;
     } else {
-        double done = rendezvous ? arrive : s->now + e.os;
+        double done = rendezvous ? arrive : s->now + os;
         s->now = done > s->now ? done : s->now;
     }
     return arrive;
 }
 
+static double port_max(const sender *s)
+{
+    double m = 0;
+    for (int k = 0; k <= TB_MAX_LEVELS; k++)
+        if (s->port[k] > m)
+            m = s->port[k];
+    return m;
+}
+
+static double fan_of(const double *fanout, int cls)
+{
+    return fanout && fanout[cls] > 1.0 ? fanout[cls] : 1.0;
+}
+
 /* Tree phase.  done[r]: when rank r has finished its tree part (all its
- * blocks received, all sends complete); port[r]: its link's next free time. */
-static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec, size_t n,
-                      double *done, double *port)
+ * blocks received, all sends complete); port[r]: when its links are free.
+ * A rank's CPU pays o_s per send and o_r per received segment after the
+ * first (the first one's is in its arrival time, L + g); rendezvous
+ * messages pay only the overheads of an empty one (the transfer is the
+ * gap's). */
+static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_plan *p,
+                      const tb_alg_spec *spec, size_t n, double *done, double *port)
 {
     const tb_tree *t = &p->tree;
     const int P = t->size;
@@ -69,7 +104,9 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
     struct {
         size_t len;
         tb_edge_cost e;
-    } *full = NULL; /* per child: its usual piece length and cost */
+        int cls;
+        double fan, post, flow;
+    } *full = NULL; /* per child: its usual piece length, cost, link and flow */
     int cap = spec->nonblocking ? (spec->outstanding > 0 ? spec->outstanding : 1) : 1;
     if (cap > 64)
         cap = 64;
@@ -121,8 +158,22 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
             /* every piece but a child's last is a whole segment: price it once */
             full[i].len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
             tb_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
+            tb_edge_cost z;
+            tb_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
+            full[i].post = z.os;
+            full[i].cls = tb_costs_pair_class(h, r, ch[i]);
+            full[i].fan = fan_of(fanout, full[i].cls);
+            full[i].flow = 0.0;
         }
-        sender s = {0.0, 0.0, inflight, 0, 0, cap};
+        /* CPU time to take in each segment after the first */
+        double take = 0.0;
+        if (t->parent[r] >= 0 && nseg > 1) {
+            size_t len = hi - lo < seg ? hi - lo : seg;
+            tb_edge_cost q;
+            tb_costs_edge(c, wr(world, t->parent[r]), wr(world, r), len >= c->eager_limit ? 0 : len, &q);
+            take = q.orv;
+        }
+        sender s = {.now = 0.0, .inflight = inflight, .cap = cap};
         for (;;) {
             int progress = 1;
             while (progress) {
@@ -142,7 +193,8 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
                     }
                     if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
                         goto out; /* more pieces than the child's range holds */
-                    double a = send_one(&s, e, len >= c->eager_limit, spec->nonblocking);
+                    double a = send_one(&s, e, full[i].cls, full[i].fan, &full[i].flow, full[i].post,
+                                        len >= c->eager_limit, spec->nonblocking);
                     arr[aoff[k] + (size_t)got[k]++] = a;
                     cursor[i] += len;
                     progress = 1;
@@ -150,6 +202,8 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
             }
             if (arrived == nseg)
                 break;
+            if (arrived > 0)
+                s.now += take;
             if (A[arrived] > s.now)
                 s.now = A[arrived];
             arrived++;
@@ -161,7 +215,7 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_plan *p, con
             s.head = (s.head + 1) % s.cap;
         }
         done[r] = s.now;
-        port[r] = s.port;
+        port[r] = port_max(&s);
     }
     rc = 0;
 out:
@@ -348,15 +402,17 @@ out:
     return rc;
 }
 
-double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec,
-                          size_t bytes)
+double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes)
 {
     const int P = p->tree.size;
     if (P <= 1 || bytes == 0)
         return 0.0;
+    if (h && (h->size != P || h->nlevels > TB_MAX_LEVELS))
+        h = NULL;
     double *now = malloc(sizeof(double) * (size_t)P), *port = malloc(sizeof(double) * (size_t)P);
     double t = -1.0;
-    if (now && port && tree_phase(c, world, p, spec, bytes, now, port) == 0 &&
+    if (now && port && tree_phase(c, world, h, fanout, p, spec, bytes, now, port) == 0 &&
         (p->xchg == TB_XCHG_NONE || xchg_phase(c, world, p, bytes, now, port) == 0)) {
         t = 0.0;
         for (int r = 0; r < P; r++)
@@ -369,16 +425,16 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
 }
 
 double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const tb_alg_spec *spec, size_t bytes)
+                             const double *fanout, const tb_alg_spec *spec, size_t bytes)
 {
-    double t = tb_model_plan_time(c, world, p, spec, bytes);
+    double t = tb_model_plan_time(c, world, p, h, fanout, spec, bytes);
     if (t < 0)
         return t;
     double b = tb_model_boundary_time(c, world, p, h, bytes);
     return b > t ? b : t;
 }
 
-int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
+int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
 {
     if (spec->id == TB_ALG_DEFAULT) {
@@ -389,7 +445,7 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int 
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, spec, bytes);
+    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
@@ -437,14 +493,17 @@ uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
 }
 
 /* Bytes-on-the-wire view of the same plan: every group of every level has
- * one way out and one way in (a node's network adapter, a socket's link to
- * the other socket) that all of its ranks share, which the replay above
- * ignores -- there each rank has a link of its own, so 16 ranks of a node
- * sending at once look 16 times as fast as they are.  Each message that
- * crosses a group's boundary occupies that way for its gap minus the gap of
- * an empty message (the bandwidth part; per-message CPU costs are the
- * ranks' own and overlap).  The busiest boundary bounds the broadcast from
- * below. */
+ * ways out and in that all of its ranks share, which the replay above
+ * ignores -- there each rank has links of its own, so 16 ranks of a node
+ * sending at once look 16 times as fast as they are.  A group has two such
+ * ways each direction: to its sibling groups (same parent group: a socket's
+ * link to the other socket) and beyond its parent (a socket's way to the
+ * network), which are separate wires on most machines; where they are one
+ * (a node's single adapter), the bound is at most 2x low.  Each message
+ * that crosses a group's boundary occupies its way for its gap minus the
+ * gap of an empty message (the bandwidth part; per-message CPU costs are
+ * the ranks' own and overlap).  The busiest way bounds the broadcast from
+ * below.  busy[] holds 4 counters per group: out/in x sibling/beyond. */
 static void charge(const tb_costs *c, const int *world, const tb_hier *h, double *busy, const size_t *goff, int a,
                    int b, size_t len)
 {
@@ -456,12 +515,11 @@ static void charge(const tb_costs *c, const int *world, const tb_hier *h, double
     double t = e.g - z.g;
     if (t <= 0)
         return;
-    for (int l = 0; l < h->nlevels; l++) {
-        int ga = h->group[l][a], gb = h->group[l][b];
-        if (ga == gb)
-            continue;
-        busy[2 * (goff[l] + (size_t)ga)] += t;     /* out of a's group */
-        busy[2 * (goff[l] + (size_t)gb) + 1] += t; /* into b's group */
+    int split = tb_costs_pair_class(h, a, b); /* the level where a and b part */
+    for (int l = split; l < h->nlevels; l++) {
+        size_t beyond = l > split ? 2 : 0;
+        busy[4 * (goff[l] + (size_t)h->group[l][a]) + beyond] += t;     /* out of a's group */
+        busy[4 * (goff[l] + (size_t)h->group[l][b]) + beyond + 1] += t; /* into b's group */
     }
 }
 
@@ -477,7 +535,7 @@ double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan
     goff[0] = 0;
     for (int l = 0; l < h->nlevels; l++)
         goff[l + 1] = goff[l] + (size_t)h->ngroups[l];
-    double *busy = calloc(2 * (goff[h->nlevels] ? goff[h->nlevels] : 1), sizeof(double));
+    double *busy = calloc(4 * (goff[h->nlevels] ? goff[h->nlevels] : 1), sizeof(double));
     if (!busy) {
         free(goff);
         return -1.0;
@@ -505,7 +563,7 @@ double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan
                                range_bytes(bytes, t->nblocks, &st[j].send[1]));
             free(st);
         }
-    for (size_t i = 0; worst >= 0 && i < 2 * goff[h->nlevels]; i++)
+    for (size_t i = 0; worst >= 0 && i < 4 * goff[h->nlevels]; i++)
         if (busy[i] > worst)
             worst = busy[i];
     free(busy);

@@ -5,16 +5,21 @@
  *
  *   - a rank forwards segment k to its children as soon as it has it, one
  *     segment per child per pass, children in send order;
- *   - consecutive sends of one rank are at least g(m) apart (its link), the
- *     CPU pays o_s(m) per send; a message is complete at the receiver
- *     g(m) + L after it started (so pipelines, LogGP-style, cost
- *     ~ (depth + segments) x g(segment));
- *   - non-blocking sends: at most `outstanding` in flight; blocking sends of
- *     messages at or above the eager limit return only on delivery;
+ *   - a message is complete at the receiver g(m) + L after it started (so
+ *     pipelines, LogGP-style, cost ~ (depth + segments) x g(segment));
+ *   - a rank has one link per class of destination (the coarsest level at
+ *     which the two differ): consecutive sends on one link are at least
+ *     g(m) / f apart, f the class's measured fan-out (fanout.h; 1 without
+ *     it), while sends on different links overlap;
+ *   - the CPU pays o_s(m) per send and o_r(m) per received segment after
+ *     the first; non-blocking sends: at most `outstanding` in flight;
+ *     blocking sends of messages at or above the eager limit return only on
+ *     delivery; rendezvous messages cost the CPU only an empty message's
+ *     overheads;
  *   - then the exchange steps (ring / recursive doubling / pair swap), each
  *     step a send and a receive that start when the rank reaches the step.
  *
- * Contention on shared links is bounded separately
+ * Contention between ranks on shared links is bounded separately
  * (tb_model_boundary_time); the MPI library's own algorithm ("default") is
  * not modelled: default is always measured.  Pure, no MPI,
  * deterministic. */
@@ -29,30 +34,32 @@
 #include "schedule.h"
 
 /* Predicted seconds for a plan (built for comm ranks; world[r] maps comm
- * rank r to the world rank the costs are indexed by, NULL = same).
- * spec supplies segment, nonblocking and outstanding.  Returns -1.0 if the
- * plan cannot be replayed (a step pattern that would deadlock). */
-double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec,
-                          size_t bytes);
+ * rank r to the world rank the costs are indexed by, NULL = same).  h: the
+ * communicator's hierarchy (comm ranks) for the links' classes, or NULL
+ * (one link per rank, class 0); fanout[0..h->nlevels] (fanout[0] without
+ * h): fan-out per class, or NULL (1).  spec supplies segment, nonblocking and outstanding.  Returns -1.0
+ * if the plan cannot be replayed (a step pattern that would deadlock). */
+double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes);
 
 /* The prediction of a built plan: the larger of its replay and of the
- * shared-link bound below (h: the communicator's hierarchy, or NULL).
- * -1.0 if the plan cannot be replayed. */
+ * shared-link bound below.  -1.0 if the plan cannot be replayed. */
 double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const tb_alg_spec *spec, size_t bytes);
+                             const double *fanout, const tb_alg_spec *spec, size_t bytes);
 
 /* Builds the plan for (size, root, spec, h) and predicts it
  * (tb_model_plan_predict).  Returns 0 and
  * *seconds, or -1 with err set (default has no model; unbuildable plan). */
-int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, int size, int root,
+int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
 
-/* Lower bound from shared links: the busiest group boundary (any level of
- * h, the communicator's hierarchy in comm ranks), charged the bandwidth part
- * of the gap of every message that crosses it, as if all ranks of the group
- * shared one link out and one link in.  0 without levels; -1.0 on failure.
- * The replay gives every rank a link of its own; tb_model_plan_predict takes
- * the larger of the two. */
+/* Lower bound from shared links: the busiest way out of or into a group
+ * (any level of h, the communicator's hierarchy in comm ranks; to sibling
+ * groups and beyond the parent counted apart), charged the bandwidth part
+ * of the gap of every message that takes it, as if all ranks of the group
+ * shared it.  0 without levels; -1.0 on failure.  The replay gives every
+ * rank links of its own; tb_model_plan_predict takes the larger of the
+ * two. */
 double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:

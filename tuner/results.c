@@ -81,6 +81,15 @@ const tb_result *tb_results_find(const tb_results *rs, int comm, size_t bytes, c
     return j >= 0 && rs->index[j] ? &rs->v[rs->index[j] - 1] : NULL;
 }
 
+int tb_results_set_predicted(tb_results *rs, int comm, size_t bytes, const char *spec, double predicted)
+{
+    long j = slot_of(rs, comm, bytes, spec);
+    if (j < 0 || !rs->index[j])
+        return -1;
+    rs->v[rs->index[j] - 1].predicted = predicted;
+    return 0;
+}
+
 void tb_results_free(tb_results *rs)
 {
     free(rs->v);

@@ -46,6 +46,10 @@ typedef struct tb_results {
 /* Adds or replaces the record with the same key.  Returns 0 or -1. */
 int tb_results_put(tb_results *rs, const tb_result *r);
 const tb_result *tb_results_find(const tb_results *rs, int comm, size_t bytes, const char *spec);
+/* Sets the prediction of an existing record (results resumed from a partial
+ * file carry the prediction of the run that measured them).  Returns 0, or
+ * -1 if there is no such record. */
+int tb_results_set_predicted(tb_results *rs, int comm, size_t bytes, const char *spec, double predicted);
 void tb_results_free(tb_results *rs);
 
 /* What a record is ranked by: the mean of the medians of the root modes

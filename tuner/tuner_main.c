@@ -3,7 +3,8 @@
  * selection table (with the topology it used) for TOPOBCAST_CONFIG.
  *
  *   1. costs: the probe's per-pair PLogP measurements, or a quick per-level
- *      ping-pong (calibrate.c);
+ *      ping-pong (calibrate.c); and how many large sends one rank can have
+ *      in flight per class of destination (fanout.c);
  *   2. per communicator (the job, its first half and quarter) and message
  *      size: every candidate (candidates.c) is priced by the cost model
  *      (model.c); only those within --factor of the best prediction, plus
@@ -33,6 +34,7 @@
 #include "costs.h"
 #include "costs_probe.h"
 #include "dispatch.h"
+#include "fanout.h"
 #include "model.h"
 #include "progress.h"
 #include "results.h"
@@ -41,9 +43,13 @@
 
 #define MAX_SIZES 128
 #define MAX_COMMS 8
+/* fan-out test: messages large enough to be bandwidth-bound, to at most 8
+ * peers per class */
+#define FANOUT_BYTES ((size_t)1 << 20)
+#define FANOUT_PEERS 8
 
 typedef struct opts {
-    const char *topology, *measurements, *out, *partial, *compare, *csv, *algs;
+    const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
     size_t sizes[MAX_SIZES];
     int nsizes;
     size_t max_size;
@@ -76,7 +82,7 @@ static void usage(FILE *f)
             "  --roots 0|rotate|both  broadcast roots (default both: the score is the mean of\n"
             "                     the medians for root 0 and for a root rotating over the ranks)\n"
             "  --factor F         time candidates predicted within F x the best prediction\n"
-            "                     (default 1.5); default (PMPI_Bcast) is always timed\n"
+            "                     (default 1.2); default (PMPI_Bcast) is always timed\n"
             "  --max-timed K      and at most the K best predicted of them (default 0: no cap)\n"
             "  --exhaustive       time every candidate; reports what pruning would have chosen\n"
             "  --algorithms LIST  only these algorithm families (e.g. binomial,pipeline,magpie2)\n"
@@ -88,6 +94,8 @@ static void usage(FILE *f)
             "  --dry-run          model and plan only: print what would be timed, time nothing\n"
             "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
             "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm\n"
+            "  --model-csv FILE   comm,bytes,predicted_us,measured_us,kept,spec of every timed\n"
+            "                     candidate (model error; with --exhaustive: all of them)\n"
             "  -v, --verbose      more detail (per-candidate predictions)\n"
             "Times are the maximum over ranks of each synchronised repetition.  Only trust\n"
             "timings from runs with no more ranks than cores.\n");
@@ -135,7 +143,7 @@ static int parse_args(opts *o, int argc, char **argv, int *help)
     o->reps = 20;
     o->warmup = 3;
     o->root_mode = 2;
-    o->factor = 1.5;
+    o->factor = 1.2;
     o->tie = 0.03;
     o->send_variants = 2;
     *help = 0;
@@ -179,6 +187,8 @@ static int parse_args(opts *o, int argc, char **argv, int *help)
             o->compare = v;
         else if (!strcmp(a, "--csv"))
             o->csv = v;
+        else if (!strcmp(a, "--model-csv"))
+            o->model_csv = v;
         else if (!strcmp(a, "--algorithms"))
             o->algs = v;
         else if (!strcmp(a, "--max-size")) {
@@ -268,6 +278,7 @@ typedef struct comm_info {
     int size;
     MPI_Comm comm;                  /* MPI_COMM_NULL on non-members */
     const tb_hier *hier;            /* the library's hierarchy for it */
+    double fanout[TB_MAX_LEVELS + 1]; /* per pair class of hier (fanout.h) */
 } comm_info;
 
 static int family_allowed(const char *algs, tb_alg_id id)
@@ -366,7 +377,7 @@ static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *
         if (memo->cap && memo->t[slot] != -2.0)
             *t = memo->t[slot];
         else
-            *t = tb_model_plan_predict(costs, NULL, &p[0], h, spec, bytes);
+            *t = tb_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, spec, bytes);
         if (memo->cap)
             memo->sig[slot] = *sig, memo->t[slot] = *t;
         if (*t < 0) {
@@ -757,6 +768,21 @@ static void load_costs(tuner *T)
     }
 }
 
+/* Fan-out per pair class of every tuned communicator, for the model
+ * (collective per communicator; a few large messages from rank 0). */
+static void measure_fanout(tuner *T)
+{
+    for (int c = 0; c < T->ncomm; c++) {
+        comm_info *ci = &T->comms[c];
+        for (int k = 0; k <= TB_MAX_LEVELS; k++)
+            ci->fanout[k] = 1.0;
+        const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL;
+        if (T->have_costs && ci->comm != MPI_COMM_NULL && (!h || h->nlevels <= TB_MAX_LEVELS) &&
+            tb_fanout_measure(ci->comm, h, FANOUT_BYTES, FANOUT_PEERS, 3, ci->fanout) != 0 && wrank == 0)
+            fprintf(stderr, "topobcast-tuner: out of memory measuring fan-out; the model assumes 1\n");
+    }
+}
+
 static void print_setup(const tuner *T)
 {
     const opts *o = &T->o;
@@ -770,10 +796,17 @@ static void print_setup(const tuner *T)
     for (int c = 0; c < T->ncomm; c++) {
         const tb_hier *h = T->comms[c].hier;
         printf("# communicator of %d processes: ", T->comms[c].size);
-        if (!h || h->nlevels == 0)
+        int nl = h ? h->nlevels : 0;
+        if (nl == 0)
             printf("no levels");
-        for (int l = 0; h && l < h->nlevels; l++)
+        for (int l = 0; l < nl; l++)
             printf("%s%s (%d groups)", l ? " > " : "", h->level_name[l], h->ngroups[l]);
+        if (T->have_costs) {
+            printf("; fan-out of rank 0's sends:");
+            for (int l = 0; l <= nl; l++)
+                printf(" %s%s %.2f", l < nl ? "other " : nl ? "same " : "", nl ? h->level_name[l < nl ? l : nl - 1] : "all",
+                       T->comms[c].fanout[l]);
+        }
         printf("\n");
     }
     fflush(stdout);
@@ -976,8 +1009,8 @@ static int time_all(tuner *T)
  * table's ranges; counts how often pruning alone picks the same winner
  * (--exhaustive).  Returns 0 or -1. */
 typedef struct prune_check {
-    long cases, same;
-    double worst, logsum; /* time of pruning's winner / exhaustive winner's */
+    long cases, same, tied; /* same: the same schedule or the same time; tied: within --tie */
+    double worst, logsum;   /* time of pruning's winner / exhaustive winner's */
 } prune_check;
 
 static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
@@ -993,6 +1026,13 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
     if (!t->comm || !win) {
         free(win);
         return -1;
+    }
+    FILE *mcsv = NULL;
+    if (o->model_csv) {
+        if (!(mcsv = fopen(o->model_csv, "w")))
+            fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->model_csv, strerror(errno));
+        else
+            fprintf(mcsv, "comm,bytes,predicted_us,measured_us,kept,spec\n");
     }
     int rc = 0;
     for (int ti = 0; ti < t->ncomm && rc == 0; ti++) {
@@ -1023,9 +1063,16 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
             int n = 0, nk = 0;
             const tb_result *def = NULL;
             for (int j = 0; j < it->ntime; j++) {
+                /* this run's model, also for results resumed from the partial file */
+                if (it->pred[j] >= 0)
+                    tb_results_set_predicted(&T->rs, T->comms[c].size, it->bytes, it->spec[j], it->pred[j]);
                 const tb_result *r = tb_results_find(&T->rs, T->comms[c].size, it->bytes, it->spec[j]);
                 if (!r)
                     continue;
+                if (mcsv && r->status == TB_RES_OK)
+                    fprintf(mcsv, "%d,%zu,%.6g,%.6g,%d,%s\n", T->comms[c].size, it->bytes,
+                            it->pred[j] >= 0 ? it->pred[j] * 1e6 : NAN, tb_result_score(r) * 1e6, it->pruned[j],
+                            it->spec[j]);
                 recs[n++] = r;
                 if (it->pruned[j])
                     kept[nk++] = r;
@@ -1040,11 +1087,15 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
                 if (pw >= 0 && aw >= 0) {
                     double ratio = tb_result_score(kept[pw]) / tb_result_score(recs[aw]);
                     pc->cases++;
-                    pc->same += !strcmp(kept[pw]->spec, recs[aw]->spec);
+                    /* distinct specs here are distinct schedules; one that
+                     * measured exactly the winner's time is as good */
+                    int same = !strcmp(kept[pw]->spec, recs[aw]->spec) || ratio <= 1.0 + 1e-9;
+                    pc->same += same;
+                    pc->tied += !same && ratio <= 1.0 + o->tie;
                     pc->logsum += log(ratio);
                     if (ratio > pc->worst)
                         pc->worst = ratio;
-                    if (strcmp(kept[pw]->spec, recs[aw]->spec) && o->verbose)
+                    if (!same && o->verbose)
                         printf("    pruning would pick %s (%.2f us, %.3fx)\n", kept[pw]->spec,
                                tb_result_score(kept[pw]) * 1e6, ratio);
                 }
@@ -1060,6 +1111,8 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
             rc = -1;
     }
     free(win);
+    if (mcsv)
+        fclose(mcsv);
     return rc;
 }
 
@@ -1078,7 +1131,7 @@ static int report_and_write(tuner *T)
     printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
            (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
     tb_table t = {0};
-    prune_check pc = {0, 0, 1.0, 0.0};
+    prune_check pc = {0, 0, 0, 1.0, 0.0};
     if (pick_winners(T, &t, &pc) != 0) {
         fprintf(stderr, "topobcast-tuner: out of memory\n");
         tb_table_free(&t);
@@ -1092,9 +1145,11 @@ static int report_and_write(tuner *T)
            pruned_runs, T->total_cand, pruned_runs ? (double)T->total_cand / (double)pruned_runs : 0.0,
            T->total_distinct, pruned_runs ? (double)T->total_distinct / (double)pruned_runs : 0.0);
     if (o->exhaustive && pc.cases > 0)
-        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases; its choices "
-               "are %.3fx the exhaustive winners' time on geometric mean, %.3fx at worst\n",
-               o->factor, T->total_prune, pc.same, pc.cases, exp(pc.logsum / (double)pc.cases), pc.worst);
+        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases (%ld more "
+               "within the tie of %.0f%%); its choices are %.3fx the exhaustive winners' time on geometric mean, "
+               "%.3fx at worst\n",
+               o->factor, T->total_prune, pc.same, pc.cases, pc.tied, o->tie * 100, exp(pc.logsum / (double)pc.cases),
+               pc.worst);
 
     char meta[1024], date[64], src[256];
     time_t now = time(NULL);
@@ -1189,6 +1244,7 @@ int main(int argc, char **argv)
     if (setup_comms(&T) != 0)
         return finish(2);
     load_costs(&T);
+    measure_fanout(&T);
     T.nitems = T.ncomm * T.o.nsizes;
     T.items = calloc((size_t)T.nitems, sizeof *T.items);
     if (!T.items)

@@ -37,10 +37,11 @@ PIPE_TIME_OPTS=${PIPE_TIME_OPTS:---reps 3 --warmup 1 --roots 0}
 # The probe: the PLogP method (-M 2M -R 8), cheap at scale
 # (probe/README.md, "Cost under SMPI"): --fast auto measures between hosts
 # only as many ranks per host as keeps the rounds at the intra-host count;
-# the topology is read at D(0), so g(m) by saturation only at m = 0
-# (--gsat-max 0: g(m) from RTT above) and no inserted sizes; simulated time
-# is exact, so no minimum batch time.
-PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 --gsat-max 0 --progress plain}
+# no inserted sizes; simulated time is exact, so no minimum batch time.
+# g(m) by saturation up to 64 KiB (the default) although the topology only
+# needs m = 0: the tuner's model prices segments with it, and g from a round
+# trip (--gsat-max 0) overstates back-to-back segments (tuner/README.md).
+PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 --progress plain}
 # The tuner: only the whole job (the comparison's communicator; smaller
 # ones get default), non-blocking sends, and at most 8 model-predicted
 # candidates per size besides default.  The word NP stands for the number

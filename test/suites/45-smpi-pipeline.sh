@@ -29,7 +29,7 @@ fi
 # ---- the run ----------------------------------------------------------------
 export PIPE_MAX_SIZE=${PIPE_MAX_SIZE:-256K}
 export PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-60}
-export PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 256K -R 4 --fast auto --batch-time 0 --max-insert 0 --gsat-max 0 --progress plain}
+export PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 256K -R 4 --fast auto --batch-time 0 --max-insert 0 --progress plain}
 export PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 export PIPE_JOBS=${PIPE_JOBS:-2}
 start=$(date +%s)

@@ -98,6 +98,12 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     check "SMPI FRAM: topology loads" bash -c "'$PROBE' --check '$D/fram8.yaml' | grep -q 'levels: island(2) node(3) socket(4)'"
     OUT=$("$PROBE" --analyze "$D/fram8.txt" --truth "$D/truth8.txt" -o "$D/fram8b.yaml" 2>&1)
     check "SMPI FRAM: --analyze reproduces the topology" cmp -s "$D/fram8.yaml" "$D/fram8b.yaml"
+    # g(m) above the saturation limit comes from the round trip, whose
+    # answer carries m bytes too: ranks 0 and 1 share a socket (8 GB/s
+    # copies), so g(256K) is ~32.8 us, not twice that
+    check "SMPI FRAM: g(256K) from the round trip = 256 KiB at 8 GB/s (+-10%)" awk '
+        /^pair / { p = ($2 == 0 && $3 == 1) } p && /^s 262144 / { g = $6; found = 1 }
+        END { w = 262144 / 8e9; exit !(found && g > 0.9 * w && g < 1.1 * w) }' "$D/fram8.txt"
     # LogGP between two nodes: the platform's eager/rendezvous switch (64 KiB
     # in test/smpi/smpi-opts.sh), the 0.2 us per-message CPU cost as o, and
     # the 0.7 us path latency as L.

@@ -72,6 +72,9 @@ run tune --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZ
 check "tuner exits 0" [ "$RC" -eq 0 ]
 [ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | tail -20 | sed 's/^/# /'
 check "tuner uses the probe measurements" has "costs: $tmp/meas.txt \\(plogp, 2 ranks, 1 pairs measured"
+# one node, no levels: one class, and one peer -- nothing to send to at
+# once, so 1 (SMPI runs measure more: 62-tuner-smpi.sh)
+check "fan-out with one peer is 1" has "^# communicator of 2 processes: no levels; fan-out of rank 0's sends: all 1.00\$"
 check "tuner reports timed runs vs exhaustive" has "^timed runs .*: [0-9]+ with pruning; exhaustive: [0-9]+ candidates"
 check "tuner reports model error per family" has "^model error by algorithm family"
 check "tuner verified its table loads" has "it loads and selects every measured winner"
@@ -105,9 +108,23 @@ check "measurements of 4 processes refused on 2" \
     ok_and has "measured with 4 processes, this job has 2; calibrating instead"
 
 # 4. exhaustive mode says what pruning would have chosen
-run exhaustive --measurements "$tmp/meas.txt" --sizes 64K --reps 3 --warmup 1 --exhaustive -o "$tmp/e.yaml"
+run exhaustive --measurements "$tmp/meas.txt" --sizes 64K --reps 3 --warmup 1 --exhaustive -o "$tmp/e.yaml" \
+    --model-csv "$tmp/m.csv"
 check "exhaustive run compares pruning" \
-    ok_and has "pruning at 1.50x would have timed [0-9]+ and chosen the same winner in [01] of 1 cases; its choices are [0-9.]+x"
+    ok_and has "pruning at 1.20x would have timed [0-9]+ and chosen the same winner in [01] of 1 cases \\([01] more within the tie of 3%\\); its choices are [0-9.]+x"
+# --model-csv: one row per timed candidate (all distinct schedules here),
+# predictions for all but default, and the kept flag of exactly what pruning
+# would have timed
+ndist=$(sed -n 's/.*exhaustive: [0-9]* candidates ([0-9.]*x more), \([0-9]*\) distinct.*/\1/p' <<<"$OUT")
+nprune=$(sed -n 's/^pruning at [0-9.]*x would have timed \([0-9]*\) .*/\1/p' <<<"$OUT")
+check "model CSV: a row per distinct schedule, kept = the pruned set" python3 - "$tmp/m.csv" "$ndist" "$nprune" <<'EOF'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = len(rows) == int(sys.argv[2]) and sum(int(r["kept"]) for r in rows) == int(sys.argv[3])
+ok = ok and all(float(r["measured_us"]) > 0 and r["bytes"] == "65536" and r["comm"] == "2" for r in rows)
+ok = ok and all(math.isnan(float(r["predicted_us"])) == (r["spec"] == "default") for r in rows)
+sys.exit(0 if ok else 1)
+EOF
 
 # 5. compare
 run compare --compare "$tmp/t.yaml" --csv "$tmp/c.csv" --sizes $SIZES --reps 5 --warmup 1

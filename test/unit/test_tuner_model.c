@@ -37,7 +37,7 @@ static double predict(const tb_costs *c, const tb_hier *h, int P, const char *sp
     char err[256];
     double t = -1;
     if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0 ||
-        tb_model_predict(c, NULL, h, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
+        tb_model_predict(c, NULL, h, NULL, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
         printf("# %s: %s\n", spec, err);
         return -1;
     }
@@ -154,11 +154,11 @@ int main(void)
         char err[256];
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
         double t1 = -1, t2 = -1;
-        tb_model_predict(&cc, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
-        tb_model_predict(&cc, world + P - 4, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
+        tb_model_predict(&cc, NULL, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
+        tb_model_predict(&cc, world + P - 4, NULL, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
         TAP_OK(t1 > 0 && fabs(t1 - t2) < 1e-15, "world map applied (%.2f vs %.2f us)", t1 * 1e6, t2 * 1e6);
         tb_alg_spec_parse("default", &s, err, sizeof err);
-        TAP_OK(tb_model_predict(&cc, NULL, &h, P, 0, &s, 64, &t1, err, sizeof err) == -1,
+        TAP_OK(tb_model_predict(&cc, NULL, &h, NULL, P, 0, &s, 64, &t1, err, sizeof err) == -1,
                "default has no model");
         tb_costs_free(&cc);
         tb_hier_free(&h);
@@ -187,10 +187,10 @@ int main(void)
         double bound = -1, alone = -1, both = -1;
         if (tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
             bound = tb_model_boundary_time(&cb, NULL, &p, &h, n);
-            alone = tb_model_plan_time(&cb, NULL, &p, &s, n);
+            alone = tb_model_plan_time(&cb, NULL, &p, &h, NULL, &s, n);
             tb_plan_free(&p);
         }
-        tb_model_predict(&cb, NULL, &h, P, 0, &s, n, &both, err, sizeof err);
+        tb_model_predict(&cb, NULL, &h, NULL, P, 0, &s, n, &both, err, sizeof err);
         double want = 8 * (double)n / bw;
         TAP_OK(fabs(bound - want) < 1e-12, "boundary bound: 8 crossings of 1 MiB = %.1f us (got %.1f us)",
                want * 1e6, bound * 1e6);
@@ -202,6 +202,111 @@ int main(void)
         tb_plan_free(&p);
         tb_costs_free(&cb);
         tb_hier_free(&h);
+    }
+    /* Links per class of destination, fan-out, receive overhead, and the
+     * boundary bound's sibling / beyond ways; one curve for every pair. */
+    {
+        int P = 8;
+        size_t n = 1u << 20;
+        tb_costs ck;
+        tb_costs_alloc(&ck, P, 1, 5, 0);
+        sizes(&ck);
+        set_curve(&ck, 0, L, g0, bw);
+        double gn = g0 + (double)n / bw;
+        tb_alg_spec s;
+        char err[256];
+        tb_plan p;
+        /* flat from 0 to 1, 2, 4: one rank of each class.  One link: the
+         * last of 3 sends arrives 3 gaps after the first started; one link
+         * per class: they overlap and the last arrives one gap + the CPU
+         * cost of posting two rendezvous sends after it. */
+        tb_alg_spec_parse("flat", &s, err, sizeof err);
+        tb_hier h3;
+        tb_hier_alloc(&h3, 4, 2);
+        snprintf(h3.level_name[0], TB_LEVEL_NAME_MAX, "node");
+        snprintf(h3.level_name[1], TB_LEVEL_NAME_MAX, "socket");
+        h3.ngroups[0] = 2;
+        h3.ngroups[1] = 3;
+        int g3n[4] = {0, 0, 0, 1}, g3s[4] = {0, 0, 1, 2}; /* ranks 0, 1 | 2 | 3 */
+        for (int r = 0; r < 4; r++)
+            h3.group[0][r] = g3n[r], h3.group[1][r] = g3s[r];
+        double one = -1, per = -1;
+        if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
+            one = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, n);
+            per = tb_model_plan_time(&ck, NULL, &p, &h3, NULL, &s, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(one - (3 * gn + L)) < 1e-12, "one link: 3 sends of 1 MiB queue, 3 g + L = %.1f us (got %.1f)",
+               (3 * gn + L) * 1e6, one * 1e6);
+        TAP_OK(fabs(per - (2 * g0 + gn + L)) < 1e-12,
+               "a link per class: the 3 sends overlap, 2 o_s(0) + g + L = %.2f us (got %.2f)",
+               (2 * g0 + gn + L) * 1e6, per * 1e6);
+        /* fan-out 2 inside the socket: flat over ranks 0, 1 of a 2-rank
+         * group cannot show it, so 0 -> {1, 2, 3} all in one group */
+        tb_hier h1;
+        tb_hier_alloc(&h1, 4, 1);
+        snprintf(h1.level_name[0], TB_LEVEL_NAME_MAX, "node");
+        h1.ngroups[0] = 1;
+        for (int r = 0; r < 4; r++)
+            h1.group[0][r] = 0;
+        double fan[2] = {1.0, 2.0}, f1 = -1, f2 = -1;
+        if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
+            f1 = tb_model_plan_time(&ck, NULL, &p, &h1, NULL, &s, n);
+            f2 = tb_model_plan_time(&ck, NULL, &p, &h1, fan, &s, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(f1 - (3 * gn + L)) < 1e-12 && fabs(f2 - (2 * gn / 2 + gn + L)) < 1e-12,
+               "fan-out 2: 3 sends in a group take 2 g/2 + g + L = %.1f us (fan-out 1: %.1f us; got %.1f, %.1f)",
+               (gn + gn + L) * 1e6, (3 * gn + L) * 1e6, f2 * 1e6, f1 * 1e6);
+        /* receive overhead: a 3-rank chain of eager 16 KiB segments; o_r
+         * above the gap is clamped to it, so a CPU-bound middle rank pays
+         * o_r + o_s per segment (here g + g0), not g */
+        tb_alg_spec_parse("chain:segment=16K", &s, err, sizeof err);
+        size_t m = 256u << 10, seg = 16384;
+        double gs = g0 + (double)seg / bw;
+        double without = -1, with = -1;
+        if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
+            without = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
+            for (int i = 0; i < tb_costs_n(&ck, 0); i++)
+                tb_costs_or(&ck, 0)[i] = 1.0; /* far above g: clamped to g(m) */
+            with = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
+            for (int i = 0; i < tb_costs_n(&ck, 0); i++)
+                tb_costs_or(&ck, 0)[i] = 0.0;
+            tb_plan_free(&p);
+        }
+        int nseg = (int)(m / seg);
+        double want_without = (nseg - 1) * gs + 2 * (gs + L);
+        /* rank 1: segment k arrives no earlier than k (g_s + g_s) after the first:
+         * take (g_s) + send CPU (o_s clamped by o_r = g_s ... = g0) */
+        TAP_OK(fabs(without - want_without) < 1e-12 && with > without + (nseg - 2) * g0 * 0.99,
+               "o_r: a forwarding rank's CPU pays each segment's receive (%.2f us without, %.2f us with)",
+               without * 1e6, with * 1e6);
+        /* boundary: 0 sends 1 MiB to 2 (the other socket: sibling way) and
+         * to 4 (another node: beyond the node, and beyond the socket).  One
+         * way out of socket {0,1} would carry both; two ways carry one
+         * each, so the bound is one message's bandwidth time. */
+        tb_alg_spec_parse("flat", &s, err, sizeof err);
+        tb_hier h5;
+        tb_hier_alloc(&h5, 3, 2);
+        snprintf(h5.level_name[0], TB_LEVEL_NAME_MAX, "node");
+        snprintf(h5.level_name[1], TB_LEVEL_NAME_MAX, "socket");
+        h5.ngroups[0] = 2;
+        h5.ngroups[1] = 3;
+        int g5n[3] = {0, 0, 1}, g5s[3] = {0, 1, 2}; /* 0 | 1 other socket | 2 other node */
+        for (int r = 0; r < 3; r++)
+            h5.group[0][r] = g5n[r], h5.group[1][r] = g5s[r];
+        double b5 = -1;
+        if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
+            b5 = tb_model_boundary_time(&ck, NULL, &p, &h5, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(b5 - (double)n / bw) < 1e-12,
+               "boundary: to the other socket and beyond count apart: %.1f us (one way: %.1f us)", b5 * 1e6,
+               2 * (double)n / bw * 1e6);
+        tb_hier_free(&h1);
+        tb_hier_free(&h3);
+        tb_hier_free(&h5);
+        tb_costs_free(&ck);
     }
     TAP_DONE();
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# topobcast-tuner under SimGrid SMPI, where timings are exact: the fan-out
+# it measures per class of destination, and the issue's pruning target --
+# on the FRAM-like platform (8 ranks over both islands: 2 per socket on
+# two sockets of node 0, node 1 and node 16), pruning alone picks the
+# exhaustive winner at 1 KiB, 64 KiB and 1 MiB and times at least 5x fewer
+# schedules than exhaustive.  Skips when smpicc is missing.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+ROOT=$PWD
+
+if ! command -v smpirun >/dev/null 2>&1; then
+    echo "ok tuner under SMPI skipped (smpirun missing)"
+    exit 0
+fi
+# shellcheck source=test/smpi/smpi-opts.sh
+. test/smpi/smpi-opts.sh
+SBIN=$BUILD/smpi/bin
+if [ ! -x "$SBIN/topobcast-tuner" ] || [ ! -x "$SBIN/topobcast-probe" ]; then
+    make -s smpi BUILD="$BUILD" >/dev/null 2>&1
+fi
+if [ ! -x "$SBIN/topobcast-tuner" ]; then
+    notok "SMPI tuner built ($SBIN/topobcast-tuner missing)"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP_TMP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
+has() { grep -qE -- "$1" <<<"$OUT"; }
+sim() { # sim HOSTFILE NP PROGRAM ARGS...: output in $OUT (and NAME.log), status in $RC
+    local hosts=$1 np=$2
+    shift 2
+    OUT=$(cd "$tmp" && timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform "$ROOT/test/platforms/fram.xml" \
+        -hostfile "$hosts" -np "$np" "$@" 2>&1 | grep -v 'smpi_colls/INFO')
+    RC=${PIPESTATUS[0]}
+}
+fields() { # the fan-out figures of the communicator of $1 processes
+    sed -n "s/^# communicator of $1 processes: .*fan-out of rank 0's sends://p" <<<"$OUT"
+}
+
+# 1. fan-out: 4 ranks on each socket of node 0.  Copies inside a socket
+# share its memory (25 GB/s) at 8 GB/s each: 3 peers at once go ~3x as
+# fast; the other socket is one QPI link (6 GB/s): no gain.
+for h in fram-n00-s0 fram-n00-s1; do for _ in 1 2 3 4; do echo "$h"; done; done >"$tmp/h44.txt"
+sim "$tmp/h44.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --dry-run --sizes 1M -o "$tmp/x.yaml"
+check "SMPI tuner dry run" [ "$RC" -eq 0 ]
+f8=$(fields 8) f4=$(fields 4)
+echo "# fan-out, 8 ranks:$f8; 4 ranks (one socket):$f4"
+check "fan-out inside a socket ~3 (3 peers), to the other socket ~1" \
+    awk -v s="$f8" 'BEGIN { n = split(s, a, " "); o = a[3]; i = a[6]
+        exit !(n == 6 && a[1] == "other" && a[4] == "same" && o >= 0.95 && o <= 1.1 && i >= 2.7 && i <= 3.0) }'
+check "fan-out without levels (one socket): all ~3" \
+    awk -v s="$f4" 'BEGIN { n = split(s, a, " "); exit !(n == 2 && a[1] == "all" && a[2] >= 2.7 && a[2] <= 3.0) }'
+
+# 2. pruning against exhaustive
+for h in fram-n00-s0 fram-n00-s1 fram-n01-s0 fram-n16-s0; do echo "$h"; echo "$h"; done >"$tmp/h8.txt"
+sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-probe" -M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 \
+    --progress none --save "$tmp/meas.txt" -o "$tmp/topo.yaml"
+check "SMPI probe for the tuner" [ "$RC" -eq 0 ]
+sim "$tmp/h8.txt" 8 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" \
+    --measurements "$tmp/meas.txt" --exhaustive --sizes 1K,64K,1M --comm-sizes 8 --reps 3 --warmup 1 --roots 0 \
+    --model-csv "$tmp/model.csv" -o "$tmp/table.yaml"
+printf '%s\n' "$OUT" | grep -E "^(timed runs|pruning at|  (family|[a-z_0-9]+ +[0-9]+ ))" | sed 's/^/# /'
+check "SMPI exhaustive tuner run" [ "$RC" -eq 0 ]
+check "pruning picks the exhaustive winner at all 3 sizes" has "chosen the same winner in 3 of 3 cases"
+check "pruning times >= 5x fewer schedules than exhaustive" awk -v s="$(grep '^timed runs' <<<"$OUT")" \
+    'BEGIN { if (!match(s, /: [0-9]+ with pruning/)) exit 1; p = substr(s, RSTART + 2, RLENGTH - 15) + 0
+             if (!match(s, /, [0-9]+ distinct/)) exit 1; d = substr(s, RSTART + 2, RLENGTH - 11) + 0
+             printf "# %d timed, %d distinct: %.2fx\n", p, d, d / p; exit !(p > 0 && d >= 5 * p) }'
+# the model's error over every distinct schedule: median within 25%
+check "model: median measured/predicted within [0.8, 1.25]" python3 - "$tmp/model.csv" <<'PY'
+import csv, math, sys
+r = sorted(float(x["measured_us"]) / float(x["predicted_us"]) for x in csv.DictReader(open(sys.argv[1]))
+           if not math.isnan(float(x["predicted_us"])))
+m = r[len(r) // 2]
+print("# %d schedules, measured/predicted median %.2f, p10 %.2f, p90 %.2f" % (len(r), m, r[len(r) // 10], r[9 * len(r) // 10]))
+sys.exit(0 if r and 0.8 <= m <= 1.25 else 1)
+PY
