@@ -31,6 +31,20 @@ static void sizes(tb_costs *c)
             tb_costs_m(c, k)[i] = m[i];
 }
 
+/* Two levels, node > socket, from each rank's node and socket numbers. */
+static void node_socket(tb_hier *h, int P, const int *node, const int *socket)
+{
+    tb_hier_alloc(h, P, 2);
+    snprintf(h->level_name[0], TB_LEVEL_NAME_MAX, "node");
+    snprintf(h->level_name[1], TB_LEVEL_NAME_MAX, "socket");
+    for (int r = 0; r < P; r++) {
+        h->group[0][r] = node[r];
+        h->group[1][r] = socket[r];
+        h->ngroups[0] = node[r] + 1 > h->ngroups[0] ? node[r] + 1 : h->ngroups[0];
+        h->ngroups[1] = socket[r] + 1 > h->ngroups[1] ? socket[r] + 1 : h->ngroups[1];
+    }
+}
+
 static double predict(const tb_costs *c, const tb_hier *h, int P, const char *spec, size_t bytes)
 {
     tb_alg_spec s;
@@ -222,14 +236,7 @@ int main(void)
          * cost of posting two rendezvous sends after it. */
         tb_alg_spec_parse("flat", &s, err, sizeof err);
         tb_hier h3;
-        tb_hier_alloc(&h3, 4, 2);
-        snprintf(h3.level_name[0], TB_LEVEL_NAME_MAX, "node");
-        snprintf(h3.level_name[1], TB_LEVEL_NAME_MAX, "socket");
-        h3.ngroups[0] = 2;
-        h3.ngroups[1] = 3;
-        int g3n[4] = {0, 0, 0, 1}, g3s[4] = {0, 0, 1, 2}; /* ranks 0, 1 | 2 | 3 */
-        for (int r = 0; r < 4; r++)
-            h3.group[0][r] = g3n[r], h3.group[1][r] = g3s[r];
+        node_socket(&h3, 4, (const int[]){0, 0, 0, 1}, (const int[]){0, 0, 1, 2}); /* 0, 1 | 2 | 3 */
         double one = -1, per = -1;
         if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
             one = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, n);
@@ -276,8 +283,9 @@ int main(void)
         }
         int nseg = (int)(m / seg);
         double want_without = (nseg - 1) * gs + 2 * (gs + L);
-        /* rank 1: segment k arrives no earlier than k (g_s + g_s) after the first:
-         * take (g_s) + send CPU (o_s clamped by o_r = g_s ... = g0) */
+        /* with o_r: the middle rank takes each segment after the first for
+         * g_s of CPU, then sends it for o_s = g0: it falls behind by g0 per
+         * segment */
         TAP_OK(fabs(without - want_without) < 1e-12 && with > without + (nseg - 2) * g0 * 0.99,
                "o_r: a forwarding rank's CPU pays each segment's receive (%.2f us without, %.2f us with)",
                without * 1e6, with * 1e6);
@@ -287,14 +295,7 @@ int main(void)
          * each, so the bound is one message's bandwidth time. */
         tb_alg_spec_parse("flat", &s, err, sizeof err);
         tb_hier h5;
-        tb_hier_alloc(&h5, 3, 2);
-        snprintf(h5.level_name[0], TB_LEVEL_NAME_MAX, "node");
-        snprintf(h5.level_name[1], TB_LEVEL_NAME_MAX, "socket");
-        h5.ngroups[0] = 2;
-        h5.ngroups[1] = 3;
-        int g5n[3] = {0, 0, 1}, g5s[3] = {0, 1, 2}; /* 0 | 1 other socket | 2 other node */
-        for (int r = 0; r < 3; r++)
-            h5.group[0][r] = g5n[r], h5.group[1][r] = g5s[r];
+        node_socket(&h5, 3, (const int[]){0, 0, 1}, (const int[]){0, 1, 2}); /* 0 | other socket | other node */
         double b5 = -1;
         if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
             b5 = tb_model_boundary_time(&ck, NULL, &p, &h5, n);
