@@ -430,7 +430,7 @@ double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan 
     double t = tb_model_plan_time(c, world, p, h, fanout, spec, bytes);
     if (t < 0)
         return t;
-    double b = tb_model_boundary_time(c, world, p, h, bytes);
+    double b = tb_model_boundary_time(c, world, p, h, fanout, bytes);
     return b > t ? b : t;
 }
 
@@ -502,51 +502,75 @@ uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
  * (a node's single adapter), the bound is at most 2x low.  Each message
  * that crosses a group's boundary occupies its way for its gap minus the
  * gap of an empty message (the bandwidth part; per-message CPU costs are
- * the ranks' own and overlap).  The busiest way bounds the broadcast from
- * below.  busy[] holds 4 counters per group: out/in x sibling/beyond. */
-static void charge(const tb_costs *c, const int *world, const tb_hier *h, double *busy, const size_t *goff, int a,
-                   int b, size_t len)
+ * the ranks' own and overlap).  Messages inside a finest group (or inside
+ * a communicator without levels) share its memory instead, which carries
+ * as many at once as the measured fan-out of that class says.  The busiest
+ * way bounds the broadcast from below. */
+typedef struct wire_ctx {
+    const tb_costs *c;
+    const int *world;
+    const tb_hier *h; /* NULL: no levels */
+    int nl;
+    size_t *goff;     /* first counter group of each level */
+    double *busy;     /* 4 per group: out/in x sibling/beyond */
+    double *mem;      /* per finest group (1 without levels) */
+    double memcap;    /* messages at once inside a finest group; 0: not bounded */
+} wire_ctx;
+
+static void charge(wire_ctx *w, int a, int b, size_t len)
 {
     if (len == 0 || a == b)
         return;
     tb_edge_cost e, z;
-    tb_costs_edge(c, wr(world, a), wr(world, b), len, &e);
-    tb_costs_edge(c, wr(world, a), wr(world, b), 0, &z);
+    tb_costs_edge(w->c, wr(w->world, a), wr(w->world, b), len, &e);
+    tb_costs_edge(w->c, wr(w->world, a), wr(w->world, b), 0, &z);
     double t = e.g - z.g;
     if (t <= 0)
         return;
-    int split = tb_costs_pair_class(h, a, b); /* the level where a and b part */
-    for (int l = split; l < h->nlevels; l++) {
+    int split = tb_costs_pair_class(w->h, a, b); /* the level where a and b part */
+    if (split >= w->nl) {
+        if (w->memcap > 0)
+            w->mem[w->nl ? w->h->group[w->nl - 1][a] : 0] += t / w->memcap;
+        return;
+    }
+    for (int l = split; l < w->nl; l++) {
         size_t beyond = l > split ? 2 : 0;
-        busy[4 * (goff[l] + (size_t)h->group[l][a]) + beyond] += t;     /* out of a's group */
-        busy[4 * (goff[l] + (size_t)h->group[l][b]) + beyond + 1] += t; /* into b's group */
+        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][a]) + beyond] += t;     /* out of a's group */
+        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][b]) + beyond + 1] += t; /* into b's group */
     }
 }
 
-double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes)
+double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                              const double *fanout, size_t bytes)
 {
     const tb_tree *t = &p->tree;
     const int P = t->size;
-    if (!h || h->nlevels <= 0 || h->size != P || P <= 1 || bytes == 0)
+    if (h && (h->size != P || h->nlevels <= 0))
+        h = NULL;
+    int nl = h ? h->nlevels : 0;
+    if ((!h && !fanout) || P <= 1 || bytes == 0)
         return 0.0;
-    size_t *goff = malloc(sizeof(size_t) * ((size_t)h->nlevels + 1));
-    if (!goff)
+    wire_ctx w = {c, world, h, nl, NULL, NULL, NULL, fanout && fanout[nl] >= 1.0 ? fanout[nl] : 0.0};
+    w.goff = malloc(sizeof(size_t) * ((size_t)nl + 1));
+    if (!w.goff)
         return -1.0;
-    goff[0] = 0;
-    for (int l = 0; l < h->nlevels; l++)
-        goff[l + 1] = goff[l] + (size_t)h->ngroups[l];
-    double *busy = calloc(4 * (goff[h->nlevels] ? goff[h->nlevels] : 1), sizeof(double));
-    if (!busy) {
-        free(goff);
+    w.goff[0] = 0;
+    for (int l = 0; l < nl; l++)
+        w.goff[l + 1] = w.goff[l] + (size_t)h->ngroups[l];
+    size_t nbusy = 4 * w.goff[nl], nmem = nl ? (size_t)h->ngroups[nl - 1] : 1;
+    w.busy = calloc(nbusy + nmem, sizeof(double));
+    if (!w.busy) {
+        free(w.goff);
         return -1.0;
     }
+    w.mem = w.busy + nbusy;
     double worst = 0.0;
     for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
         if (t->parent[r] >= 0) {
             size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
             size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
             if (hi > lo)
-                charge(c, world, h, busy, goff, t->parent[r], r, hi - lo);
+                charge(&w, t->parent[r], r, hi - lo);
         }
     if (p->xchg != TB_XCHG_NONE)
         for (int r = 0; r < P; r++) {
@@ -558,15 +582,15 @@ double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan
             }
             for (int j = 0; j < ns; j++)
                 if (st[j].send_peer >= 0)
-                    charge(c, world, h, busy, goff, r, st[j].send_peer,
+                    charge(&w, r, st[j].send_peer,
                            range_bytes(bytes, t->nblocks, &st[j].send[0]) +
                                range_bytes(bytes, t->nblocks, &st[j].send[1]));
             free(st);
         }
-    for (size_t i = 0; worst >= 0 && i < 4 * goff[h->nlevels]; i++)
-        if (busy[i] > worst)
-            worst = busy[i];
-    free(busy);
-    free(goff);
+    for (size_t i = 0; worst >= 0 && i < nbusy + nmem; i++)
+        if (w.busy[i] > worst)
+            worst = w.busy[i];
+    free(w.busy);
+    free(w.goff);
     return worst;
 }

@@ -57,10 +57,13 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
  * (any level of h, the communicator's hierarchy in comm ranks; to sibling
  * groups and beyond the parent counted apart), charged the bandwidth part
  * of the gap of every message that takes it, as if all ranks of the group
- * shared it.  0 without levels; -1.0 on failure.  The replay gives every
- * rank links of its own; tb_model_plan_predict takes the larger of the
- * two. */
-double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h, size_t bytes);
+ * shared it; and, with fanout, the memory of each finest group (the whole
+ * communicator without levels), which carries fanout[h->nlevels] (fanout[0])
+ * messages at once.  0 with neither levels nor fanout; -1.0 on failure.
+ * The replay gives every rank links of its own; tb_model_plan_predict takes
+ * the larger of the two. */
+double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                              const double *fanout, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:
  * tree (parents, blocks, send order), exchange, effective segmentation

@@ -1070,7 +1070,7 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
                 if (!r)
                     continue;
                 if (mcsv && r->status == TB_RES_OK)
-                    fprintf(mcsv, "%d,%zu,%.6g,%.6g,%d,%s\n", T->comms[c].size, it->bytes,
+                    fprintf(mcsv, "%d,%zu,%.6g,%.6g,%d,\"%s\"\n", T->comms[c].size, it->bytes,
                             it->pred[j] >= 0 ? it->pred[j] * 1e6 : NAN, tb_result_score(r) * 1e6, it->pruned[j],
                             it->spec[j]);
                 recs[n++] = r;

@@ -200,7 +200,7 @@ int main(void)
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
         double bound = -1, alone = -1, both = -1;
         if (tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
-            bound = tb_model_boundary_time(&cb, NULL, &p, &h, n);
+            bound = tb_model_boundary_time(&cb, NULL, &p, &h, NULL, n);
             alone = tb_model_plan_time(&cb, NULL, &p, &h, NULL, &s, n);
             tb_plan_free(&p);
         }
@@ -211,7 +211,7 @@ int main(void)
         TAP_OK(alone > 0 && alone < bound && both == bound,
                "replay %.1f us < bound, prediction takes the bound (%.1f us)", alone * 1e6, both * 1e6);
         TAP_OK(tb_plan_build(&p, P, 0, &s, NULL, err, sizeof err) == 0 &&
-                   tb_model_boundary_time(&cb, NULL, &p, NULL, n) == 0.0,
+                   tb_model_boundary_time(&cb, NULL, &p, NULL, NULL, n) == 0.0,
                "no hierarchy: no bound");
         tb_plan_free(&p);
         tb_costs_free(&cb);
@@ -298,12 +298,24 @@ int main(void)
         node_socket(&h5, 3, (const int[]){0, 0, 1}, (const int[]){0, 1, 2}); /* 0 | other socket | other node */
         double b5 = -1;
         if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
-            b5 = tb_model_boundary_time(&ck, NULL, &p, &h5, n);
+            b5 = tb_model_boundary_time(&ck, NULL, &p, &h5, NULL, n);
             tb_plan_free(&p);
         }
         TAP_OK(fabs(b5 - (double)n / bw) < 1e-12,
                "boundary: to the other socket and beyond count apart: %.1f us (one way: %.1f us)", b5 * 1e6,
                2 * (double)n / bw * 1e6);
+        /* memory of a group: a chain of 4 ranks without levels moves the
+         * message 3 times inside; fan-out 2 carries two at once */
+        tb_alg_spec_parse("chain", &s, err, sizeof err);
+        double m0 = -1, m2 = -1, fan0[1] = {2.0};
+        if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
+            m0 = tb_model_boundary_time(&ck, NULL, &p, NULL, NULL, n);
+            m2 = tb_model_boundary_time(&ck, NULL, &p, NULL, fan0, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(m0 == 0.0 && fabs(m2 - 1.5 * (double)n / bw) < 1e-12,
+               "memory: 3 messages inside one group at fan-out 2 bound it at 1.5 n/bw = %.1f us (got %.1f; "
+               "without fan-out %.1f)", 1.5 * (double)n / bw * 1e6, m2 * 1e6, m0 * 1e6);
         tb_hier_free(&h1);
         tb_hier_free(&h3);
         tb_hier_free(&h5);
