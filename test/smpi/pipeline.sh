@@ -46,8 +46,8 @@ PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-i
 # ones get default), non-blocking sends, and at most 8 model-predicted
 # candidates per size besides default.  The word NP stands for the number
 # of ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: at most 2
-# candidates (a ring allgather the model picks at 8 MiB costs a minute of
-# simulation at P=512 and loses; the recursive-doubling one wins at 32 KiB).
+# candidates, and no scatter_allgather (its ring allgather is P^2 messages
+# per broadcast: minutes of simulation per candidate; tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
 PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 # Built-in algorithms not timed: `automatic` times every algorithm inside
@@ -155,7 +155,9 @@ TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
 if [ -z "$PIPE_TUNER_OPTS" ]; then
     base=(--comm-sizes "$NP" --send nonblocking)
     TUNER_OPTS=("${base[@]}" --max-timed 8)
-    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 2)
+    # shellcheck disable=SC2054 # the commas separate --algorithms' names
+    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 2 --algorithms
+        binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
 fi
 {
     echo "# pipeline $name $(basename "$HOSTFILE") P=$NP, sizes $SIZES B; $(date -u '+%F %T UTC')"
