@@ -425,9 +425,11 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
 }
 
 double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const double *fanout, const tb_alg_spec *spec, size_t bytes)
+                             const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay)
 {
     double t = tb_model_plan_time(c, world, p, h, fanout, spec, bytes);
+    if (replay)
+        *replay = t;
     if (t < 0)
         return t;
     double b = tb_model_boundary_time(c, world, p, h, fanout, bytes);
@@ -445,7 +447,7 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes);
+    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes, NULL);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));

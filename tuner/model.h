@@ -43,9 +43,10 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
                           const double *fanout, const tb_alg_spec *spec, size_t bytes);
 
 /* The prediction of a built plan: the larger of its replay and of the
- * shared-link bound below.  -1.0 if the plan cannot be replayed. */
+ * shared-link bound below; *replay (if not NULL) gets the replay alone.
+ * -1.0 if the plan cannot be replayed. */
 double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const double *fanout, const tb_alg_spec *spec, size_t bytes);
+                             const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay);
 
 /* Builds the plan for (size, root, spec, h) and predicts it
  * (tb_model_plan_predict).  Returns 0 and

@@ -300,13 +300,18 @@ static int family_allowed(const char *algs, tb_alg_id id)
 
 typedef struct pred_rec {
     int idx;
-    double t;
+    double t, replay; /* prediction; its replay alone orders equal ones */
 } pred_rec;
 
+/* By prediction, then by replay: where a shared link's bound decides the
+ * prediction, candidates that differ only in segment size or fan-out tie
+ * on it, and the replay tells which of them keeps the ranks busier. */
 static int cmp_pred(const void *a, const void *b)
 {
     const pred_rec *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    if (x->t != y->t)
+        return (x->t > y->t) - (x->t < y->t);
+    return (x->replay > y->replay) - (x->replay < y->replay);
 }
 
 /* Predictions already made in this item, by schedule signature: candidates
@@ -315,7 +320,7 @@ static int cmp_pred(const void *a, const void *b)
  * combinations collapse onto a few hundred schedules -- is done once. */
 typedef struct pred_memo {
     uint64_t *sig;
-    double *t;
+    double *t, *replay;
     size_t cap; /* power of two, 0 = no memo */
 } pred_memo;
 
@@ -326,8 +331,9 @@ static int memo_init(pred_memo *m, int n)
         m->cap *= 2;
     m->sig = calloc(m->cap, sizeof *m->sig);
     m->t = malloc(m->cap * sizeof *m->t);
-    if (!m->sig || !m->t) {
-        free(m->sig), free(m->t);
+    m->replay = malloc(m->cap * sizeof *m->replay);
+    if (!m->sig || !m->t || !m->replay) {
+        free(m->sig), free(m->t), free(m->replay);
         m->cap = 0;
         return -1;
     }
@@ -340,6 +346,7 @@ static void memo_free(pred_memo *m)
 {
     free(m->sig);
     free(m->t);
+    free(m->replay);
 }
 
 /* Slot of sig: the one holding it, or the empty one where it goes. */
@@ -355,7 +362,7 @@ static size_t memo_slot(const pred_memo *m, uint64_t sig)
  * time; roots 0 and size-1 for the signature, since rotating roots use
  * both).  Returns 0, or -1 if it cannot be built for this communicator. */
 static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *spec, size_t bytes, pred_memo *memo,
-                 double *t, uint64_t *sig, char *err, size_t errlen)
+                 double *t, double *replay, uint64_t *sig, char *err, size_t errlen)
 {
     const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL; /* as comm_state.c does */
     int roots[2] = {0, ci->size - 1};
@@ -375,11 +382,11 @@ static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *
     if (costs) {
         size_t slot = memo->cap ? memo_slot(memo, *sig) : 0;
         if (memo->cap && memo->t[slot] != -2.0)
-            *t = memo->t[slot];
+            *t = memo->t[slot], *replay = memo->replay[slot];
         else
-            *t = tb_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, spec, bytes);
+            *t = tb_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, spec, bytes, replay);
         if (memo->cap)
-            memo->sig[slot] = *sig, memo->t[slot] = *t;
+            memo->sig[slot] = *sig, memo->t[slot] = *t, memo->replay[slot] = *replay;
         if (*t < 0) {
             snprintf(err, errlen, "the model cannot replay it");
             rc = -1;
@@ -418,10 +425,10 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
     l.n = n;
     pred_rec *pr = malloc(sizeof *pr * (size_t)(n ? n : 1));
     sig_rec *sg = malloc(sizeof *sg * (size_t)(n ? n : 1));
-    double *tm = malloc(sizeof *tm * (size_t)(n ? n : 1));
+    double *tm = malloc(sizeof *tm * (size_t)(n ? n : 1)), *rp = malloc(sizeof *rp * (size_t)(n ? n : 1));
     char *dup = calloc((size_t)(n ? n : 1), 1);
-    if (!pr || !sg || !tm || !dup) {
-        free(pr), free(sg), free(tm), free(dup);
+    if (!pr || !sg || !tm || !rp || !dup) {
+        free(pr), free(sg), free(tm), free(rp), free(dup);
         tb_cand_list_free(&l);
         return -1;
     }
@@ -436,7 +443,8 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         }
         char err[256];
         uint64_t sig;
-        if (price(costs, ci, &l.v[i].spec, it->bytes, &memo, &tm[i], &sig, err, sizeof err) != 0) {
+        rp[i] = 0;
+        if (price(costs, ci, &l.v[i].spec, it->bytes, &memo, &tm[i], &rp[i], &sig, err, sizeof err) != 0) {
             if (o->verbose)
                 fprintf(stderr, "tuner: %s on %d processes: %s\n", l.v[i].text, ci->size, err);
             dup[i] = 1; /* cannot be built or replayed: not a candidate here */
@@ -455,7 +463,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
             continue;
         it->ndistinct++;
         double t = tm[i];
-        pr[np++] = (pred_rec){i, t};
+        pr[np++] = (pred_rec){i, t, rp[i]};
         if (t >= 0 && (it->best_pred < 0 || t < it->best_pred)) {
             it->best_pred = t;
             snprintf(it->best_pred_spec, sizeof it->best_pred_spec, "%s", l.v[i].text);
@@ -469,7 +477,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
     it->pred = malloc(sizeof *it->pred * (size_t)cap);
     it->pruned = malloc((size_t)cap);
     if (!it->spec || !it->pred || !it->pruned) {
-        free(pr), free(sg), free(tm), free(dup);
+        free(pr), free(sg), free(tm), free(rp), free(dup);
         tb_cand_list_free(&l);
         return -1;
     }
@@ -495,7 +503,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         it->pruned[it->ntime] = (char)keep;
         it->ntime++;
     }
-    free(pr), free(sg), free(tm), free(dup);
+    free(pr), free(sg), free(tm), free(rp), free(dup);
     tb_cand_list_free(&l);
     return 0;
 }
