@@ -46,8 +46,9 @@ PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-i
 # ones get default), non-blocking sends, and at most 8 model-predicted
 # candidates per size besides default.  The word NP stands for the number
 # of ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: at most 2
-# candidates, and no scatter_allgather (its ring allgather is P^2 messages
-# per broadcast: minutes of simulation per candidate; tuner/README.md).
+# candidates, and no scatter_allgather: the model picks its ring allgather
+# at 2-8 MiB, where it loses, and it then takes one of the 2 slots
+# (tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
 PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 # Built-in algorithms not timed: `automatic` times every algorithm inside
