@@ -134,6 +134,19 @@ class Platform:
         assert all(cores[h] == per for h in self.sockets)
         return "".join("%s\n" % h for _ in range(per) for h in self.sockets)
 
+    def hostfile_socket(self):
+        """Socket-interleaved, as `mpiexec --map-by socket` places ranks on one
+        node: rank r on physical socket r mod 2, each socket's cores taken in
+        order (its first NUMA domain fills before its second).  For platforms
+        whose SimGrid hosts are NUMA domains inside sockets (ARM1)."""
+        cores = dict((h, c) for h, c, _ in self.hosts)
+        by_socket = {}
+        for h in self.sockets:
+            by_socket.setdefault(dict(self.truth[h])["socket"], []).append(h)
+        slots = [[h for h in hs for _ in range(cores[h])] for hs in by_socket.values()]
+        assert len(set(len(s) for s in slots)) == 1
+        return "".join("%s\n" % s[i] for i in range(len(slots[0])) for s in slots)
+
     def truth_file(self):
         """Ground truth for `topobcast-probe --truth` (probe/README.md): the
         physical place of every SimGrid host, to validate what the probe
@@ -354,6 +367,8 @@ def outputs():
         files[p.name + ".xml"] = p.xml()
         files[p.name + "-contiguous.txt"] = p.hostfile_contiguous()
         files[p.name + "-rr.txt"] = p.hostfile_rr()
+        if p.name == "arm1":
+            files[p.name + "-socket.txt"] = p.hostfile_socket()
         files[p.name + "-levels.txt"] = p.levels_file()
         files[p.name + "-truth.txt"] = p.truth_file()
     return files
