@@ -9,8 +9,14 @@
 void tb_cand_grid_default(tb_cand_grid *g)
 {
     memset(g, 0, sizeof *g);
-    for (size_t s = 8 * 1024; s <= 1024 * 1024; s *= 2)
+    /* Short segments pipeline short messages through deep trees (P=512 on
+     * FRAM: a 4 KiB broadcast in 1 KiB segments, 32 KiB in 4 KiB ones, beat
+     * every unsegmented tree and SMPI's built-ins); in long messages their
+     * thousands of per-message overheads lose, and they cost the model. */
+    for (size_t s = 1024; s <= 1024 * 1024; s *= 2)
         g->seg[g->nseg++] = s;
+    g->seg_short = 8 * 1024;
+    g->seg_short_max = 64;
     for (int r = 3; r <= 8; r++)
         g->radix[g->nradix++] = r;
     const int chains[] = {1, 2, 4, 8};
@@ -108,7 +114,9 @@ static void emit(gen *G, const tb_alg_spec *s)
 }
 
 /* s with segment 0 and with every grid segment shorter than the message
- * (longer ones send the message in one piece, which segment 0 already is). */
+ * (longer ones send the message in one piece, which segment 0 already is);
+ * short segments only up to seg_short_max of them, any only up to
+ * max_segments. */
 static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
 {
     tb_alg_spec x = *s;
@@ -116,11 +124,17 @@ static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
         x.segment = 0;
         emit(G, &x);
     }
-    for (int i = 0; i < G->g->nseg; i++)
-        if (G->g->seg[i] > 0 && G->g->seg[i] < G->bytes) {
-            x.segment = G->g->seg[i];
-            emit(G, &x);
-        }
+    for (int i = 0; i < G->g->nseg; i++) {
+        size_t seg = G->g->seg[i];
+        if (seg == 0 || seg >= G->bytes)
+            continue;
+        if (seg < G->g->seg_short && G->bytes > seg * (size_t)G->g->seg_short_max)
+            continue;
+        if (G->g->max_segments > 0 && G->bytes > seg * (size_t)G->g->max_segments)
+            continue;
+        x.segment = seg;
+        emit(G, &x);
+    }
 }
 
 /* levels= text for a subset (bitmask over h's levels, coarsest = bit 0);

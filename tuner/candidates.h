@@ -19,6 +19,9 @@
 typedef struct tb_cand_grid {
     int nseg;
     size_t seg[16];          /* segment sizes of segmented variants */
+    size_t seg_short;        /* segments below this ... */
+    int seg_short_max;       /* ... only where the message has at most this many */
+    int max_segments;        /* no segment that cuts the message into more (0: no limit) */
     int nradix;
     int radix[8];            /* knomial radices (2 is binomial) */
     int nchains;
@@ -38,7 +41,8 @@ typedef struct tb_cand_list {
     tb_cand *v;
 } tb_cand_list;
 
-/* Segments 8K..1M (powers of two), radices 3..8, chains 1/2/4/8, bases
+/* Segments 1K..1M (powers of two; those below 8K only where the message
+ * has at most 64 of them), radices 3..8, chains 1/2/4/8, bases
  * flat/chain/binary/binomial, both send modes. */
 void tb_cand_grid_default(tb_cand_grid *g);
 

@@ -46,12 +46,13 @@ PIPE_TIME_OPTS=${PIPE_TIME_OPTS:---reps 3 --warmup 1 --roots 0}
 # trip (--gsat-max 0) overstates back-to-back segments (tuner/README.md).
 PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 --progress plain}
 # The tuner: only the whole job (the comparison's communicator; smaller
-# ones get default), non-blocking sends, and at most 8 model-predicted
-# candidates per size besides default.  The word NP stands for the number
-# of ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: at most 2
-# candidates, and no scatter_allgather: the model picks its ring allgather
-# at 2-8 MiB, where it loses, and it then takes one of the 2 slots
-# (tuner/README.md).
+# ones get default), non-blocking sends, and the 8 best predicted
+# candidates per size besides default (and the best predicted of every
+# other algorithm within the factor).  The word NP stands for the number of
+# ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: the 3 best,
+# and no scatter_allgather: the model picks its ring allgather at 2-8 MiB,
+# where it loses, and it then takes one of the slots; its P^2 messages
+# also make each simulated repetition minutes long (tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
 PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 # Built-in algorithms not timed: `automatic` times every algorithm inside
@@ -160,7 +161,7 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     base=(--comm-sizes "$NP" --send nonblocking)
     TUNER_OPTS=("${base[@]}" --max-timed 8)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
-    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 2 --algorithms
+    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
 fi
 {

@@ -75,3 +75,41 @@ m = r[len(r) // 2]
 print("# %d schedules, measured/predicted median %.2f, p10 %.2f, p90 %.2f" % (len(r), m, r[len(r) // 10], r[9 * len(r) // 10]))
 sys.exit(0 if r and 0.8 <= m <= 1.25 else 1)
 PY
+
+# 3. --max-timed K keeps the K best predicted and, past them, the best
+# predicted of every other algorithm within the factor: with K = 1 the
+# timed set is exactly one candidate per algorithm of the uncapped set,
+# each its algorithm's best predicted
+sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
+    --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 -o "$tmp/x.yaml"
+printf '%s\n' "$OUT" >"$tmp/uncapped.txt"
+sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
+    --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 --max-timed 1 -o "$tmp/x.yaml"
+printf '%s\n' "$OUT" >"$tmp/capped.txt"
+check "--max-timed 1: one candidate per algorithm, its best predicted" \
+    python3 - "$tmp/uncapped.txt" "$tmp/capped.txt" <<'PY'
+import re, sys
+def lists(path):  # size -> [(prediction, spec)] in the order printed (by prediction)
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"P=\d+ (\d+) B:", line)
+        if m:
+            cur = out.setdefault(int(m.group(1)), [])
+            continue
+        m = re.match(r"^ +(-?[0-9.]+) us  (\S+)$", line)
+        if m and cur is not None and m.group(2) != "default":
+            cur.append((float(m.group(1)), m.group(2)))
+    return out
+def cls(spec):
+    return spec.split(":")[0]
+full, capped = lists(sys.argv[1]), lists(sys.argv[2])
+ok = sorted(full) == sorted(capped) == [1024, 65536, 1048576]
+for size in sorted(full):
+    best = {}
+    for _, spec in full[size]:
+        best.setdefault(cls(spec), spec)
+    got = [spec for _, spec in capped.get(size, [])]
+    print("# %d B: %d within the factor, %d algorithms, %d timed with --max-timed 1" % (size, len(full[size]), len(best), len(got)))
+    ok &= sorted(got) == sorted(best.values()) and len(best) < len(full[size])
+sys.exit(0 if ok else 1)
+PY

@@ -74,7 +74,54 @@ int main(void)
 {
     tb_cand_grid g;
     tb_cand_grid_default(&g);
-    TAP_OK(g.nseg == 8 && g.seg[0] == 8192 && g.seg[7] == 1048576, "default grid: segments 8K..1M (%d)", g.nseg);
+    TAP_OK(g.nseg == 11 && g.seg[0] == 1024 && g.seg[10] == 1048576 && g.seg_short == 8192 && g.seg_short_max == 64,
+           "default grid: segments 1K..1M (%d), those below 8K up to 64 per message", g.nseg);
+
+    /* short segments: only where the message has at most 64 of them
+     * (pipeline with chains 1, 2, 4 on 8 ranks, both send modes) */
+    const struct {
+        size_t bytes;
+        int segments;
+        const char *which;
+    } shortseg[] = {{4096, 2, "1K 2K"},
+                    {65536, 6, "1K..32K"},
+                    {131072, 6, "2K..64K (1K would be 128)"},
+                    {1048576, 7, "8K..512K (4K would be 256)"}};
+    for (size_t i = 0; i < sizeof shortseg / sizeof shortseg[0]; i++) {
+        tb_cand_list l = {0};
+        tb_cand_generate(&g, NULL, 8, shortseg[i].bytes, &l);
+        int smallest = 0;
+        for (int c = 0; c < l.n; c++)
+            if (l.v[c].spec.id == TB_ALG_PIPELINE && (!smallest || (int)l.v[c].spec.segment < smallest))
+                smallest = (int)l.v[c].spec.segment;
+        TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 3 * shortseg[i].segments * 2,
+               "%zu B: pipeline segments %s (%d candidates, smallest segment %d)", shortseg[i].bytes,
+               shortseg[i].which, count_id(&l, TB_ALG_PIPELINE), smallest);
+        tb_cand_list_free(&l);
+    }
+
+    /* --max-segments 16: at 1 MiB only 64K..512K */
+    g.max_segments = 16;
+    {
+        tb_cand_list l = {0};
+        tb_cand_generate(&g, NULL, 8, 1048576, &l);
+        int fewest = 1 << 30;
+        for (int c = 0; c < l.n; c++)
+            if (l.v[c].spec.segment > 0 && (int)(1048576 / l.v[c].spec.segment) < fewest)
+                fewest = (int)(1048576 / l.v[c].spec.segment);
+        int most = 0;
+        for (int c = 0; c < l.n; c++)
+            if (l.v[c].spec.segment > 0 && (int)(1048576 / l.v[c].spec.segment) > most)
+                most = (int)(1048576 / l.v[c].spec.segment);
+        TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 3 * 4 * 2 && most == 16 && fewest == 2,
+               "max_segments 16, 1 MiB: pipeline segments 64K..512K (%d candidates, 2..%d segments)",
+               count_id(&l, TB_ALG_PIPELINE), most);
+        tb_cand_list_free(&l);
+    }
+    g.max_segments = 0;
+
+    /* the counts below are for segments 8K..1M only */
+    g.seg_short_max = 0;
 
     /* flat communicator, 8 ranks, 4 KiB: no segment is shorter than the
      * message; 1 default + 4 trees x 2 sends + 6 radices x 2 + chains 1,2,4
