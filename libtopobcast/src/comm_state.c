@@ -27,9 +27,22 @@ static void state_free(tb_comm_state *cs)
     free(cs);
 }
 
+/* Bumped whenever a state is freed, so that a freed communicator's handle,
+ * reused by MPI for a new one, never hits a thread's lookup cache. */
+static unsigned long state_gen;
+
+/* Each thread's last lookup: a broadcast on the communicator of the
+ * previous one (the common case) skips MPI's attribute search. */
+static __thread struct {
+    MPI_Comm comm;
+    tb_comm_state *cs;
+    unsigned long gen;
+} last = {MPI_COMM_NULL, NULL, 0};
+
 static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
 {
     (void)comm, (void)kv, (void)extra;
+    __atomic_add_fetch(&state_gen, 1, __ATOMIC_RELEASE);
     state_free(value);
     return MPI_SUCCESS;
 }
@@ -146,16 +159,31 @@ static tb_comm_state *state_create(MPI_Comm comm)
     return cs;
 }
 
-tb_comm_state *tb_comm_state_get(MPI_Comm comm)
+tb_comm_state *tb_comm_state_find(MPI_Comm comm)
 {
+    unsigned long gen = __atomic_load_n(&state_gen, __ATOMIC_ACQUIRE);
+    if (last.cs && last.comm == comm && last.gen == gen)
+        return last.cs;
     pthread_once(&keyval_once, keyval_create);
     if (keyval == MPI_KEYVAL_INVALID)
         return NULL;
     void *val = NULL;
     int found = 0;
-    if (PMPI_Comm_get_attr(comm, keyval, &val, &found) == MPI_SUCCESS && found)
+    if (PMPI_Comm_get_attr(comm, keyval, &val, &found) == MPI_SUCCESS && found) {
+        last.comm = comm;
+        last.cs = val;
+        last.gen = gen;
         return val;
-    tb_comm_state *cs = state_create(comm);
+    }
+    return NULL;
+}
+
+tb_comm_state *tb_comm_state_get(MPI_Comm comm)
+{
+    tb_comm_state *cs = tb_comm_state_find(comm);
+    if (cs || keyval == MPI_KEYVAL_INVALID)
+        return cs;
+    cs = state_create(comm);
     if (cs && PMPI_Comm_set_attr(comm, keyval, cs) != MPI_SUCCESS) {
         state_free(cs);
         return NULL;

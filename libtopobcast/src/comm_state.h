@@ -31,6 +31,9 @@ typedef struct tb_comm_state {
 /* Returns comm's state, creating it collectively on first use (comm must be
  * an intracommunicator of size > 1).  NULL only if creation failed. */
 tb_comm_state *tb_comm_state_get(MPI_Comm comm);
+/* comm's state if it has one (it is then an intracommunicator of size > 1),
+ * else NULL; never creates. */
+tb_comm_state *tb_comm_state_find(MPI_Comm comm);
 /* Schedule for (root, spec), built and cached on first use.  NULL with err
  * set if the algorithm cannot be built for this communicator. */
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err,

@@ -11,11 +11,19 @@
 #include "stats.h"
 
 /* Calls the library leaves to MPI: invalid arguments (so MPI reports them
- * as it would without us), intercommunicators, and sizes we cannot pack. */
-static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
+ * as it would without us), intercommunicators, and sizes we cannot pack.
+ * *cs: comm's state when it has one already -- the common case, which then
+ * costs one attribute lookup instead of three MPI queries. */
+static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size,
+                        tb_comm_state **cs)
 {
+    *cs = NULL;
     if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || count < 0)
         return 1;
+    if ((*cs = tb_comm_state_find(comm)) != NULL) {
+        *size = (*cs)->size; /* states exist only on intracommunicators */
+        return root < 0 || root >= *size;
+    }
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return 1;
@@ -48,7 +56,8 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
 {
     const tb_settings *st = tb_settings_get();
     int size = 0;
-    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size))
+    tb_comm_state *cs = NULL;
+    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs))
         return tb_pmpi_bcast(buf, count, type, root, comm);
     if (size == 1)
         return MPI_SUCCESS;
@@ -58,8 +67,7 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     if (msg.bytes == 0)
         return MPI_SUCCESS;
 
-    tb_comm_state *cs = tb_comm_state_get(comm);
-    if (!cs)
+    if (!cs && !(cs = tb_comm_state_get(comm)))
         return tb_pmpi_bcast(buf, count, type, root, comm);
     const int is_root = cs->rank == root;
     tb_alg_spec spec;
@@ -68,10 +76,13 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
         spec = *explicit_spec;
     else
         choose(cs, msg.bytes, &spec, &rule);
+    /* each broadcast counted once, at its root; no shared counter touched
+     * (atomics on every call) unless TOPOBCAST_STATS asks for them */
+    const int count_it = is_root && st->stats;
     if (!cs->usable && !explicit_spec)
-        tb_stats_fallback(is_root);
+        tb_stats_fallback(count_it);
     if (spec.id == TB_ALG_DEFAULT) {
-        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, is_root);
+        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
         return tb_pmpi_bcast(buf, count, type, root, comm);
     }
     char err[256];
@@ -81,7 +92,7 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
         static int warned;
         if (cs->rank == 0)
             tb_log_once(&warned, "%s; using MPI_Bcast", err);
-        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, is_root);
+        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
         return tb_pmpi_bcast(buf, count, type, root, comm);
     }
     int rc = tb_msg_prepare(&msg, is_root, comm);
@@ -91,7 +102,7 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     if (rc == MPI_SUCCESS)
         rc = frc;
     if (rc == MPI_SUCCESS)
-        tb_stats_count(spec.id, msg.bytes, rule, is_root);
+        tb_stats_count(spec.id, msg.bytes, rule, count_it);
     return rc;
 }
 
@@ -99,13 +110,13 @@ int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_sp
 {
     const tb_settings *st = tb_settings_get();
     int size = 0, rule;
+    tb_comm_state *cs = NULL;
     tb_alg_spec_default(out, TB_ALG_DEFAULT);
     tb_msg msg;
-    if (st->disabled || pass_through(comm, count, type, 0, &size) || size == 1 ||
+    if (st->disabled || pass_through(comm, count, type, 0, &size, &cs) || size == 1 ||
         tb_msg_init(&msg, NULL, count, type) != MPI_SUCCESS || msg.bytes == 0 || msg.bytes > tb_max_bytes())
         return MPI_SUCCESS;
-    tb_comm_state *cs = tb_comm_state_get(comm);
-    if (cs)
+    if (cs || (cs = tb_comm_state_get(comm)))
         choose(cs, msg.bytes, out, &rule);
     return MPI_SUCCESS;
 }

@@ -10,9 +10,9 @@ enum { OFF_CALLS = 0, OFF_BYTES = N_ALG, OFF_RULES = 2 * N_ALG, OFF_FALLBACK = 2
 
 static unsigned long long counters[N_STATS];
 
-void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int is_root)
+void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int counted)
 {
-    if (!is_root)
+    if (!counted)
         return;
     __atomic_fetch_add(&counters[OFF_CALLS + id], 1ULL, __ATOMIC_RELAXED);
     __atomic_fetch_add(&counters[OFF_BYTES + id], (unsigned long long)bytes, __ATOMIC_RELAXED);
@@ -20,9 +20,9 @@ void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int is_root)
         __atomic_fetch_add(&counters[OFF_RULES + (rule < N_RULE ? rule : N_RULE - 1)], 1ULL, __ATOMIC_RELAXED);
 }
 
-void tb_stats_fallback(int is_root)
+void tb_stats_fallback(int counted)
 {
-    if (is_root)
+    if (counted)
         __atomic_fetch_add(&counters[OFF_FALLBACK], 1ULL, __ATOMIC_RELAXED);
 }
 
