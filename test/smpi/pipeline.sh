@@ -54,6 +54,10 @@ PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-i
 # where it loses, and it then takes one of the slots; its P^2 messages
 # also make each simulated repetition minutes long (tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
+# Adds --max-segments N to the tuner: on the ARM1-like node at P=96 a large
+# message in many segments takes SMPI's solver minutes per repetition
+# (tuner/README.md); 64 keeps its tuner at about a minute.
+PIPE_MAX_SEGMENTS=${PIPE_MAX_SEGMENTS:-}
 PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 # Built-in algorithms not timed: `automatic` times every algorithm inside
 # each call (not a broadcast algorithm of its own).
@@ -164,6 +168,7 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
 fi
+[ -n "$PIPE_MAX_SEGMENTS" ] && TUNER_OPTS+=(--max-segments "$PIPE_MAX_SEGMENTS")
 {
     echo "# pipeline $name $(basename "$HOSTFILE") P=$NP, sizes $SIZES B; $(date -u '+%F %T UTC')"
     echo "# probe: $PIPE_PROBE_OPTS"
