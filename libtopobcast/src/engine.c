@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #define TB_TAG_TREE 7301
-#define TB_TAG_XCHG 7302
+#define TB_TAG_XCHG 7302 /* and 7303: one tag per range of a step */
 /* Largest single message, so byte counts always fit MPI's int count. */
 #define TB_CHUNK_MAX ((size_t)1 << 30)
 /* Receives posted ahead of the one being waited for: enough to keep the
@@ -127,7 +127,10 @@ static int tree_phase(const tb_schedule *s, char *buf, size_t n, MPI_Comm comm)
 
 /* One exchange step: up to two ranges each way, cut into chunks that both
  * sides enumerate in the same order (range 0 chunk c, range 1 chunk c, ...),
- * so messages between a pair match in order. */
+ * so messages between a pair match in order.  Each range has its own tag:
+ * the two ranges of a wrapped block range differ in size, and SimGrid's
+ * SMPI lets an eager message overtake a rendezvous one of the same tag
+ * (a recursive-doubling allgather at P=12 deadlocked there with one tag). */
 static int xchg_step(const tb_schedule *s, const tb_xchg_step *st, char *buf, size_t n, MPI_Comm comm)
 {
     size_t sl[2], sh[2], rl[2], rh[2];
@@ -144,7 +147,7 @@ static int xchg_step(const tb_schedule *s, const tb_xchg_step *st, char *buf, si
             size_t a = rl[k] + c * TB_CHUNK_MAX;
             if (st->recv_peer >= 0 && a < rh[k]) {
                 size_t len = rh[k] - a < TB_CHUNK_MAX ? rh[k] - a : TB_CHUNK_MAX;
-                rc = PMPI_Irecv(buf + a, (int)len, MPI_BYTE, st->recv_peer, TB_TAG_XCHG, comm, &req[nreq++]);
+                rc = PMPI_Irecv(buf + a, (int)len, MPI_BYTE, st->recv_peer, TB_TAG_XCHG + k, comm, &req[nreq++]);
                 any = 1;
                 if (rc != MPI_SUCCESS)
                     break;
@@ -154,7 +157,7 @@ static int xchg_step(const tb_schedule *s, const tb_xchg_step *st, char *buf, si
             size_t a = sl[k] + c * TB_CHUNK_MAX;
             if (st->send_peer >= 0 && a < sh[k]) {
                 size_t len = sh[k] - a < TB_CHUNK_MAX ? sh[k] - a : TB_CHUNK_MAX;
-                rc = PMPI_Isend(buf + a, (int)len, MPI_BYTE, st->send_peer, TB_TAG_XCHG, comm, &req[nreq++]);
+                rc = PMPI_Isend(buf + a, (int)len, MPI_BYTE, st->send_peer, TB_TAG_XCHG + k, comm, &req[nreq++]);
                 any = 1;
             }
         }

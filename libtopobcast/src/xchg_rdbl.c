@@ -1,9 +1,16 @@
-/* Recursive-doubling allgather over plan positions, valid for any P: the
- * P - p2 positions beyond the largest power of two p2 first fold their block
- * into partner v - p2, the p2 lower positions double their holdings log2(p2)
- * times (each holding also covers its folded partner's block), and the
- * folded-in positions finally get everything back.  log2(P) latency instead
- * of the ring's P-1, for small and medium messages.
+/* Recursive-doubling allgather over plan positions: every round doubles
+ * what each position holds, log2(P) rounds instead of the ring's P - 1, for
+ * small and medium messages.
+ *
+ * At a power of two P, positions v and v ^ 2^k swap their holdings in round
+ * k (pairwise exchange).  At any other P, round k is a dissemination step
+ * (Bruck et al.): v sends what it holds, blocks [v, v + 2^k) mod P, to
+ * position v - 2^k and receives [v + 2^k, v + 2^(k+1)) from v + 2^k, the last
+ * round only the blocks still missing -- ceil(log2 P) rounds in which every
+ * position receives each block once.  (Folding the positions beyond the
+ * largest power of two into partners and sending them everything back at the
+ * end costs a whole extra message's time: P = 96 at 64 KiB measured 7 % over
+ * MPICH's scatter + recursive doubling that way.)
  *
  * Every rank gets the same number of steps (empty ones where it sits out) so
  * step s of all ranks belongs to the same round. */
@@ -11,22 +18,17 @@
 
 #include <stdlib.h>
 
-static tb_blocks range(int lo, int hi, int P)
+/* Blocks [lo, lo + len) mod P as up to two ranges. */
+static void wrapped(int lo, int len, int P, tb_blocks out[2])
 {
-    if (lo > P)
-        lo = P;
-    if (hi > P)
-        hi = P;
-    return (tb_blocks){lo, hi};
-}
-
-/* What a power-of-two position u holds before the round with this mask:
- * its aligned group of mask positions plus their folded partners. */
-static void group_blocks(int u, int mask, int p2, int P, tb_blocks out[2])
-{
-    int base = u & ~(mask - 1);
-    out[0] = range(base, base + mask, P);
-    out[1] = range(base + p2, base + p2 + mask, P);
+    lo %= P;
+    if (lo + len <= P) {
+        out[0] = (tb_blocks){lo, lo + len};
+        out[1] = (tb_blocks){0, 0};
+    } else {
+        out[0] = (tb_blocks){lo, P};
+        out[1] = (tb_blocks){0, lo + len - P};
+    }
 }
 
 int tb_xchg_rdbl_steps(const tb_plan *p, int me, tb_xchg_step **steps)
@@ -39,50 +41,29 @@ int tb_xchg_rdbl_steps(const tb_plan *p, int me, tb_xchg_step **steps)
             v = i;
     if (v < 0)
         return 0;
-    int p2 = 1, rounds = 0;
-    while (p2 * 2 <= P) {
-        p2 *= 2;
+    int rounds = 0;
+    while ((1 << rounds) < P)
         rounds++;
-    }
-    int extra = P - p2;
-    int n = rounds + (extra ? 2 : 0);
-    if (n == 0)
+    if (rounds == 0)
         return 0;
-    tb_xchg_step *st = calloc((size_t)n, sizeof *st);
+    tb_xchg_step *st = calloc((size_t)rounds, sizeof *st);
     if (!st)
         return -1;
-    for (int i = 0; i < n; i++)
-        st[i].send_peer = st[i].recv_peer = -1;
-    int s = 0;
-    if (extra) {
-        if (v >= p2) {
-            st[s].send_peer = p->order[v - p2];
-            st[s].send[0] = (tb_blocks){v, v + 1};
-        } else if (v < extra) {
-            st[s].recv_peer = p->order[v + p2];
-            st[s].recv[0] = (tb_blocks){v + p2, v + p2 + 1};
-        }
-        s++;
-    }
-    for (int mask = 1; mask < p2; mask <<= 1, s++) {
-        if (v >= p2)
-            continue;
-        int peer = v ^ mask;
-        st[s].send_peer = st[s].recv_peer = p->order[peer];
-        group_blocks(v, mask, p2, P, st[s].send);
-        group_blocks(peer, mask, p2, P, st[s].recv);
-    }
-    if (extra) {
-        if (v < extra) {
-            st[s].send_peer = p->order[v + p2];
-            st[s].send[0] = (tb_blocks){0, v + p2};
-            st[s].send[1] = (tb_blocks){v + p2 + 1, P};
-        } else if (v >= p2) {
-            st[s].recv_peer = p->order[v - p2];
-            st[s].recv[0] = (tb_blocks){0, v};
-            st[s].recv[1] = (tb_blocks){v + 1, P};
+    const int pof2 = (1 << rounds) == P;
+    for (int k = 0, d = 1; k < rounds; k++, d <<= 1) {
+        if (pof2) {
+            int peer = v ^ d, base = v & ~(d - 1), pbase = peer & ~(d - 1);
+            st[k].send_peer = st[k].recv_peer = p->order[peer];
+            st[k].send[0] = (tb_blocks){base, base + d};
+            st[k].recv[0] = (tb_blocks){pbase, pbase + d};
+        } else {
+            int c = d < P - d ? d : P - d; /* blocks new to the receiver */
+            st[k].send_peer = p->order[(v - d + P) % P];
+            st[k].recv_peer = p->order[(v + d) % P];
+            wrapped(v, c, P, st[k].send);
+            wrapped(v + d, c, P, st[k].recv);
         }
     }
     *steps = st;
-    return n;
+    return rounds;
 }

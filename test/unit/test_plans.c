@@ -263,13 +263,15 @@ static int ring_steps(int size, int rank, int root)
     return size - 1;
 }
 
+/* ceil(log2 P) rounds at any P: pairwise exchanges at a power of two,
+ * dissemination steps otherwise */
 static int rdbl_steps(int size, int rank, int root)
 {
     (void)rank, (void)root;
-    int p2 = 1, lg = 0;
-    while (p2 * 2 <= size)
-        p2 *= 2, lg++;
-    return lg + (size > p2 ? 2 : 0);
+    int lg = 0;
+    while ((1 << lg) < size)
+        lg++;
+    return lg;
 }
 
 /* split_binary: one swap per non-root rank; the root serves the one rank
@@ -402,25 +404,27 @@ static void scatter_shape(void)
     free(st);
     tb_plan_free(&p);
 
-    /* recursive doubling P=6 root 0: p2=4, extra=2 */
+    /* recursive doubling P=6 root 0 (not a power of two): dissemination,
+     * position v sends its [v, v + d) to v - d, gets [v + d, v + 2d) from
+     * v + d, d = 1, 2, 4; the last round only the 2 blocks still missing */
     s.allgather = TB_AG_RECURSIVE_DOUBLING;
     ok = tb_plan_build(&p, 6, 0, &s, NULL, err, sizeof err) == 0 && p.xchg == TB_XCHG_RDBL;
+    st = NULL;
     n = ok ? tb_plan_xchg_steps(&p, 1, &st) : -1;
-    ok = n == 4 && st[0].recv_peer == 5 && st[0].send_peer == -1 && same_message(st[0].recv, (tb_blocks[2]){{5, 6}, {0, 0}}) &&
-         st[1].send_peer == 0 && same_message(st[1].send, (tb_blocks[2]){{1, 2}, {5, 6}}) &&
-         same_message(st[1].recv, (tb_blocks[2]){{0, 1}, {4, 5}}) && st[2].send_peer == 3 &&
-         same_message(st[2].send, (tb_blocks[2]){{0, 2}, {4, 6}}) && same_message(st[2].recv, (tb_blocks[2]){{2, 4}, {0, 0}}) &&
-         st[3].send_peer == 5 && st[3].recv_peer == -1 && same_message(st[3].send, (tb_blocks[2]){{0, 5}, {0, 0}});
-    TAP_OK(ok, "rdbl P=6: position 1 folds in 5, doubles with 0 then 3, hands [0,5) back to 5");
+    ok = n == 3 && st[0].send_peer == 0 && same_message(st[0].send, (tb_blocks[2]){{1, 2}, {0, 0}}) &&
+         st[0].recv_peer == 2 && same_message(st[0].recv, (tb_blocks[2]){{2, 3}, {0, 0}}) && st[1].send_peer == 5 &&
+         same_message(st[1].send, (tb_blocks[2]){{1, 3}, {0, 0}}) && st[1].recv_peer == 3 &&
+         same_message(st[1].recv, (tb_blocks[2]){{3, 5}, {0, 0}}) && st[2].send_peer == 3 &&
+         same_message(st[2].send, (tb_blocks[2]){{1, 3}, {0, 0}}) && st[2].recv_peer == 5 &&
+         same_message(st[2].recv, (tb_blocks[2]){{5, 6}, {0, 1}});
+    TAP_OK(ok, "rdbl P=6: position 1 sends to 0, 5, 3 and gets [2,3), [3,5), then [5,6) + [0,1) from 2, 3, 5");
     free(st);
-    n = ok ? tb_plan_xchg_steps(&p, 3, &st) : -1;
-    TAP_OK(n == 4 && st[0].send_peer == -1 && st[0].recv_peer == -1 && st[3].send_peer == -1 && st[3].recv_peer == -1 &&
-           st[1].send_peer == 2 && st[2].send_peer == 1, "rdbl P=6: position 3 sits out the fold steps");
-    free(st);
+    st = NULL;
     n = ok ? tb_plan_xchg_steps(&p, 4, &st) : -1;
-    TAP_OK(n == 4 && st[0].send_peer == 0 && same_message(st[0].send, (tb_blocks[2]){{4, 5}, {0, 0}}) &&
-           st[1].send_peer == -1 && st[2].recv_peer == -1 && st[3].recv_peer == 0 &&
-           same_message(st[3].recv, (tb_blocks[2]){{0, 4}, {5, 6}}), "rdbl P=6: position 4 folds into 0 and gets the rest back");
+    TAP_OK(n == 3 && st[0].send_peer == 3 && st[0].recv_peer == 5 && same_message(st[1].send, (tb_blocks[2]){{4, 6}, {0, 0}}) &&
+           st[1].recv_peer == 0 && same_message(st[1].recv, (tb_blocks[2]){{0, 2}, {0, 0}}) && st[2].send_peer == 0 &&
+           st[2].recv_peer == 2 && same_message(st[2].recv, (tb_blocks[2]){{2, 4}, {0, 0}}),
+           "rdbl P=6: position 4's blocks wrap around: [4,6) to 2, [0,2) from 0, [2,4) from 2");
     free(st);
     tb_plan_free(&p);
 }
