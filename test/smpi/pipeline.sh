@@ -307,17 +307,19 @@ for a in "${timed[@]}"; do
         rm -f "builtin-$a.csv"
     fi
 done
-[ $nbuiltin -gt 0 ] || fail "no SMPI built-in bcast algorithm ran: see $OUT/builtin-*.log"
+# none may have run (each has PIPE_BUILTIN_TIMEOUT of wall time, and a busy
+# box or a large P can exceed it): the summary then says so, with "-" for
+# the best built-in
 
 # ---- 5. compare.csv and summary ------------------------------------------------------
 # bench CSV: find the columns by name.  A built-in that delivers wrong data
 # or fails at any size is broken on this layout and no baseline at all (e.g.
 # SMP_linear with one rank per host: "ok" at 1 B in 0.6 us, less than one
 # network hop, wrong data from 2 B on).
-first=(builtin-*.csv)
-hdr=$(head -1 "${first[0]}")
-echo "$hdr" | grep -q median || fail "unexpected topobcast-bench CSV header: $hdr"
+: >best-builtin.txt
 for f in builtin-*.csv; do
+    [ -e "$f" ] || continue # none ran
+    head -1 "$f" | grep -q median || fail "unexpected topobcast-bench CSV header in $f"
     a=${f#builtin-}; a=${a%.csv}
     awk -F, -v a="$a" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         $c["algorithm"] == "default" || $c["algorithm"] == "\"default\"" {
@@ -374,7 +376,8 @@ awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
             z = s[i]
             t = tsel == "mpich" ? v(tm, z) : v(to, z)
             a = tsel == "mpich" ? v(am, z) : v(ao, z)
-            if (t == "-" || !(z in bb)) { print "pipeline: no data for size " z > "/dev/stderr"; bad = 1; continue }
+            if (t == "-") { print "pipeline: no data for size " z > "/dev/stderr"; bad = 1; continue }
+            if (!(z in bb)) { bb[z] = "-"; bn[z] = "-" } # no built-in ran at every size
             tr = "-"
             if (z in mr) tr = a ~ /^"?default/ ? mr[z] : t
             printf "%s,%s,%s,%s,%s,%s,%s,%s\n", z, v(mp, z), v(om, z), bb[z], bn[z], t, a, v(mr, z)
