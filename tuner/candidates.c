@@ -10,8 +10,8 @@ void tb_cand_grid_default(tb_cand_grid *g)
 {
     memset(g, 0, sizeof *g);
     /* Short segments pipeline short messages through deep trees (P=512 on
-     * FRAM: a 4 KiB broadcast in 1 KiB segments, 32 KiB in 4 KiB ones, beat
-     * every unsegmented tree and SMPI's built-ins); in long messages their
+     * FRAM: 4 KiB in 1 KiB segments took 15.0 us, the best unsegmented tree
+     * 19.9 us, SMPI's best built-in 17.7 us); in long messages their
      * thousands of per-message overheads lose, and they cost the model. */
     for (size_t s = 1024; s <= 1024 * 1024; s *= 2)
         g->seg[g->nseg++] = s;

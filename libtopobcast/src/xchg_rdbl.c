@@ -12,8 +12,8 @@
  * end costs a whole extra message's time: P = 96 at 64 KiB measured 7 % over
  * MPICH's scatter + recursive doubling that way.)
  *
- * Every rank gets the same number of steps (empty ones where it sits out) so
- * step s of all ranks belongs to the same round. */
+ * Every rank has the same ceil(log2 P) steps, so step s of all ranks belongs
+ * to the same round. */
 #include "schedule.h"
 
 #include <stdlib.h>
