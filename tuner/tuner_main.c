@@ -311,7 +311,6 @@ typedef struct pred_rec {
     double t, replay; /* prediction; its replay alone orders equal ones */
 } pred_rec;
 
-
 /* By prediction, then by replay: where a shared link's bound decides the
  * prediction, candidates that differ only in segment size or fan-out tie
  * on it, and the replay tells which of them keeps the ranks busier. */
@@ -498,7 +497,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         it->pruned[0] = 1;
         it->ntime = it->nprune = 1;
     }
-    int kept = 0, nclass = 0;
+    int kept = 0, nfam = 0;
     for (int k = 0; k < np; k++) {
         double t = pr[k].t;
         const tb_alg_spec *sp = &l.v[pr[k].idx].spec;
@@ -509,12 +508,12 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
          * prediction, a segmented interpipe 1.4x), so its order across
          * families is the least trustworthy part. */
         int first = 1;
-        for (int c = 0; c < nclass && first; c++)
+        for (int c = 0; c < nfam && first; c++)
             first = fam[c] != sp->id;
         if (keep && o->max_timed > 0 && kept >= o->max_timed && !first)
             keep = 0;
         if (keep && first)
-            fam[nclass++] = sp->id;
+            fam[nfam++] = sp->id;
         kept += keep;
         it->nprune += keep;
         if (!keep && !o->exhaustive)
