@@ -298,11 +298,14 @@ done
 for a in "${timed[@]}"; do
     rc=$(cat "builtin-$a.rc" 2>/dev/null || echo missing)
     rm -f "builtin-$a.rc"
-    if [ "$rc" = 0 ] && [ -s "builtin-$a.csv" ]; then
+    rows=$(awk 'NR > 1' "builtin-$a.csv" 2>/dev/null | wc -l)
+    if [ "$rc" = 0 ] && [ "$rows" -eq "$nsizes" ]; then
         nbuiltin=$((nbuiltin + 1))
     else
-        why="failed, rc=$rc"
+        why="failed, rc=$rc, $rows of $nsizes sizes"
         [ "$rc" = 124 ] && why="timed out after ${PIPE_BUILTIN_TIMEOUT} s"
+        # (smpirun exits 0 after a deadlock: mvapich2_inter_node at P=512)
+        grep -q "Deadlock detected" "builtin-$a.log" 2>/dev/null && why="SMPI reports a deadlock, $rows of $nsizes sizes"
         skipped="$skipped $a($why)"
         rm -f "builtin-$a.csv"
     fi
