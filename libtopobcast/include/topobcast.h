@@ -18,11 +18,15 @@ extern "C" {
 /* Broadcast with one algorithm given as "name[:key=value,...]" (README.md
  * lists them; "default" is PMPI_Bcast).  Collective; every rank must pass
  * the same spec.  Returns an MPI error code; MPI_ERR_ARG (on every rank)
- * when the spec does not parse or cannot be built for this communicator. */
+ * when the spec does not pass topobcast_spec_check.  One that passes but
+ * cannot be built for this communicator runs as PMPI_Bcast, with a warning
+ * from its rank 0. */
 int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                               const char *spec);
 
-/* Checks a spec without communicating: 0 if it parses, else -1 and a
+/* Checks a spec without communicating: 0 if it parses and every level it
+ * names (levels=a/b) is one of the configuration's topology (or of the
+ * zero-configuration hierarchy: node, package, numa), else -1 and a
  * message in err. */
 int topobcast_spec_check(const char *spec, char *err, int errlen);
 

@@ -23,6 +23,34 @@ const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t byte
     return NULL;
 }
 
+/* A name in levels= that no level of the configuration carries is a typo,
+ * not a level this communicator happens not to split (those the planner
+ * skips), so it is refused instead of quietly building a flatter tree. */
+int tb_config_check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err, size_t errlen)
+{
+    static const char *zero_config[] = {"node", "package", "numa"};
+    const int nl = cfg->has_topology ? cfg->topo.nlevels : (int)(sizeof zero_config / sizeof zero_config[0]);
+    char names[sizeof spec->levels + 1];
+    snprintf(names, sizeof names, "%s", spec->levels);
+    for (char *save = NULL, *tok = strtok_r(names, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        int found = 0;
+        char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)] = "";
+        size_t o = 0;
+        for (int l = 0; l < nl; l++) {
+            const char *name = cfg->has_topology ? cfg->topo.level_name[l] : zero_config[l];
+            found |= strcmp(name, tok) == 0;
+            if (o < sizeof list)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", name);
+        }
+        if (!found) {
+            snprintf(err, errlen, "expected levels named in the %s (%s), got '%s'",
+                     cfg->has_topology ? "topology" : "zero-configuration hierarchy", nl ? list : "none", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int tb_rule_matches_all(const tb_rule *r)
 {
     return r->comm_lo <= 1 && r->comm_hi == LONG_MAX && r->msg_lo == 0 && r->msg_hi == SIZE_MAX;

@@ -607,28 +607,11 @@ static int parse_range(loader *L, const ynode *n, int is_comm, size_t *lo, size_
     return 0;
 }
 
-/* Level names in "levels=a/b" must exist where the spec will be used: in
- * the file's topology, or in the zero-configuration hierarchy. */
 static int check_spec_levels(loader *L, const ynode *n, const tb_alg_spec *spec)
 {
-    static const char *zero_config[] = {"node", "package", "numa"};
-    const tb_topology *t = &L->cfg->topo;
-    char names[sizeof spec->levels + 1];
-    snprintf(names, sizeof names, "%s", spec->levels);
-    for (char *save = NULL, *tok = strtok_r(names, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-        int found = 0;
-        char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)] = "";
-        size_t o = 0;
-        int nl = L->cfg->has_topology ? t->nlevels : 3;
-        for (int l = 0; l < nl; l++) {
-            const char *name = L->cfg->has_topology ? t->level_name[l] : zero_config[l];
-            found |= strcmp(name, tok) == 0;
-            o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", name);
-        }
-        if (!found)
-            return fail(L, n, "expected levels named in the %s (%s), got '%s'",
-                        L->cfg->has_topology ? "topology" : "zero-configuration hierarchy", list, tok);
-    }
+    char e[512];
+    if (tb_config_check_levels(L->cfg, spec, e, sizeof e) != 0)
+        return fail(L, n, "%s", e);
     return 0;
 }
 

@@ -31,12 +31,22 @@ TB_EXPORT int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
+/* Parses a spec and checks its level names against the loaded
+ * configuration: a typo there would otherwise quietly build a flatter tree. */
+static int spec_parse_checked(const char *text, tb_alg_spec *s, char *err, size_t errlen)
+{
+    if (tb_alg_spec_parse(text, s, err, errlen) != 0)
+        return -1;
+    const tb_settings *st = tb_settings_get();
+    return st->config_ok ? tb_config_check_levels(&st->config, s, err, errlen) : 0;
+}
+
 TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                         const char *spec)
 {
     tb_alg_spec s;
-    char err[256];
-    if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0)
+    char err[512];
+    if (spec_parse_checked(spec, &s, err, sizeof err) != 0)
         return MPI_ERR_ARG;
     return tb_bcast(buf, count, datatype, root, comm, &s);
 }
@@ -44,8 +54,8 @@ TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype
 TB_EXPORT int topobcast_spec_check(const char *spec, char *err, int errlen)
 {
     tb_alg_spec s;
-    char buf[256];
-    int rc = tb_alg_spec_parse(spec, &s, buf, sizeof buf);
+    char buf[512];
+    int rc = spec_parse_checked(spec, &s, buf, sizeof buf);
     if (rc != 0 && err && errlen > 0) {
         strncpy(err, buf, (size_t)errlen - 1);
         err[errlen - 1] = '\0';

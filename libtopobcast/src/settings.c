@@ -80,6 +80,11 @@ static void settings_load(void)
         tb_config_builtin(&s->config);
         s->config_ok = 1;
     }
+    char lerr[512];
+    if (s->forced && s->config_ok && tb_config_check_levels(&s->config, &s->forced_spec, lerr, sizeof lerr) != 0) {
+        tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, lerr);
+        tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
+    }
 
     uint64_t h = 1469598103934665603ULL;
     h = mix(h, (uint64_t)s->forced);

@@ -68,3 +68,26 @@ check "good config: rule counts" grep -q "rule=1 line=.* calls=4" <<<"$OUT"
 # TOPOBCAST_ALGORITHM still overrides the table.
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_ALGORITHM=knomial TOPOBCAST_STATS=1 -- "$APP"
 check "algorithm overrides table" grep -q "algorithm=knomial calls=7" <<<"$OUT"
+# A level name in TOPOBCAST_ALGORITHM that the topology does not have is a
+# typo: one warning naming the levels there are, and MPI_Bcast -- not a
+# quietly flatter tree.
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_ALGORITHM="magpie:levels=nod" TOPOBCAST_STATS=1 -- "$APP"
+check "misspelled level: exit status 0" [ "$RC" -eq 0 ]
+check "misspelled level: data correct" grep -q "all data correct" <<<"$OUT"
+check "misspelled level: exactly one warning" [ "$(warnings)" -eq 1 ]
+check "misspelled level: warning names the topology's levels" \
+    grep -qF "expected levels named in the topology (node), got 'nod'" <<<"$OUT"
+check "misspelled level: default used" grep -q "algorithm=default calls=7" <<<"$OUT"
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_ALGORITHM="magpie:levels=node" TOPOBCAST_STATS=1 -- "$APP"
+check "existing level: no warning" [ "$(warnings)" -eq 0 ]
+check "existing level: used" grep -q "algorithm=magpie calls=7" <<<"$OUT"
+# Without a file the names are those of the zero-configuration hierarchy.
+run_mpi 2 60 TOPOBCAST_ALGORITHM="interpipe:levels=socket" TOPOBCAST_STATS=1 -- "$APP"
+check "zero-config misspelled level: one warning" [ "$(warnings)" -eq 1 ]
+check "zero-config misspelled level: names node, package, numa" \
+    grep -qF "zero-configuration hierarchy (node, package, numa), got 'socket'" <<<"$OUT"
+check "zero-config misspelled level: default used, data correct" \
+    bash -c 'grep -q "algorithm=default calls=7" <<<"$1" && grep -q "all data correct" <<<"$1"' _ "$OUT"
+# topobcast-bench refuses such a spec before timing anything.
+OUT=$(timeout 60 mpiexec -n 2 env TOPOBCAST_CONFIG="$D/good.yaml" "$BUILD/bin/topobcast-bench" -a "magpie2:levels=node:base=flat" -s 1K -r 2 2>&1)
+check "bench names the bad level" grep -qF "got 'node:base=flat'" <<<"$OUT"
