@@ -64,9 +64,10 @@ const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t byte
  * matches is already matched by rules[0..i) (so it can never fire). */
 int tb_rule_matches_all(const tb_rule *r);
 int tb_rule_is_shadowed(const tb_rule *rules, int i);
-/* Every name in spec->levels is a level of cfg's topology (or of the
- * zero-configuration hierarchy without one); else -1 and why in err. */
-int tb_config_check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err, size_t errlen);
+/* tb_alg_spec_parse, then (cfg not NULL) every name in levels= must be a
+ * level of cfg's topology, or of the zero-configuration hierarchy without
+ * one.  -1 and why in err otherwise. */
+int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen);
 /* FNV-1a 64 of bytes: tb_config.hash of a file is this of its contents. */
 uint64_t tb_config_hash_bytes(const void *data, size_t len);
 

@@ -26,7 +26,7 @@ const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t byte
 /* A name in levels= that no level of the configuration carries is a typo,
  * not a level this communicator happens not to split (those the planner
  * skips), so it is refused instead of quietly building a flatter tree. */
-int tb_config_check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err, size_t errlen)
+static int check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err, size_t errlen)
 {
     static const char *zero_config[] = {"node", "package", "numa"};
     const int nl = cfg->has_topology ? cfg->topo.nlevels : (int)(sizeof zero_config / sizeof zero_config[0]);
@@ -49,6 +49,13 @@ int tb_config_check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *
         }
     }
     return 0;
+}
+
+int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen)
+{
+    if (tb_alg_spec_parse(text, spec, err, errlen) != 0)
+        return -1;
+    return cfg ? check_levels(cfg, spec, err, errlen) : 0;
 }
 
 int tb_rule_matches_all(const tb_rule *r)

@@ -607,14 +607,6 @@ static int parse_range(loader *L, const ynode *n, int is_comm, size_t *lo, size_
     return 0;
 }
 
-static int check_spec_levels(loader *L, const ynode *n, const tb_alg_spec *spec)
-{
-    char e[512];
-    if (tb_config_check_levels(L->cfg, spec, e, sizeof e) != 0)
-        return fail(L, n, "%s", e);
-    return 0;
-}
-
 static int parse_rule(loader *L, const ynode *n, tb_rule *r)
 {
     field f[] = {{"comm", 0, 0, 0}, {"bytes", 0, 0, 0}, {"algorithm", 1, 0, 0}};
@@ -630,13 +622,12 @@ static int parse_rule(loader *L, const ynode *n, tb_rule *r)
     if (f[1].val && parse_range(L, f[1].val, 0, &r->msg_lo, &r->msg_hi) != 0)
         return -1;
     const char *text;
-    char e[256];
+    char e[512];
     if (scalar(L, f[2].val, "an algorithm such as default, binomial or pipeline:segment=64K", &text) != 0)
         return -1;
-    if (tb_alg_spec_parse(text, &r->spec, e, sizeof e) != 0)
+    /* levels= names are checked against the topology parsed above */
+    if (tb_config_parse_spec(L->cfg, text, &r->spec, e, sizeof e) != 0)
         return fail(L, f[2].val, "%s%s", strncmp(e, "expected", 8) == 0 ? "" : "expected a valid algorithm: ", e);
-    if (check_spec_levels(L, f[2].val, &r->spec) != 0)
-        return -1;
     r->line = (int)line_of(n);
     return 0;
 }

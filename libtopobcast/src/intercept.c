@@ -31,14 +31,12 @@ TB_EXPORT int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
-/* Parses a spec and checks its level names against the loaded
- * configuration: a typo there would otherwise quietly build a flatter tree. */
+/* Level names are checked against the loaded configuration: a typo there
+ * would otherwise quietly build a flatter tree. */
 static int spec_parse_checked(const char *text, tb_alg_spec *s, char *err, size_t errlen)
 {
-    if (tb_alg_spec_parse(text, s, err, errlen) != 0)
-        return -1;
     const tb_settings *st = tb_settings_get();
-    return st->config_ok ? tb_config_check_levels(&st->config, s, err, errlen) : 0;
+    return tb_config_parse_spec(st->config_ok ? &st->config : NULL, text, s, err, errlen);
 }
 
 TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -59,16 +59,6 @@ static void settings_load(void)
     if (s->disabled)
         return;
 
-    const char *alg = getenv("TOPOBCAST_ALGORITHM");
-    if (alg && *alg) {
-        char err[512];
-        s->forced = 1;
-        if (tb_alg_spec_parse(alg, &s->forced_spec, err, sizeof err) != 0) {
-            tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, err);
-            tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
-        }
-    }
-
     const char *path = getenv("TOPOBCAST_CONFIG");
     if (path && *path) {
         char err[sizeof s->config_error - 64];
@@ -80,10 +70,16 @@ static void settings_load(void)
         tb_config_builtin(&s->config);
         s->config_ok = 1;
     }
-    char lerr[512];
-    if (s->forced && s->config_ok && tb_config_check_levels(&s->config, &s->forced_spec, lerr, sizeof lerr) != 0) {
-        tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, lerr);
-        tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
+
+    /* after the configuration: its topology names the levels= it may use */
+    const char *alg = getenv("TOPOBCAST_ALGORITHM");
+    if (alg && *alg) {
+        char err[512];
+        s->forced = 1;
+        if (tb_config_parse_spec(s->config_ok ? &s->config : NULL, alg, &s->forced_spec, err, sizeof err) != 0) {
+            tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, err);
+            tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
+        }
     }
 
     uint64_t h = 1469598103934665603ULL;
