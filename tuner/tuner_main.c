@@ -432,12 +432,11 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
             l.v[n++] = l.v[i];
     l.n = n;
     pred_rec *pr = malloc(sizeof *pr * (size_t)(n ? n : 1));
-    tb_alg_id *fam = malloc(sizeof *fam * (size_t)(n ? n : 1)); /* families timed */
     sig_rec *sg = malloc(sizeof *sg * (size_t)(n ? n : 1));
     double *tm = malloc(sizeof *tm * (size_t)(n ? n : 1)), *rp = malloc(sizeof *rp * (size_t)(n ? n : 1));
     char *dup = calloc((size_t)(n ? n : 1), 1);
-    if (!pr || !fam || !sg || !tm || !rp || !dup) {
-        free(pr), free(fam), free(sg), free(tm), free(rp), free(dup);
+    if (!pr || !sg || !tm || !rp || !dup) {
+        free(pr), free(sg), free(tm), free(rp), free(dup);
         tb_cand_list_free(&l);
         return -1;
     }
@@ -486,7 +485,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
     it->pred = malloc(sizeof *it->pred * (size_t)cap);
     it->pruned = malloc((size_t)cap);
     if (!it->spec || !it->pred || !it->pruned) {
-        free(pr), free(fam), free(sg), free(tm), free(rp), free(dup);
+        free(pr), free(sg), free(tm), free(rp), free(dup);
         tb_cand_list_free(&l);
         return -1;
     }
@@ -497,7 +496,8 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         it->pruned[0] = 1;
         it->ntime = it->nprune = 1;
     }
-    int kept = 0, nfam = 0;
+    int kept = 0;
+    char fam_kept[TB_ALG_COUNT] = {0}; /* algorithms with a candidate kept */
     for (int k = 0; k < np; k++) {
         double t = pr[k].t;
         const tb_alg_spec *sp = &l.v[pr[k].idx].spec;
@@ -507,13 +507,11 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
          * (at 4 KiB on P=512, unsegmented trees measure 2-4x their
          * prediction, a segmented interpipe 1.4x), so its order across
          * families is the least trustworthy part. */
-        int first = 1;
-        for (int c = 0; c < nfam && first; c++)
-            first = fam[c] != sp->id;
+        const int first = !fam_kept[sp->id];
         if (keep && o->max_timed > 0 && kept >= o->max_timed && !first)
             keep = 0;
-        if (keep && first)
-            fam[nfam++] = sp->id;
+        if (keep)
+            fam_kept[sp->id] = 1;
         kept += keep;
         it->nprune += keep;
         if (!keep && !o->exhaustive)
@@ -523,7 +521,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         it->pruned[it->ntime] = (char)keep;
         it->ntime++;
     }
-    free(pr), free(fam), free(sg), free(tm), free(rp), free(dup);
+    free(pr), free(sg), free(tm), free(rp), free(dup);
     tb_cand_list_free(&l);
     return 0;
 }

@@ -105,14 +105,14 @@ int main(void)
     {
         tb_cand_list l = {0};
         tb_cand_generate(&g, NULL, 8, 1048576, &l);
-        int fewest = 1 << 30;
-        for (int c = 0; c < l.n; c++)
-            if (l.v[c].spec.segment > 0 && (int)(1048576 / l.v[c].spec.segment) < fewest)
-                fewest = (int)(1048576 / l.v[c].spec.segment);
-        int most = 0;
-        for (int c = 0; c < l.n; c++)
-            if (l.v[c].spec.segment > 0 && (int)(1048576 / l.v[c].spec.segment) > most)
-                most = (int)(1048576 / l.v[c].spec.segment);
+        int fewest = 1 << 30, most = 0;
+        for (int c = 0; c < l.n; c++) {
+            if (l.v[c].spec.segment == 0)
+                continue;
+            int segments = (int)(1048576 / l.v[c].spec.segment);
+            fewest = segments < fewest ? segments : fewest;
+            most = segments > most ? segments : most;
+        }
         TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 3 * 4 * 2 && most == 16 && fewest == 2,
                "max_segments 16, 1 MiB: pipeline segments 64K..512K (%d candidates, 2..%d segments)",
                count_id(&l, TB_ALG_PIPELINE), most);
