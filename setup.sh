@@ -2,12 +2,14 @@
 # One-step set-up on a fresh Debian machine: install the dependencies, build,
 # and run the main job on this machine (make demo).
 #   ./setup.sh              install + build + demo
-#   ./setup.sh --deps-only  install the packages only (CI)
+#   ./setup.sh --deps-only  install the packages only
+#   ./setup.sh --packages   print the package list (.ci/run installs it)
 set -eu
 cd "$(dirname "$0")"
 PACKAGES="build-essential make mpich libmpich-dev libhwloc-dev libyaml-dev hwloc gfortran clang
  libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps
  chromium fonts-dejavu-core"
+[ "${1:-}" = "--packages" ] && { echo "$PACKAGES"; exit 0; }
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
