@@ -47,8 +47,15 @@ typedef struct tb_config {
 } tb_config;
 
 /* Loads and validates a file.  On error returns -1 and err holds
- * "FILE:LINE:COLUMN: what was expected". */
+ * "FILE:LINE:COLUMN: what was expected".  Only a regular file of at most
+ * tb_config_max_bytes() is read; anything else (directory, device, FIFO,
+ * socket, larger file) fails at once, without blocking. */
 int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen);
+/* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
+#define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
+/* The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES, or the
+ * default.  Returns -1 (err set, *out = default) if the knob is not a size. */
+int tb_config_max_bytes(size_t *out, char *err, size_t errlen);
 /* Same from memory (name used in messages); used by the fuzzer and tests. */
 int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_config *cfg, char *err,
                           size_t errlen);

@@ -13,12 +13,15 @@
  * nothing in the schema needs them, and an alias can make the document a
  * cyclic or exponentially large graph. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "config.h"
@@ -910,37 +913,95 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     return rc;
 }
 
+int tb_config_max_bytes(size_t *out, char *err, size_t errlen)
+{
+    const char *v = getenv("TOPOBCAST_CONFIG_MAX_BYTES");
+    *out = TB_CONFIG_MAX_BYTES_DEFAULT;
+    if (!v || !*v)
+        return 0;
+    if (tb_parse_size(v, out) != 0 || *out == 0) {
+        *out = TB_CONFIG_MAX_BYTES_DEFAULT;
+        snprintf(err, errlen, "TOPOBCAST_CONFIG_MAX_BYTES='%s': expected a size such as 64M", v);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* Reads a whole regular file of at most max bytes.  Opened non-blocking, so
+ * that a FIFO without a writer cannot block the open; anything but a regular
+ * file is refused before the first read, so a device (/dev/zero) cannot feed
+ * the reader forever; and the read stops at max + 1 bytes even if the file
+ * grows meanwhile.  Returns a malloc'd buffer, or NULL with err set. */
+static char *read_regular_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *data = NULL;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: expected a regular file, this is %s", path, file_kind(st.st_mode));
+    } else if ((unsigned long long)st.st_size > max) {
+        snprintf(err, errlen,
+                 "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES), the file has %lld", path, max,
+                 (long long)st.st_size);
+    } else if (!(data = malloc((size_t)st.st_size + 1))) {
+        snprintf(err, errlen, "%s: out of memory reading %lld bytes", path, (long long)st.st_size);
+    } else {
+        size_t cap = (size_t)st.st_size + 1, n = 0;
+        for (;;) {
+            ssize_t got = read(fd, data + n, cap - n);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0) {
+                snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
+                free(data), data = NULL;
+                break;
+            }
+            n += (size_t)got;
+            if (got == 0)
+                break;
+            if (n == cap) { /* grew since fstat */
+                if (n > max) {
+                    snprintf(err, errlen, "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES); it grew "
+                             "while being read", path, max);
+                    free(data), data = NULL;
+                    break;
+                }
+                char *bigger = realloc(data, cap = cap * 2 > max + 1 ? max + 1 : cap * 2);
+                if (!bigger) {
+                    snprintf(err, errlen, "%s: out of memory", path);
+                    free(data), data = NULL;
+                    break;
+                }
+                data = bigger;
+            }
+        }
+        *len = n;
+    }
+    close(fd);
+    return data;
+}
+
 int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
+    size_t max, len = 0;
+    if (tb_config_max_bytes(&max, err, errlen) != 0)
         return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    while (data) {
-        size_t got = fread(data + len, 1, cap - len, f);
-        len += got;
-        if (len < cap)
-            break;
-        char *bigger = realloc(data, cap * 2);
-        if (!bigger) {
-            free(data);
-            data = NULL;
-            break;
-        }
-        data = bigger;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!data || bad) {
-        snprintf(err, errlen, "%s: expected a readable file: %s", path, data ? "read error" : "out of memory");
-        free(data);
+    char *data = read_regular_file(path, max, &len, err, errlen);
+    if (!data)
         return -1;
-    }
     int rc = tb_config_load_buffer(data, len, path, cfg, err, errlen);
     free(data);
     return rc;

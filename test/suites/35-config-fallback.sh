@@ -40,6 +40,18 @@ expect_fallback() { # NAME TEXT
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/missing.yaml" TOPOBCAST_STATS=1 -- "$APP"
 expect_fallback "missing file" "$D/missing.yaml"
 
+# Paths that are not regular files, or too large: one warning and MPI_Bcast
+# within the timeout (/dev/zero used to feed the loader forever).
+mkfifo "$D/fifo"
+mkdir "$D/dir"
+for p in /dev/zero:"a character device" /dev/urandom:"a character device" "$D/fifo":"a FIFO" \
+    "$D/dir":"a directory"; do
+    run_mpi 2 60 TOPOBCAST_CONFIG="${p%%:*}" TOPOBCAST_STATS=1 -- "$APP"
+    expect_fallback "config is ${p#*:} (${p%%:*})" "expected a regular file, this is ${p#*:}"
+done
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_CONFIG_MAX_BYTES=100 TOPOBCAST_STATS=1 -- "$APP"
+expect_fallback "config larger than TOPOBCAST_CONFIG_MAX_BYTES" "expected at most 100 bytes (TOPOBCAST_CONFIG_MAX_BYTES)"
+
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/malformed.yaml" TOPOBCAST_STATS=1 -- "$APP"
 expect_fallback "malformed yaml" "malformed.yaml:4:"
 

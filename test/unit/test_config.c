@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tap.h"
@@ -345,6 +347,61 @@ static void test_errors(void)
     int rc = tb_config_load("config/does-not-exist.yaml", &cfg, err, sizeof err);
     TAP_OK(rc == -1 && strcmp(err, "config/does-not-exist.yaml: expected a readable file: No such file or directory") == 0,
            "error: missing file (%s)", err);
+}
+
+/* Paths that are not regular files, or too large, fail at once: before the
+ * fix /dev/zero fed the reader forever and a FIFO blocked the open. */
+static void test_load_paths(void)
+{
+    tb_config cfg;
+    char err[512], dir[] = "/tmp/tb_cfg_XXXXXX", fifo[600], big[600];
+    if (!mkdtemp(dir)) {
+        TAP_OK(0, "mkdtemp");
+        return;
+    }
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(big, sizeof big, "%s/big.yaml", dir);
+    const struct {
+        const char *path, *want;
+    } bad[] = {
+        {"/dev/zero", "/dev/zero: expected a regular file, this is a character device"},
+        {"/dev/urandom", "/dev/urandom: expected a regular file, this is a character device"},
+        {dir, "expected a regular file, this is a directory"},
+        {fifo, "/fifo: expected a regular file, this is a FIFO"},
+    };
+    TAP_OK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = tb_config_load(bad[i].path, &cfg, err, sizeof err);
+        TAP_OK(rc == -1 && strstr(err, bad[i].want), "not a regular file: %s (%s)", bad[i].path, err);
+    }
+    /* a valid file over the limit is refused; at the limit it loads */
+    FILE *f = fopen(big, "w");
+    fputs("topobcast: 1\nselection:\n  - {algorithm: binomial}\n", f);
+    long n = ftell(f);
+    fclose(f);
+    char lim[32];
+    snprintf(lim, sizeof lim, "%ld", n - 1);
+    setenv("TOPOBCAST_CONFIG_MAX_BYTES", lim, 1);
+    int rc = tb_config_load(big, &cfg, err, sizeof err);
+    TAP_OK(rc == -1 && strstr(err, "expected at most") && strstr(err, "TOPOBCAST_CONFIG_MAX_BYTES"),
+           "file over TOPOBCAST_CONFIG_MAX_BYTES=%s refused (%s)", lim, err);
+    snprintf(lim, sizeof lim, "%ld", n);
+    setenv("TOPOBCAST_CONFIG_MAX_BYTES", lim, 1);
+    rc = tb_config_load(big, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.nrules == 1, "file of exactly TOPOBCAST_CONFIG_MAX_BYTES=%s loads (%s)", lim, rc ? err : "");
+    if (rc == 0)
+        tb_config_free(&cfg);
+    setenv("TOPOBCAST_CONFIG_MAX_BYTES", "lots", 1);
+    rc = tb_config_load(big, &cfg, err, sizeof err);
+    TAP_OK(rc == -1 && strstr(err, "TOPOBCAST_CONFIG_MAX_BYTES='lots': expected a size"), "bad limit named (%s)",
+           err);
+    size_t max = 0;
+    unsetenv("TOPOBCAST_CONFIG_MAX_BYTES");
+    TAP_OK(tb_config_max_bytes(&max, err, sizeof err) == 0 && max == TB_CONFIG_MAX_BYTES_DEFAULT,
+           "default limit %zu", max);
+    unlink(fifo);
+    unlink(big);
+    rmdir(dir);
 }
 
 /* ---- selection ------------------------------------------------------------------ */
@@ -766,6 +823,7 @@ int main(void)
     test_examples();
     test_hash();
     test_errors();
+    test_load_paths();
     test_select();
     test_derive_topology();
     test_derive_zero_config();
