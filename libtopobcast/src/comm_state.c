@@ -8,13 +8,14 @@
 
 #include "log.h"
 #include "settings.h"
+#include "stats.h"
 #include "topo_map.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
-/* Why a communicator falls back to PMPI_Bcast; the allreduce takes the max. */
-enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2 };
+/* Private duplicates held by this process; bounded by TOPOBCAST_MAX_COMMS. */
+static int live_dups;
 
 static void state_free(tb_comm_state *cs)
 {
@@ -22,8 +23,10 @@ static void state_free(tb_comm_state *cs)
         if (cs->cache[i].valid)
             tb_schedule_free(&cs->cache[i].sched);
     tb_hier_free(&cs->hier);
-    if (cs->dup != MPI_COMM_NULL)
+    if (cs->dup != MPI_COMM_NULL) {
         PMPI_Comm_free(&cs->dup);
+        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+    }
     free(cs);
 }
 
@@ -49,17 +52,41 @@ static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
 
 static void keyval_create(void)
 {
-    /* not copied on MPI_Comm_dup: a duplicate gets its own private comm */
+    /* not copied on MPI_Comm_dup: a duplicate gets its own state */
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &keyval, NULL);
+}
+
+/* Runs a collective on the application's communicator with errors returned
+ * rather than fatal, so that a failure (context ids exhausted by the
+ * application) becomes a fallback, never an abort. */
+typedef struct {
+    MPI_Errhandler saved;
+    int swapped;
+} quiet_errors;
+
+static void quiet_begin(MPI_Comm comm, quiet_errors *q)
+{
+    q->swapped = PMPI_Comm_get_errhandler(comm, &q->saved) == MPI_SUCCESS &&
+                 PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+}
+
+static void quiet_end(MPI_Comm comm, quiet_errors *q)
+{
+    if (q->swapped) {
+        PMPI_Comm_set_errhandler(comm, q->saved);
+        PMPI_Errhandler_free(&q->saved);
+    }
 }
 
 /* One allreduce settles whether every rank may use the library's
  * configuration on this communicator: same settings hash, config loaded,
- * mapping succeeded everywhere. */
-static int agree(tb_comm_state *cs, uint64_t hash, int why_local, int *why_all, int *same)
+ * mapping succeeded everywhere.  It runs on the application's communicator:
+ * a collective there cannot match the application's point-to-point
+ * messages, and every rank is inside the same MPI_Bcast call. */
+static int agree(MPI_Comm comm, uint64_t hash, int why_local, int *why_all, int *same)
 {
     long long v[3] = {(long long)(hash >> 1), -(long long)(hash >> 1), why_local};
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, cs->dup);
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     *same = v[0] == -v[1];
@@ -67,34 +94,43 @@ static int agree(tb_comm_state *cs, uint64_t hash, int why_local, int *why_all, 
     return MPI_SUCCESS;
 }
 
-static void warn_fallback(const tb_comm_state *cs, const tb_settings *st, int why_all, int same,
-                          const char *local_why)
+/* Configuration problems are a fact about the job: one line per job, printed
+ * by world rank 0 the first time a communicator holding it meets the
+ * problem.  What each other communicator decided is behind
+ * TOPOBCAST_VERBOSE=1. */
+static void warn_job(const tb_comm_state *cs, tb_fallback_why why, const char *text)
 {
-    static int warned_config, warned_differ, warned_mapping;
-    if (cs->rank != 0)
-        return;
+    static int warned[TB_FALLBACK_COUNT];
+    tb_stats_fallback_text(why, text);
+    if (tb_world_rank() == 0)
+        tb_log_once(&warned[why], "%s; using MPI_Bcast", text);
+    else if (cs->rank == 0 && tb_settings_get()->verbose >= 1)
+        tb_log("communicator of %d processes: %s; using MPI_Bcast on it", cs->size, text);
+}
+
+/* Why a communicator falls back; the local code is agreed by a max. */
+enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2 };
+
+static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all, int same, const char *local_why)
+{
+    char text[600];
     if (why_all == WHY_CONFIG) {
-        if (!st->config_ok)
-            tb_log_once(&warned_config, "%s; using MPI_Bcast", st->config_error);
-        else
-            tb_log_once(&warned_config,
-                        "TOPOBCAST_CONFIG could not be loaded on some ranks of a communicator of %d processes; "
-                        "using MPI_Bcast on it",
-                        cs->size);
+        cs->why = TB_FALLBACK_CONFIG;
+        if (!st->config_ok) /* this rank's own error, printed when loaded */
+            return;
+        snprintf(text, sizeof text, "TOPOBCAST_CONFIG could not be loaded on some ranks");
     } else if (!same) {
-        tb_log_once(&warned_differ,
-                    "ranks of a communicator of %d processes have different settings (TOPOBCAST_CONFIG file "
-                    "contents or TOPOBCAST_ALGORITHM differ); using MPI_Bcast on it",
-                    cs->size);
-    } else if (why_all == WHY_MAPPING) {
+        cs->why = TB_FALLBACK_DIFFER;
+        snprintf(text, sizeof text,
+                 "ranks have different settings (TOPOBCAST_CONFIG file contents or TOPOBCAST_ALGORITHM differ)");
+    } else {
+        cs->why = TB_FALLBACK_MAPPING;
         if (local_why[0])
-            tb_log_once(&warned_mapping, "%s; using MPI_Bcast", local_why);
+            snprintf(text, sizeof text, "%s", local_why);
         else
-            tb_log_once(&warned_mapping,
-                        "some ranks of a communicator of %d processes could not be placed in the topology of %s; "
-                        "using MPI_Bcast on it",
-                        cs->size, st->config.source);
+            snprintf(text, sizeof text, "some ranks could not be placed in the topology of %s", st->config.source);
     }
+    warn_job(cs, cs->why, text);
 }
 
 static tb_comm_state *state_create(MPI_Comm comm)
@@ -104,17 +140,17 @@ static tb_comm_state *state_create(MPI_Comm comm)
     if (!cs)
         return NULL;
     cs->dup = MPI_COMM_NULL;
-    if (PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS) {
-        free(cs);
-        return NULL;
-    }
-    PMPI_Comm_size(cs->dup, &cs->size);
-    PMPI_Comm_rank(cs->dup, &cs->rank);
+    PMPI_Comm_size(comm, &cs->size);
+    PMPI_Comm_rank(comm, &cs->rank);
     int world_size;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
     tb_identity *ids = NULL;
-    if (tb_topo_exchange(cs->dup, &ids) != MPI_SUCCESS) {
+    quiet_errors q;
+    quiet_begin(comm, &q);
+    int rc = tb_topo_exchange(comm, &ids);
+    quiet_end(comm, &q);
+    if (rc != MPI_SUCCESS) {
         state_free(cs);
         return NULL;
     }
@@ -129,10 +165,8 @@ static tb_comm_state *state_create(MPI_Comm comm)
             why_local = WHY_MAPPING;
     }
     int why_all = 0, same = 0;
-    if (agree(cs, st->agree_hash, why_local, &why_all, &same) != MPI_SUCCESS) {
+    if (agree(comm, st->agree_hash, why_local, &why_all, &same) != MPI_SUCCESS) {
         free(ids);
-        if (derived)
-            tb_hier_free(&cs->hier);
         state_free(cs);
         return NULL;
     }
@@ -157,6 +191,38 @@ static tb_comm_state *state_create(MPI_Comm comm)
     }
     free(ids);
     return cs;
+}
+
+MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
+{
+    if (cs->dup != MPI_COMM_NULL || cs->no_dup)
+        return cs->dup;
+    /* Every rank reaches this in the same call (the choice is collective);
+     * whether all ranks are below the limit is agreed first, so all of them
+     * duplicate or none does. */
+    const tb_settings *st = tb_settings_get();
+    int room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms, all = 0;
+    quiet_errors q;
+    quiet_begin(comm, &q);
+    if (PMPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all &&
+        PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS)
+        cs->dup = MPI_COMM_NULL;
+    quiet_end(comm, &q);
+    if (cs->dup == MPI_COMM_NULL) {
+        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+        cs->no_dup = 1;
+        cs->why = TB_FALLBACK_CAPACITY;
+        char text[256];
+        if (all)
+            snprintf(text, sizeof text, "MPI could not create a private communicator (context ids exhausted?)");
+        else
+            snprintf(text, sizeof text,
+                     "the library already holds TOPOBCAST_MAX_COMMS=%d private communicators (raise the limit, "
+                     "or free communicators) and a new communicator needs one",
+                     st->max_comms);
+        warn_job(cs, TB_FALLBACK_CAPACITY, text);
+    }
+    return cs->dup;
 }
 
 tb_comm_state *tb_comm_state_find(MPI_Comm comm)

@@ -20,9 +20,11 @@ typedef struct tb_cached_schedule {
 } tb_cached_schedule;
 
 typedef struct tb_comm_state {
-    MPI_Comm dup;
+    MPI_Comm dup;          /* private duplicate; MPI_COMM_NULL until an algorithm first runs */
+    int no_dup;            /* agreed: no duplicate to be had (TOPOBCAST_MAX_COMMS, or MPI refused) */
     int size, rank;
     int usable;            /* every rank loaded the same config and mapped itself */
+    int why;               /* tb_fallback_why, when !usable or no_dup */
     tb_hier hier;          /* from the topology file when usable, else from MPI + hwloc */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
@@ -34,6 +36,14 @@ tb_comm_state *tb_comm_state_get(MPI_Comm comm);
 /* comm's state if it has one (it is then an intracommunicator of size > 1),
  * else NULL; never creates. */
 tb_comm_state *tb_comm_state_find(MPI_Comm comm);
+/* The private duplicate of comm that the library's messages travel on,
+ * created (collectively, on first use) only when an algorithm other than
+ * MPI_Bcast runs, so communicators whose rules all say default cost the
+ * application no context id.  At most TOPOBCAST_MAX_COMMS exist per process;
+ * beyond that, or if MPI cannot create one, returns MPI_COMM_NULL on every
+ * rank of comm (agreed) and the caller falls back to MPI_Bcast.  Collective
+ * over comm; call it from the same broadcast on every rank. */
+MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm);
 /* Schedule for (root, spec), built and cached on first use.  NULL with err
  * set if the algorithm cannot be built for this communicator. */
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err,

@@ -80,8 +80,11 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
      * (atomics on every call) unless TOPOBCAST_STATS asks for them */
     const int count_it = is_root && st->stats;
     if (!cs->usable && !explicit_spec)
-        tb_stats_fallback(count_it);
-    if (spec.id == TB_ALG_DEFAULT) {
+        tb_stats_fallback((tb_fallback_why)cs->why, count_it);
+    MPI_Comm priv = MPI_COMM_NULL;
+    if (spec.id != TB_ALG_DEFAULT && (priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)
+        tb_stats_fallback(TB_FALLBACK_CAPACITY, count_it);
+    if (priv == MPI_COMM_NULL) {
         tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
         return tb_pmpi_bcast(buf, count, type, root, comm);
     }
@@ -90,14 +93,16 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     if (!sched) {
         /* builders are deterministic, so every rank lands here together */
         static int warned;
-        if (cs->rank == 0)
+        if (tb_world_rank() == 0)
             tb_log_once(&warned, "%s; using MPI_Bcast", err);
+        else if (tb_settings_get()->verbose >= 1 && cs->rank == 0)
+            tb_log("communicator of %d processes: %s; using MPI_Bcast", cs->size, err);
         tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
         return tb_pmpi_bcast(buf, count, type, root, comm);
     }
     int rc = tb_msg_prepare(&msg, is_root, comm);
     if (rc == MPI_SUCCESS)
-        rc = tb_engine_run(sched, msg.image, msg.bytes, cs->dup);
+        rc = tb_engine_run(sched, msg.image, msg.bytes, priv);
     int frc = tb_msg_finish(&msg, is_root, comm);
     if (rc == MPI_SUCCESS)
         rc = frc;

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "stats.h"
 
 static tb_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
@@ -40,6 +41,20 @@ static int env_level(const char *name)
     return (int)x;
 }
 
+static int env_count(const char *name, int dflt, int max)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < 0 || x > max) {
+        tb_log_world0("%s='%s' is not a number from 0 to %d; using %d", name, v, max, dflt);
+        return dflt;
+    }
+    return (int)x;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     for (int i = 0; i < 8; i++) {
@@ -56,6 +71,7 @@ static void settings_load(void)
     s->disabled = env_flag("TOPOBCAST_DISABLE", 0);
     s->verbose = env_level("TOPOBCAST_VERBOSE");
     s->stats = env_flag("TOPOBCAST_STATS", 0);
+    s->max_comms = env_count("TOPOBCAST_MAX_COMMS", TB_MAX_COMMS_DEFAULT, 1 << 20);
     if (s->disabled)
         return;
 
@@ -64,8 +80,14 @@ static void settings_load(void)
         char err[sizeof s->config_error - 64];
         if (tb_config_load(path, &s->config, err, sizeof err) == 0)
             s->config_ok = 1;
-        else
+        else {
+            /* the same on every rank that reads the same path: one line per
+             * job, from world rank 0; the calls fall back on every
+             * communicator (agreed in comm_state.c) */
             snprintf(s->config_error, sizeof s->config_error, "TOPOBCAST_CONFIG: %s", err);
+            tb_stats_fallback_text(TB_FALLBACK_CONFIG, s->config_error);
+            tb_log_world0("%s; using MPI_Bcast", s->config_error);
+        }
     } else {
         tb_config_builtin(&s->config);
         s->config_ok = 1;

@@ -8,10 +8,13 @@
 #include "algorithm.h"
 #include "config.h"
 
+#define TB_MAX_COMMS_DEFAULT 64
+
 typedef struct tb_settings {
     int disabled;            /* TOPOBCAST_DISABLE */
     int verbose;             /* TOPOBCAST_VERBOSE */
     int stats;               /* TOPOBCAST_STATS */
+    int max_comms;           /* TOPOBCAST_MAX_COMMS: private duplicates kept at once */
     int forced;              /* TOPOBCAST_ALGORITHM given (a bad one forces default) */
     tb_alg_spec forced_spec;
     int config_ok;           /* config loaded (file or built-in) */

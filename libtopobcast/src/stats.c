@@ -6,7 +6,7 @@
 
 enum { N_ALG = TB_ALG_COUNT, N_RULE = TB_STATS_MAX_RULES };
 /* layout of the reduced vector */
-enum { OFF_CALLS = 0, OFF_BYTES = N_ALG, OFF_RULES = 2 * N_ALG, OFF_FALLBACK = 2 * N_ALG + N_RULE, N_STATS };
+enum { OFF_CALLS = 0, OFF_BYTES = N_ALG, OFF_RULES = 2 * N_ALG, OFF_FALLBACK = 2 * N_ALG + N_RULE, N_STATS = OFF_FALLBACK + TB_FALLBACK_COUNT };
 
 static unsigned long long counters[N_STATS];
 
@@ -20,10 +20,24 @@ void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int counted)
         __atomic_fetch_add(&counters[OFF_RULES + (rule < N_RULE ? rule : N_RULE - 1)], 1ULL, __ATOMIC_RELAXED);
 }
 
-void tb_stats_fallback(int counted)
+static char why_text[TB_FALLBACK_COUNT][512];
+static const char *const why_label[TB_FALLBACK_COUNT] = {
+    "TOPOBCAST_CONFIG could not be loaded",
+    "ranks have different settings",
+    "the topology does not fit the job",
+    "TOPOBCAST_MAX_COMMS private communicators in use",
+};
+
+void tb_stats_fallback(tb_fallback_why why, int counted)
 {
     if (counted)
-        __atomic_fetch_add(&counters[OFF_FALLBACK], 1ULL, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters[OFF_FALLBACK + why], 1ULL, __ATOMIC_RELAXED);
+}
+
+void tb_stats_fallback_text(tb_fallback_why why, const char *text)
+{
+    if (!why_text[why][0])
+        snprintf(why_text[why], sizeof why_text[why], "%s", text);
 }
 
 void tb_stats_report(int print)
@@ -47,8 +61,9 @@ void tb_stats_report(int print)
             fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r,
                     r == N_RULE - 1 ? "+" : "", line, s->config_ok ? s->config.source : "-", total[OFF_RULES + r]);
         }
-    if (total[OFF_FALLBACK])
-        fprintf(stderr, "topobcast: stats: fallback calls=%llu (configuration not agreed; used MPI_Bcast)\n",
-                total[OFF_FALLBACK]);
+    for (int w = 0; w < TB_FALLBACK_COUNT; w++)
+        if (total[OFF_FALLBACK + w])
+            fprintf(stderr, "topobcast: stats: fallback calls=%llu (%s; used MPI_Bcast)\n", total[OFF_FALLBACK + w],
+                    why_text[w][0] ? why_text[w] : why_label[w]);
     fflush(stderr);
 }

@@ -13,7 +13,18 @@
 /* rule: index of the selection rule that chose the algorithm, -1 if none
  * (forced, explicit call, or fallback). */
 void tb_stats_count(tb_alg_id id, size_t bytes, int rule, int counted);
-void tb_stats_fallback(int counted);
+/* Why a call fell back to MPI_Bcast. */
+typedef enum {
+    TB_FALLBACK_CONFIG,   /* the configuration could not be loaded (on some rank) */
+    TB_FALLBACK_DIFFER,   /* ranks have different settings */
+    TB_FALLBACK_MAPPING,  /* the topology does not fit the job or communicator */
+    TB_FALLBACK_CAPACITY, /* TOPOBCAST_MAX_COMMS private communicators in use */
+    TB_FALLBACK_COUNT
+} tb_fallback_why;
+void tb_stats_fallback(tb_fallback_why why, int counted);
+/* The words the warning for why used; the report repeats them (kept on the
+ * rank that printed the warning, world rank 0). */
+void tb_stats_fallback_text(tb_fallback_why why, const char *text);
 /* Collective over MPI_COMM_WORLD at MPI_Finalize: sums and prints from rank 0
  * when print is set there. */
 void tb_stats_report(int print);

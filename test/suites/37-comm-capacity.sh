@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The application keeps its communicators: the library duplicates a
+# communicator only when one of its algorithms runs there, and holds at most
+# TOPOBCAST_MAX_COMMS duplicates; beyond that it falls back to MPI_Bcast with
+# one warning.  Configuration warnings come once per job, from world rank 0,
+# even when several communicators meet the problem; the stats give the same
+# reason as the warning.
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+APP=$T/comm_capacity
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+warnings() { printf '%s\n' "$OUT" | grep '^topobcast: ' | grep -v -c '^topobcast: stats'; }
+capacity() { sed -n 's/^capacity //p' <<<"$OUT"; }
+
+OUT=$(timeout 120 mpiexec -n 2 "$APP" 2>&1)
+base=$(capacity)
+check "capacity without the library: measured ($base)" [ -n "$base" ] && [ "$base" -gt 100 ]
+base=${base:-0}
+echo "# without library: $base communicators"
+
+# The built-in table sends these 4000-byte broadcasts to MPI_Bcast: no
+# duplicate at all.
+run_mpi 2 120 TOPOBCAST_STATS=1 -- "$APP"
+n=$(capacity)
+echo "# library, built-in table: ${n:-?} communicators"
+check "built-in table: data correct" grep -q "all data correct" <<<"$OUT"
+check "built-in table: capacity ${n:-?} = without the library ($base)" [ "${n:-0}" -eq "$base" ]
+check "built-in table: no warning" [ "$(warnings)" -eq 0 ]
+
+# Every broadcast runs the library's binomial tree: at most 64 duplicates.
+run_mpi 2 120 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$APP"
+n=$(capacity)
+echo "# library, binomial everywhere: ${n:-?} communicators"
+check "binomial: data correct on every communicator" grep -q "all data correct" <<<"$OUT"
+check "binomial: capacity ${n:-?} >= 95% of $base" [ $((${n:-0} * 100)) -ge $((base * 95)) ]
+check "binomial: exactly one warning" [ "$(warnings)" -eq 1 ]
+check "binomial: warning names TOPOBCAST_MAX_COMMS=64" grep -q "^topobcast: .*TOPOBCAST_MAX_COMMS=64 " <<<"$OUT"
+check "binomial: 64 communicators x 2 broadcasts ran binomial" grep -q "algorithm=binomial calls=128 " <<<"$OUT"
+check "binomial: stats give the warning's reason" \
+    grep -q "fallback calls=.*TOPOBCAST_MAX_COMMS=64 private communicators" <<<"$OUT"
+
+run_mpi 2 120 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_MAX_COMMS=3 TOPOBCAST_STATS=1 -- "$APP"
+check "TOPOBCAST_MAX_COMMS=3: data correct" grep -q "all data correct" <<<"$OUT"
+check "TOPOBCAST_MAX_COMMS=3: 3 communicators x 2 broadcasts ran binomial" \
+    grep -q "algorithm=binomial calls=6 " <<<"$OUT"
+
+# One warning per job: 4 ranks, two half communicators both meet the problem.
+cat >"$D/n2.yaml" <<EOT
+topobcast: 1
+topology:
+  fingerprint: {nprocs: 2, hosts: [$(hostname)]}
+  levels: [node]
+  leaves:
+    - {rank: 0, host: $(hostname), pu: 0}
+    - {rank: 1, host: $(hostname), pu: 1}
+  groups:
+    node: [[0, 1]]
+selection:
+  - {algorithm: binomial}
+EOT
+for c in "$D/missing.yaml:expected a readable file" "$D/n2.yaml:measured with 2 processes, this job has 4" \
+    "/dev/zero:expected a regular file"; do
+    file=${c%%:*} text=${c#*:}
+    run_mpi 4 60 TOPOBCAST_CONFIG="$file" TOPOBCAST_STATS=1 -- "$APP" split
+    check "split communicators, $text: data correct" grep -q "all data correct" <<<"$OUT"
+    check "split communicators, $text: one warning for the job" [ "$(warnings)" -eq 1 ]
+    check "split communicators, $text: warning says why" grep -q "^topobcast: .*$text" <<<"$OUT"
+    check "split communicators, $text: stats give the same reason" \
+        grep -q "^topobcast: stats: fallback calls=6 (.*$text" <<<"$OUT"
+done
