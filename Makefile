@@ -25,6 +25,7 @@ include test/module.mk
 -include test/fuzz/module.mk
 -include test/smpi/module.mk
 -include test/vcluster/module.mk
+-include bench/module.mk
 
 clean:
 	rm -rf $(BUILD)

@@ -5,8 +5,11 @@ UNIT_SRCS := $(wildcard test/unit/test_*.c)
 UNIT_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(UNIT_SRCS))
 MPIT_SRCS := $(wildcard test/mpi/*.c)
 MPIT_BINS := $(patsubst test/mpi/%.c,$(BUILD)/test/mpi/%,$(MPIT_SRCS))
-FORT_SRCS := $(wildcard test/mpi/*.f90)
-FORT_BINS := $(patsubst test/mpi/%.f90,$(BUILD)/test/mpi/%,$(FORT_SRCS))
+# test/mpi/fortran_bcast.F90 is built once per Fortran binding.
+FORT_BINS := $(addprefix $(BUILD)/test/mpi/fortran_bcast,_mpi _f08 _mpifh)
+FORT_DEFS_mpi   :=
+FORT_DEFS_f08   := -DUSE_F08
+FORT_DEFS_mpifh := -DUSE_MPIFH
 
 $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -16,9 +19,9 @@ $(BUILD)/test/mpi/%: test/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibtopobcast/include $< -o $@ -lm
 
-$(BUILD)/test/mpi/%: test/mpi/%.f90
+$(BUILD)/test/mpi/fortran_bcast_%: test/mpi/fortran_bcast.F90
 	@mkdir -p $(dir $@)
-	$(MPIFC) -O2 -g -Wall $< -o $@
+	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@
 
 tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS)
 

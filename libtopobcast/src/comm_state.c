@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finalize.h"
 #include "log.h"
 #include "settings.h"
 #include "stats.h"
@@ -139,6 +140,7 @@ static tb_comm_state *state_create(MPI_Comm comm)
     tb_comm_state *cs = calloc(1, sizeof *cs);
     if (!cs)
         return NULL;
+    tb_finalize_arm();
     cs->dup = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &cs->size);
     PMPI_Comm_rank(comm, &cs->rank);
@@ -181,6 +183,16 @@ static tb_comm_state *state_create(MPI_Comm comm)
         if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, sizeof why) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
     }
+    /* the dispatch's fast path: the same choice it would make, precomputed
+     * (stats count each call by rule, so they take the full path) */
+    if (st->stats)
+        cs->default_upto = 0;
+    else if (!cs->usable)
+        cs->default_upto = SIZE_MAX;
+    else if (st->forced)
+        cs->default_upto = st->forced_spec.id == TB_ALG_DEFAULT ? SIZE_MAX : 0;
+    else
+        cs->default_upto = tb_config_default_upto(&st->config, cs->size);
     if (st->verbose >= 1 && cs->rank == 0) {
         tb_log("communicator of %d processes: %s; hierarchy from %s:", cs->size,
                cs->usable ? "topobcast active" : "falling back to MPI_Bcast",

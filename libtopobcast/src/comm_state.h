@@ -25,6 +25,7 @@ typedef struct tb_comm_state {
     int size, rank;
     int usable;            /* every rank loaded the same config and mapped itself */
     int why;               /* tb_fallback_why, when !usable or no_dup */
+    size_t default_upto;   /* calls of 1..default_upto bytes go to MPI_Bcast (0 with TOPOBCAST_STATS) */
     tb_hier hier;          /* from the topology file when usable, else from MPI + hwloc */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];

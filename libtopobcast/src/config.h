@@ -65,6 +65,11 @@ void tb_config_free(tb_config *cfg);
 /* First rule matching (communicator size, bytes); never NULL for a loaded
  * config.  *index receives the rule's position. */
 const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index);
+/* The largest B such that every message of 1..B bytes on a communicator of
+ * comm_size selects default (MPI_Bcast): 0 if 1 byte already selects another
+ * algorithm, SIZE_MAX if every size selects default.  Lets the dispatch
+ * decide small calls with one comparison. */
+size_t tb_config_default_upto(const tb_config *cfg, int comm_size);
 
 /* Table checks applied by the loader (also usable by the tuner before it
  * writes a table): the rule matches every (comm, bytes); every case rule i

@@ -2,6 +2,7 @@
  * matches.  Also the built-in table used without TOPOBCAST_CONFIG, and the
  * table checks the loader applies (catch-all, unreachable rules). */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,19 @@ const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t byte
     if (index)
         *index = -1;
     return NULL;
+}
+
+size_t tb_config_default_upto(const tb_config *cfg, int comm_size)
+{
+    size_t upto = 0;
+    for (;;) {
+        const tb_rule *r = tb_config_select(cfg, comm_size, upto + 1, NULL);
+        if (!r || r->spec.id != TB_ALG_DEFAULT)
+            return upto;
+        if (r->msg_hi == SIZE_MAX)
+            return SIZE_MAX;
+        upto = r->msg_hi; /* rule r covers upto + 1 .. msg_hi */
+    }
 }
 
 /* A name in levels= that no level of the configuration carries is a typo,

@@ -15,6 +15,9 @@ typedef struct tb_msg {
     int packed;       /* image is a temporary that needs pack/unpack */
 } tb_msg;
 
+/* Size in bytes of a predefined (named) datatype, cached per thread; 0 for a
+ * derived type or an invalid handle. */
+size_t tb_named_type_size(MPI_Datatype type);
 /* Describes the message; bytes == 0 is a valid empty message.  Returns an
  * MPI error code (MPI_ERR_COUNT when bytes overflow size_t). */
 int tb_msg_init(tb_msg *m, void *buf, MPI_Count count, MPI_Datatype type);

@@ -51,9 +51,27 @@ static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int
     }
 }
 
+/* The common small call, on a communicator seen before, with a predefined
+ * type, that the table sends to MPI_Bcast: one thread-local lookup, one
+ * cached type size and one comparison before PMPI_Bcast.  The bound was
+ * computed from the same agreed inputs as choose(), so every rank makes the
+ * same decision whichever path it takes. */
+static inline int fast_default(MPI_Count count, MPI_Datatype type, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || count < 0)
+        return 0;
+    const tb_comm_state *cs = tb_comm_state_find(comm);
+    if (!cs || !cs->default_upto)
+        return 0;
+    size_t tsize = tb_named_type_size(type);
+    return tsize && (size_t)count <= cs->default_upto / tsize;
+}
+
 int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              const tb_alg_spec *explicit_spec)
 {
+    if (!explicit_spec && fast_default(count, type, comm))
+        return tb_pmpi_bcast(buf, count, type, root, comm);
     const tb_settings *st = tb_settings_get();
     int size = 0;
     tb_comm_state *cs = NULL;

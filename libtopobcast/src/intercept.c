@@ -3,6 +3,7 @@
 
 #include "comm_state.h"
 #include "dispatch.h"
+#include "finalize.h"
 #include "settings.h"
 #include "stats.h"
 #include "topobcast.h"
@@ -23,11 +24,7 @@ TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 
 TB_EXPORT int MPI_Finalize(void)
 {
-    const tb_settings *st = tb_settings_get();
-    if (!st->disabled)
-        tb_stats_report(st->stats);
-    tb_comm_state_release_world();
-    tb_settings_release();
+    tb_finalize_run(1);
     return PMPI_Finalize();
 }
 

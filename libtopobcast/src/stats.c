@@ -40,16 +40,26 @@ void tb_stats_fallback_text(tb_fallback_why why, const char *text)
         snprintf(why_text[why], sizeof why_text[why], "%s", text);
 }
 
-void tb_stats_report(int print)
+void tb_stats_report(int gather)
 {
     unsigned long long local[N_STATS], total[N_STATS];
     for (int i = 0; i < N_STATS; i++)
         local[i] = __atomic_load_n(&counters[i], __ATOMIC_RELAXED);
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (PMPI_Reduce(local, total, N_STATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        rank != 0 || !print)
+    if (gather) {
+        if (PMPI_Reduce(local, total, N_STATS, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return;
+    } else {
+        for (int i = 0; i < N_STATS; i++)
+            total[i] = local[i];
+    }
+    if (rank != 0)
         return;
+    if (!gather)
+        fprintf(stderr, "topobcast: stats: counts of world rank 0 only (the program ended MPI without the "
+                        "C MPI_Finalize and broadcast on MPI_COMM_WORLD never, so the ranks' counts cannot be "
+                        "summed safely)\n");
     const tb_settings *s = tb_settings_get();
     for (int a = 0; a < N_ALG; a++)
         if (total[OFF_CALLS + a])

@@ -25,8 +25,10 @@ void tb_stats_fallback(tb_fallback_why why, int counted);
 /* The words the warning for why used; the report repeats them (kept on the
  * rank that printed the warning, world rank 0). */
 void tb_stats_fallback_text(tb_fallback_why why, const char *text);
-/* Collective over MPI_COMM_WORLD at MPI_Finalize: sums and prints from rank 0
- * when print is set there. */
-void tb_stats_report(int print);
+/* At MPI_Finalize, printed by world rank 0.  gather: collective over
+ * MPI_COMM_WORLD, sums every rank's counts; otherwise world rank 0 prints its
+ * own counts and says so (no collective: some ranks may never have entered
+ * the library). */
+void tb_stats_report(int gather);
 
 #endif

@@ -1,39 +1,40 @@
 #!/usr/bin/env bash
-# A Fortran program calling MPI_BCAST (use mpi) is intercepted: MPICH's
-# Fortran binding calls the C MPI_Bcast, which the preloaded library
-# defines.  Proof: with binomial forced, the library's statistics count
-# exactly as many binomial broadcasts as the program made, and the program's
-# own value checks pass.
+# Fortran programs calling MPI_BCAST through each binding (use mpi,
+# use mpi_f08, include 'mpif.h') are intercepted, and the statistics are
+# printed at the end even where the binding's MPI_FINALIZE calls
+# PMPI_Finalize directly (MPICH's mpi_f08).  Proof: with binomial forced, the
+# library's statistics count exactly as many binomial broadcasts as the
+# program made, and the program's own value checks pass.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 LIB=$PWD/$BUILD/lib/libtopobcast.so
-PROG=$BUILD/test/mpi/fortran_bcast
 NP=3
 
-for f in "$LIB" "$PROG"; do
-    if [ ! -e "$f" ]; then
-        echo "not ok fortran: $f is missing (make tests)"
-        exit 1
+for binding in mpi f08 mpifh; do
+    PROG=$BUILD/test/mpi/fortran_bcast_$binding
+    for f in "$LIB" "$PROG"; do
+        if [ ! -e "$f" ]; then
+            echo "not ok fortran $binding: $f is missing (make tests)"
+            continue 2
+        fi
+    done
+    out=$(timeout 120 mpiexec -n $NP env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial \
+        TOPOBCAST_STATS=1 "$PROG" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | sed "s/^/# $binding: /" # the whole output, as comments
+    # the program's own verdict on the received values
+    echo "$out" | grep -E '^(ok|not ok) ' | sed "s/^\(ok\|not ok\) /\1 [$binding] /"
+    if ! echo "$out" | grep -q '^ok fortran MPI_BCAST values'; then
+        echo "not ok fortran $binding: the program did not confirm its values (exit status $rc)"
     fi
+    made=$(echo "$out" | sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' | head -1)
+    counted=$(echo "$out" | sed -n 's/^topobcast: stats: algorithm=binomial calls=\([0-9][0-9]*\) .*/\1/p' | head -1)
+    other=$(echo "$out" | grep '^topobcast: stats: algorithm=' | grep -v 'algorithm=binomial ' | tr '\n' ';')
+    if [ -n "$made" ] && [ "$made" -gt 0 ] && [ "${counted:-0}" = "$made" ] && [ -z "$other" ]; then
+        echo "ok fortran $binding: MPI_BCAST intercepted, stats count $counted binomial broadcasts, program made $made"
+    else
+        echo "not ok fortran $binding: MPI_BCAST intercepted: program made ${made:-?} calls, stats binomial=${counted:-none}, other: ${other:-none}"
+    fi
+    [ "$rc" -eq 0 ] || echo "not ok fortran $binding: mpiexec exit status $rc"
 done
-
-out=$(timeout 120 mpiexec -n $NP env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial \
-    TOPOBCAST_STATS=1 "$PROG" 2>&1)
-rc=$?
-printf '%s\n' "$out" | sed 's/^/# /' # the whole output, as comments
-# the program's own verdict on the received values
-echo "$out" | grep -E '^(ok|not ok) '
-if ! echo "$out" | grep -q '^ok fortran MPI_BCAST values'; then
-    echo "not ok fortran: the program did not confirm its values (exit status $rc)"
-fi
-
-made=$(echo "$out" | sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' | head -1)
-counted=$(echo "$out" | sed -n 's/^topobcast: stats: algorithm=binomial calls=\([0-9][0-9]*\) .*/\1/p' | head -1)
-other=$(echo "$out" | grep '^topobcast: stats: algorithm=' | grep -v 'algorithm=binomial ' | tr '\n' ';')
-if [ -n "$made" ] && [ "$made" -gt 0 ] && [ "${counted:-0}" = "$made" ] && [ -z "$other" ]; then
-    echo "ok fortran MPI_BCAST intercepted: stats count $counted binomial broadcasts, program made $made"
-else
-    echo "not ok fortran MPI_BCAST intercepted: program made ${made:-?} calls, stats binomial=${counted:-none}, other: ${other:-none}"
-fi
-[ "$rc" -eq 0 ] || echo "not ok fortran: mpiexec exit status $rc"

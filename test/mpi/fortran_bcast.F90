@@ -1,11 +1,21 @@
-! Fortran programs reach the library through MPICH's Fortran bindings,
-! which call the C MPI_Bcast.  This program makes a known number of
-! MPI_BCAST calls, checks every received value, and prints that number so
-! the suite can compare it with the library's statistics.
+! Fortran programs reach the library through the MPI library's Fortran
+! bindings.  This program makes a known number of MPI_BCAST calls, checks
+! every received value, and prints that number so the suite can compare it
+! with the library's statistics.  One source, three bindings, chosen by the
+! preprocessor: USE_F08 (use mpi_f08), USE_MPIFH (include 'mpif.h'), or
+! neither (use mpi).  The calls are the same in all three.
 program fortran_bcast
+#if defined(USE_F08)
+    use mpi_f08
+#elif !defined(USE_MPIFH)
     use mpi
+#endif
     implicit none
-    ! The mpi module leaves choice-buffer routines without an interface, so
+#if defined(USE_MPIFH)
+    include 'mpif.h'
+#endif
+#if !defined(USE_F08)
+    ! mpi and mpif.h leave choice-buffer routines without an interface, so
     ! gfortran -Wall flags calls with different buffer types; an assumed-type
     ! interface states that any buffer is fine (the call is unchanged).
     interface
@@ -14,6 +24,7 @@ program fortran_bcast
             integer :: count, datatype, root, comm, ierror
         end subroutine MPI_BCAST
     end interface
+#endif
     integer, parameter :: n = 1000
     integer :: ierr, rank, nprocs, root, i, errors, nbcast, total_errors
     integer :: ivals(n)

@@ -1,0 +1,45 @@
+#include "finalize.h"
+
+#include <mpi.h>
+#include <pthread.h>
+
+#include "comm_state.h"
+#include "settings.h"
+#include "stats.h"
+
+static int done;
+static pthread_once_t armed = PTHREAD_ONCE_INIT;
+
+static int self_delete(MPI_Comm comm, int kv, void *value, void *extra)
+{
+    (void)comm, (void)kv, (void)value, (void)extra;
+    tb_finalize_run(0);
+    return MPI_SUCCESS;
+}
+
+static void arm(void)
+{
+    int kv = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kv, NULL) == MPI_SUCCESS) {
+        PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
+        PMPI_Comm_free_keyval(&kv); /* the attribute keeps it alive */
+    }
+}
+
+void tb_finalize_arm(void)
+{
+    pthread_once(&armed, arm);
+}
+
+void tb_finalize_run(int every_rank)
+{
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+        return;
+    const tb_settings *st = tb_settings_get();
+    /* A state on MPI_COMM_WORLD was set up by every rank together (and each
+     * armed this), so all of them are in here: the sum is safe. */
+    if (!st->disabled && st->stats)
+        tb_stats_report(every_rank || tb_comm_state_find(MPI_COMM_WORLD) != NULL);
+    tb_comm_state_release_world();
+    tb_settings_release();
+}

@@ -1,0 +1,17 @@
+/* What the library does when MPI ends, by whichever path the application's
+ * binding takes: the C MPI_Finalize hook, or, for bindings that call
+ * PMPI_Finalize directly (MPICH's mpi_f08), a delete callback on an
+ * attribute of MPI_COMM_SELF, which MPI runs first thing in MPI_Finalize. */
+#ifndef TB_FINALIZE_H
+#define TB_FINALIZE_H
+
+/* Sets the MPI_COMM_SELF attribute (once per process; cheap after).  Called
+ * when the library first sets up a communicator. */
+void tb_finalize_arm(void);
+/* Prints the statistics and frees the library's state, once per process.
+ * every_rank: the caller knows every rank of MPI_COMM_WORLD is here (the
+ * MPI_Finalize hook); otherwise the statistics are gathered over
+ * MPI_COMM_WORLD only if every rank has set it up. */
+void tb_finalize_run(int every_rank);
+
+#endif
