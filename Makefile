@@ -2,10 +2,33 @@
 # `make check` runs every test and ends with "N passed, N failed".
 # Each directory adds its parts in its own module.mk.
 
-MPICC    ?= mpicc
-MPIFC    ?= mpifort
+# Two MPI libraries from the same sources, each with its own build tree,
+# installed side by side (README, "Open MPI"):
+#   make                      MPICH    -> build/
+#   make openmpi              Open MPI -> build/openmpi/  (MPI_FLAVOR=openmpi)
+# The compiler wrappers are named explicitly, so neither build depends on
+# which MPI the machine's mpicc/mpiexec alternatives point to.
+MPI_FLAVOR ?= mpich
 PREFIX   ?= /usr/local
+ifeq ($(MPI_FLAVOR),openmpi)
+MPICC    ?= mpicc.openmpi
+MPIFC    ?= mpifort.openmpi
+BUILD    ?= build/openmpi
+LIBDIR   ?= $(PREFIX)/lib/openmpi
+PC_NAME   = topobcast-openmpi
+TOOL_SUFFIX = .openmpi
+# Open MPI's mpi module declares MPI_BCAST itself; its Fortran wrapper does
+# not pass its own library directory, so -lmpi could find another MPI's.
+FORT_MPI_MODULE_DEFS = -DMPI_MODULE_TYPED
+FORT_LDFLAGS = $(addprefix -L,$(shell $(MPICC) --showme:libdirs 2>/dev/null))
+else
+MPICC    ?= $(if $(shell command -v mpicc.mpich),mpicc.mpich,mpicc)
+MPIFC    ?= $(if $(shell command -v mpifort.mpich),mpifort.mpich,mpifort)
 BUILD    ?= build
+LIBDIR   ?= $(PREFIX)/lib
+PC_NAME   = topobcast
+TOOL_SUFFIX =
+endif
 OPT      ?= -O2 -g
 WERROR   ?=
 CFLAGS_COMMON = -std=gnu11 $(OPT) -Wall -Wextra $(WERROR) -pthread
@@ -14,7 +37,7 @@ TOOL_CFLAGS   = $(CFLAGS_COMMON) -Ilibtopobcast/include -Ilibtopobcast/src
 DEP_LIBS      = -lyaml -lhwloc -lm -pthread
 VERSION       = 0.1.0
 
-.PHONY: all clean check install smpi demo check-vcluster bench-smpi
+.PHONY: all clean check install smpi demo check-vcluster bench-smpi openmpi
 all:
 
 include libtopobcast/module.mk
@@ -29,5 +52,9 @@ include test/module.mk
 
 clean:
 	rm -rf $(BUILD)
+
+# The Open MPI variant: library, tools and test programs in build/openmpi/.
+openmpi:
+	$(MAKE) MPI_FLAVOR=openmpi all tests
 -include probe/probe.mk
 -include tuner/report/report.mk

@@ -4,18 +4,31 @@
 #   ./setup.sh              install + build + demo
 #   ./setup.sh --deps-only  install the packages only
 #   ./setup.sh --packages   print the package list (.ci/run installs it)
+#   ./setup.sh --mpich-default  point mpicc/mpiexec/mpi.h back at MPICH
+# Open MPI is installed next to MPICH (the library is built for both); its
+# packages take over the mpicc/mpiexec alternatives, which are set back to
+# MPICH afterwards.  The build names each MPI's wrappers explicitly.
 set -eu
 cd "$(dirname "$0")"
-PACKAGES="build-essential make mpich libmpich-dev libhwloc-dev libyaml-dev hwloc gfortran clang
+PACKAGES="build-essential make mpich libmpich-dev libopenmpi-dev openmpi-bin libhwloc-dev libyaml-dev hwloc gfortran clang
  libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps
  chromium fonts-dejavu-core"
 [ "${1:-}" = "--packages" ] && { echo "$PACKAGES"; exit 0; }
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+mpich_default() {
+    local arch
+    arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+    $SUDO update-alternatives --set mpi /usr/bin/mpicc.mpich
+    $SUDO update-alternatives --set mpirun /usr/bin/mpirun.mpich
+    $SUDO update-alternatives --set "mpi-$arch" "/usr/include/$arch/mpich"
+}
+[ "${1:-}" = "--mpich-default" ] && { mpich_default; exit 0; }
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 # shellcheck disable=SC2086
 $SUDO apt-get install -y --no-install-recommends $PACKAGES
+mpich_default
 [ "${1:-}" = "--deps-only" ] && exit 0
 make -j"$(nproc)"
 make demo

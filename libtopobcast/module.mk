@@ -2,7 +2,7 @@ LIB_SRCS := $(wildcard libtopobcast/src/*.c)
 LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO   := $(BUILD)/lib/libtopobcast.so
 LIB_A    := $(BUILD)/lib/libtopobcast.a
-LIB_PC   := $(BUILD)/lib/pkgconfig/topobcast.pc
+LIB_PC   := $(BUILD)/lib/pkgconfig/$(PC_NAME).pc
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
@@ -20,12 +20,16 @@ $(LIB_A): $(LIB_OBJS)
 
 $(LIB_PC): libtopobcast/topobcast.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@NAME@|$(PC_NAME)|g' \
+	    -e 's|@MPI@|$(MPI_FLAVOR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
+# MPICH: lib/libtopobcast.so, lib/pkgconfig/topobcast.pc, bin/topobcast-*;
+# Open MPI: lib/openmpi/libtopobcast.so, lib/pkgconfig/topobcast-openmpi.pc,
+# bin/topobcast-*.openmpi.  Both can be installed under one PREFIX.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIB_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 libtopobcast/include/topobcast.h $(DESTDIR)$(PREFIX)/include/
-	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/; done
+	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/$$(basename $$b)$(TOOL_SUFFIX); done

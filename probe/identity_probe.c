@@ -34,7 +34,7 @@ int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
     int len = 0;
     if (MPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) {
         name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME] = 0;
-        snprintf(mine.host, sizeof mine.host, "%s", name);
+        snprintf(mine.host, sizeof mine.host, "%.*s", (int)sizeof mine.host - 1, name);
     } else {
         snprintf(mine.host, sizeof mine.host, "%.*s", (int)sizeof mine.host - 1, id.host);
     }

@@ -7,7 +7,7 @@ MPIT_SRCS := $(wildcard test/mpi/*.c)
 MPIT_BINS := $(patsubst test/mpi/%.c,$(BUILD)/test/mpi/%,$(MPIT_SRCS))
 # test/mpi/fortran_bcast.F90 is built once per Fortran binding.
 FORT_BINS := $(addprefix $(BUILD)/test/mpi/fortran_bcast,_mpi _f08 _mpifh)
-FORT_DEFS_mpi   :=
+FORT_DEFS_mpi   := $(FORT_MPI_MODULE_DEFS)
 FORT_DEFS_f08   := -DUSE_F08
 FORT_DEFS_mpifh := -DUSE_MPIFH
 
@@ -21,9 +21,11 @@ $(BUILD)/test/mpi/%: test/mpi/%.c
 
 $(BUILD)/test/mpi/fortran_bcast_%: test/mpi/fortran_bcast.F90
 	@mkdir -p $(dir $@)
-	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@
+	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@ $(FORT_LDFLAGS)
 
 tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS)
 
-check: tests
+# make check also builds the Open MPI variant when Open MPI is installed;
+# run_tests.sh reports a missing one as a failure.
+check: tests $(if $(and $(filter mpich,$(MPI_FLAVOR)),$(shell command -v mpicc.openmpi)),openmpi)
 	BUILD=$(BUILD) ./test/run_tests.sh

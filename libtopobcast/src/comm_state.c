@@ -299,7 +299,10 @@ const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_sp
 void tb_comm_state_release_world(void)
 {
     if (keyval != MPI_KEYVAL_INVALID) {
-        PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+        /* only if set: Open MPI reports deleting an absent attribute as an
+         * error (fatal under the default handler) */
+        if (tb_comm_state_find(MPI_COMM_WORLD))
+            PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
         PMPI_Comm_free_keyval(&keyval);
     }
 }

@@ -24,7 +24,7 @@ int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
     int len = 0;
     if (PMPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) {
         name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME] = 0;
-        snprintf(me.host, sizeof me.host, "%s", name);
+        snprintf(me.host, sizeof me.host, "%.*s", (int)sizeof me.host - 1, name);
         for (char *p = me.host; *p; p++)
             if ((unsigned char)*p <= 0x20 || *p == 0x7f)
                 *p = '_';

@@ -14,10 +14,12 @@ program fortran_bcast
 #if defined(USE_MPIFH)
     include 'mpif.h'
 #endif
-#if !defined(USE_F08)
-    ! mpi and mpif.h leave choice-buffer routines without an interface, so
-    ! gfortran -Wall flags calls with different buffer types; an assumed-type
-    ! interface states that any buffer is fine (the call is unchanged).
+#if defined(USE_MPIFH) || (!defined(USE_F08) && !defined(MPI_MODULE_TYPED))
+    ! MPICH's mpi module and mpif.h leave choice-buffer routines without an
+    ! interface, so gfortran -Wall flags calls with different buffer types; an
+    ! assumed-type interface states that any buffer is fine (the call is
+    ! unchanged).  Open MPI's mpi module has the interface already
+    ! (MPI_MODULE_TYPED).
     interface
         subroutine MPI_BCAST(buffer, count, datatype, root, comm, ierror)
             type(*), dimension(*) :: buffer

@@ -33,7 +33,7 @@ check "forced algorithm counted" grep -q "algorithm=knomial calls=7" <<<"$OUT"
 # Linking -ltopobcast instead of LD_PRELOAD.
 LINKED=$BUILD/test/bcast_app_linked
 mkdir -p "$BUILD/test"
-if mpicc examples/bcast_app.c -o "$LINKED" -L"$BUILD/lib" -ltopobcast -Wl,-rpath,"$(pwd)/$BUILD/lib" 2>"$BUILD/test/link.log"; then
+if ${TB_MPICC:-$(command -v mpicc.mpich || echo mpicc)} examples/bcast_app.c -o "$LINKED" -L"$BUILD/lib" -ltopobcast -Wl,-rpath,"$(pwd)/$BUILD/lib" 2>"$BUILD/test/link.log"; then
     OUT=$(timeout 60 mpiexec -n 2 env TOPOBCAST_ALGORITHM=binary TOPOBCAST_STATS=1 "$LINKED" 2>&1)
     check "linked -ltopobcast intercepts" grep -q "algorithm=binary calls=7" <<<"$OUT"
 else
@@ -41,7 +41,7 @@ else
 fi
 
 # pkg-config file describes the build.
-check "pkg-config file" grep -q "^Libs: .*-ltopobcast" "$BUILD/lib/pkgconfig/topobcast.pc"
+check "pkg-config file" grep -q "^Libs: .*-ltopobcast" "$BUILD/lib/pkgconfig/${TB_PC_NAME:-topobcast}.pc"
 
 # Application-level isolation, churn and threads, under several algorithms.
 for alg in binomial "pipeline:segment=4096" split_binary "scatter_allgather:allgather=recursive_doubling"; do
