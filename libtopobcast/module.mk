@@ -3,6 +3,8 @@ LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO   := $(BUILD)/lib/libtopobcast.so
 LIB_A    := $(BUILD)/lib/libtopobcast.a
 LIB_PC   := $(BUILD)/lib/pkgconfig/$(PC_NAME).pc
+PC_SED    = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@NAME@|$(PC_NAME)|g' \
+	      -e 's|@MPI@|$(MPI_FLAVOR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
@@ -20,8 +22,7 @@ $(LIB_A): $(LIB_OBJS)
 
 $(LIB_PC): libtopobcast/topobcast.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@NAME@|$(PC_NAME)|g' \
-	    -e 's|@MPI@|$(MPI_FLAVOR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	$(PC_SED) $< > $@
 
 # MPICH: lib/libtopobcast.so, lib/pkgconfig/topobcast.pc, bin/topobcast-*;
 # Open MPI: lib/openmpi/libtopobcast.so, lib/pkgconfig/topobcast-openmpi.pc,
@@ -30,6 +31,6 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	install -m 644 $(LIB_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(PC_SED) libtopobcast/topobcast.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$(PC_NAME).pc  # for this PREFIX
 	install -m 644 libtopobcast/include/topobcast.h $(DESTDIR)$(PREFIX)/include/
 	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/$$(basename $$b)$(TOOL_SUFFIX); done
