@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "tree.h"
 
 /* Mirrors engine.c: a segment of 0 means the whole range in one message
@@ -457,40 +458,33 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
     return 0;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++, v >>= 8)
-        h = (h ^ (v & 0xff)) * 1099511628211ULL;
-    return h;
-}
-
 uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes)
 {
     const tb_tree *t = &p->tree;
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = TB_FNV_BASIS;
     size_t seg = spec->segment == 0 || spec->segment >= bytes ? 0 : spec->segment;
-    h = mix(h, (uint64_t)seg);
-    h = mix(h, (uint64_t)spec->nonblocking);
-    h = mix(h, (uint64_t)(spec->nonblocking ? spec->outstanding : 0));
-    h = mix(h, (uint64_t)t->size);
-    h = mix(h, (uint64_t)t->root);
-    h = mix(h, (uint64_t)t->nblocks);
+    h = tb_hash_u64(h, (uint64_t)seg);
+    h = tb_hash_u64(h, (uint64_t)spec->nonblocking);
+    h = tb_hash_u64(h, (uint64_t)(spec->nonblocking ? spec->outstanding : 0));
+    h = tb_hash_u64(h, (uint64_t)t->size);
+    h = tb_hash_u64(h, (uint64_t)t->root);
+    h = tb_hash_u64(h, (uint64_t)t->nblocks);
     for (int r = 0; r < t->size; r++) {
-        h = mix(h, (uint64_t)(int64_t)t->parent[r]);
-        h = mix(h, (uint64_t)t->blk_lo[r]);
-        h = mix(h, (uint64_t)t->blk_hi[r]);
+        h = tb_hash_u64(h, (uint64_t)(int64_t)t->parent[r]);
+        h = tb_hash_u64(h, (uint64_t)t->blk_lo[r]);
+        h = tb_hash_u64(h, (uint64_t)t->blk_hi[r]);
         const int *ch = tb_tree_children(t, r);
         for (int i = 0; i < tb_tree_nchildren(t, r); i++)
-            h = mix(h, (uint64_t)ch[i]);
-        h = mix(h, UINT64_C(0xfffffffffffffffe)); /* end of a child list */
+            h = tb_hash_u64(h, (uint64_t)ch[i]);
+        h = tb_hash_u64(h, UINT64_C(0xfffffffffffffffe)); /* end of a child list */
     }
-    h = mix(h, (uint64_t)p->xchg);
+    h = tb_hash_u64(h, (uint64_t)p->xchg);
     if ((p->xchg == TB_XCHG_RING || p->xchg == TB_XCHG_RDBL) && p->order)
         for (int v = 0; v < t->size; v++)
-            h = mix(h, (uint64_t)p->order[v]);
+            h = tb_hash_u64(h, (uint64_t)p->order[v]);
     if (p->xchg == TB_XCHG_PAIR && p->partner)
         for (int r = 0; r < t->size; r++)
-            h = mix(h, (uint64_t)(int64_t)p->partner[r]);
+            h = tb_hash_u64(h, (uint64_t)(int64_t)p->partner[r]);
     return h;
 }
 

@@ -7,17 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 static uint64_t key_hash(int comm, size_t bytes, const char *spec)
 {
-    uint64_t h = 1469598103934665603ULL;
-    const unsigned char *p;
-    uint64_t k[2] = {(uint64_t)comm, (uint64_t)bytes};
-    p = (const unsigned char *)k;
-    for (size_t i = 0; i < sizeof k; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    for (p = (const unsigned char *)spec; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    uint64_t h = tb_hash_u64(TB_FNV_BASIS, (uint64_t)comm);
+    return tb_hash_str(tb_hash_u64(h, (uint64_t)bytes), spec);
 }
 
 static int same_key(const tb_result *r, int comm, size_t bytes, const char *spec)

@@ -1,62 +1,24 @@
 #include "algorithm.h"
 
+#include "alg_desc.h"
+#include "hash.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Parameter flags: which keys an algorithm accepts. */
-enum {
-    P_SEGMENT = 1 << 0,
-    P_SEND = 1 << 1,
-    P_OUTSTANDING = 1 << 2,
-    P_CHAINS = 1 << 3,
-    P_RADIX = 1 << 4,
-    P_ALLGATHER = 1 << 5,
-    P_RING = 1 << 6,
-    P_LEVELS = 1 << 7,
-    P_BASE = 1 << 8,
-};
-#define P_TREE (P_SEGMENT | P_SEND | P_OUTSTANDING)
-
-static const struct {
-    const char *name;
-    unsigned params;
-} alg_table[TB_ALG_COUNT] = {
-    [TB_ALG_DEFAULT] = {"default", 0},
-    [TB_ALG_FLAT] = {"flat", P_TREE},
-    [TB_ALG_CHAIN] = {"chain", P_TREE | P_CHAINS},
-    [TB_ALG_BINARY] = {"binary", P_TREE},
-    [TB_ALG_SPLIT_BINARY] = {"split_binary", P_TREE},
-    [TB_ALG_BINOMIAL] = {"binomial", P_TREE},
-    [TB_ALG_KNOMIAL] = {"knomial", P_TREE | P_RADIX},
-    [TB_ALG_PIPELINE] = {"pipeline", P_TREE | P_CHAINS},
-    [TB_ALG_SCATTER_ALLGATHER] = {"scatter_allgather", P_SEND | P_OUTSTANDING | P_ALLGATHER | P_RING},
-    [TB_ALG_MAGPIE] = {"magpie", P_TREE | P_LEVELS},
-    [TB_ALG_MAGPIE2] = {"magpie2", P_TREE | P_LEVELS | P_BASE},
-    [TB_ALG_INTERPIPE] = {"interpipe", P_TREE | P_LEVELS | P_BASE},
-    [TB_ALG_DISTANCE_TREE] = {"distance_tree", P_TREE},
-};
-
-/* Algorithms usable as the per-level fan-out of magpie2/interpipe. */
-static int is_base_alg(int id)
-{
-    return id == TB_ALG_FLAT || id == TB_ALG_CHAIN || id == TB_ALG_BINARY || id == TB_ALG_BINOMIAL ||
-           id == TB_ALG_KNOMIAL || id == TB_ALG_PIPELINE;
-}
-
 const char *tb_alg_name(tb_alg_id id)
 {
-    if ((int)id < 0 || id >= TB_ALG_COUNT)
-        return "?";
-    return alg_table[id].name;
+    const tb_alg_desc *d = tb_alg_desc_of(id);
+    return d ? d->name : "?";
 }
 
 int tb_alg_lookup(const char *name)
 {
     for (int i = 0; i < TB_ALG_COUNT; i++)
-        if (strcmp(alg_table[i].name, name) == 0)
+        if (strcmp(tb_alg_desc_of((tb_alg_id)i)->name, name) == 0)
             return i;
     return -1;
 }
@@ -71,14 +33,12 @@ void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id)
     s->radix = 4;
     s->allgather = TB_AG_RING;
     s->ring = TB_RING_RANK;
-    /* pipelines need a segment to be pipelines; 64 KiB balances per-message
-     * overhead against fill time for MiB-sized messages */
-    if (id == TB_ALG_PIPELINE || id == TB_ALG_INTERPIPE)
-        s->segment = 64 * 1024;
-    if (id == TB_ALG_MAGPIE)
-        s->nbase = 1, s->base[0] = TB_ALG_FLAT;
-    if (id == TB_ALG_MAGPIE2 || id == TB_ALG_INTERPIPE)
-        s->nbase = 1, s->base[0] = TB_ALG_BINOMIAL;
+    const tb_alg_desc *d = tb_alg_desc_of(id);
+    if (d) {
+        s->segment = d->segment;
+        if (d->base != TB_ALG_DEFAULT)
+            s->nbase = 1, s->base[0] = d->base;
+    }
 }
 
 int tb_parse_size(const char *text, size_t *out)
@@ -127,8 +87,13 @@ static int parse_base_list(const char *v, tb_alg_spec *s, char *err, size_t errl
     char *save = NULL;
     for (char *tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
         int id = tb_alg_lookup(tok);
-        if (id < 0 || !is_base_alg(id)) {
-            snprintf(err, errlen, "base '%s' is not a per-level algorithm (expected flat, chain, binary, binomial, knomial or pipeline)", tok);
+        if (id < 0 || !tb_alg_desc_of((tb_alg_id)id)->tree) {
+            char names[256] = "";
+            for (int i = 0; i < TB_ALG_COUNT; i++)
+                if (tb_alg_desc_of((tb_alg_id)i)->tree)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                             tb_alg_desc_of((tb_alg_id)i)->name);
+            snprintf(err, errlen, "base '%s' is not a per-level algorithm (expected one of: %s)", tok, names);
             return -1;
         }
         if (s->nbase == TB_MAX_LEVELS) {
@@ -146,12 +111,12 @@ static int parse_base_list(const char *v, tb_alg_spec *s, char *err, size_t errl
 
 static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *err, size_t errlen)
 {
-    unsigned allowed = alg_table[s->id].params;
-    const char *name = alg_table[s->id].name;
+    unsigned allowed = tb_alg_desc_of(s->id)->params;
+    const char *name = tb_alg_desc_of(s->id)->name;
     struct { const char *key; unsigned flag; } keys[] = {
-        {"segment", P_SEGMENT}, {"send", P_SEND},     {"outstanding", P_OUTSTANDING},
-        {"chains", P_CHAINS},   {"radix", P_RADIX},   {"allgather", P_ALLGATHER},
-        {"ring", P_RING},       {"levels", P_LEVELS}, {"base", P_BASE},
+        {"segment", TB_PARAM_SEGMENT}, {"send", TB_PARAM_SEND},     {"outstanding", TB_PARAM_OUTSTANDING},
+        {"chains", TB_PARAM_CHAINS},   {"radix", TB_PARAM_RADIX},   {"allgather", TB_PARAM_ALLGATHER},
+        {"ring", TB_PARAM_RING},       {"levels", TB_PARAM_LEVELS}, {"base", TB_PARAM_BASE},
     };
     unsigned flag = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -162,13 +127,13 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         return -1;
     }
     switch (flag) {
-    case P_SEGMENT:
+    case TB_PARAM_SEGMENT:
         if (tb_parse_size(val, &s->segment) != 0) {
             snprintf(err, errlen, "segment=%s: expected a byte count like 65536, 64K or 1M", val);
             return -1;
         }
         return 0;
-    case P_SEND:
+    case TB_PARAM_SEND:
         if (strcmp(val, "blocking") == 0)
             s->nonblocking = 0;
         else if (strcmp(val, "nonblocking") == 0)
@@ -178,25 +143,25 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
             return -1;
         }
         return 0;
-    case P_OUTSTANDING:
+    case TB_PARAM_OUTSTANDING:
         if (parse_int(val, 1, 64, &s->outstanding) != 0) {
             snprintf(err, errlen, "outstanding=%s: expected an integer from 1 to 64", val);
             return -1;
         }
         return 0;
-    case P_CHAINS:
+    case TB_PARAM_CHAINS:
         if (parse_int(val, 1, 1 << 20, &s->chains) != 0) {
             snprintf(err, errlen, "chains=%s: expected a positive integer", val);
             return -1;
         }
         return 0;
-    case P_RADIX:
+    case TB_PARAM_RADIX:
         if (parse_int(val, 2, 1 << 20, &s->radix) != 0) {
             snprintf(err, errlen, "radix=%s: expected an integer >= 2", val);
             return -1;
         }
         return 0;
-    case P_ALLGATHER:
+    case TB_PARAM_ALLGATHER:
         if (strcmp(val, "ring") == 0)
             s->allgather = TB_AG_RING;
         else if (strcmp(val, "recursive_doubling") == 0)
@@ -206,7 +171,7 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
             return -1;
         }
         return 0;
-    case P_RING:
+    case TB_PARAM_RING:
         if (strcmp(val, "rank") == 0)
             s->ring = TB_RING_RANK;
         else if (strcmp(val, "distance") == 0)
@@ -216,14 +181,14 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
             return -1;
         }
         return 0;
-    case P_LEVELS:
+    case TB_PARAM_LEVELS:
         if (strlen(val) >= sizeof s->levels || !*val) {
             snprintf(err, errlen, "levels=%s: expected level names separated by '/'", val);
             return -1;
         }
         snprintf(s->levels, sizeof s->levels, "%s", val);
         return 0;
-    case P_BASE:
+    case TB_PARAM_BASE:
         return parse_base_list(val, s, err, errlen);
     }
     return -1;
@@ -252,7 +217,7 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
     if (id < 0) {
         char names[512] = "";
         for (int i = 0; i < TB_ALG_COUNT; i++) {
-            strncat(names, alg_table[i].name, sizeof names - strlen(names) - 1);
+            strncat(names, tb_alg_desc_of((tb_alg_id)i)->name, sizeof names - strlen(names) - 1);
             if (i + 1 < TB_ALG_COUNT)
                 strncat(names, ", ", sizeof names - strlen(names) - 1);
         }
@@ -266,7 +231,7 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
         for (char *kv = strtok_r(params, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(kv, '=');
             if (!eq || eq == kv || !eq[1]) {
-                snprintf(err, errlen, "'%s': expected key=value after '%s:'", kv, alg_table[id].name);
+                snprintf(err, errlen, "'%s': expected key=value after '%s:'", kv, tb_alg_desc_of((tb_alg_id)id)->name);
                 return -1;
             }
             *eq = '\0';
@@ -283,7 +248,7 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
 
 void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
 {
-    unsigned p = alg_table[s->id].params;
+    unsigned p = tb_alg_desc_of(s->id)->params;
     size_t n = (size_t)snprintf(buf, len, "%s", tb_alg_name(s->id));
 #define ADD(...)                                                   \
     do {                                                           \
@@ -291,20 +256,20 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
             n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);  \
     } while (0)
     char sep = ':';
-    if (p & P_SEGMENT) { ADD("%csegment=%zu", sep, s->segment); sep = ','; }
-    if (p & P_CHAINS) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
-    if (p & P_RADIX) { ADD("%cradix=%d", sep, s->radix); sep = ','; }
-    if (p & P_ALLGATHER) { ADD("%callgather=%s", sep, s->allgather == TB_AG_RING ? "ring" : "recursive_doubling"); sep = ','; }
-    if (p & P_RING) { ADD("%cring=%s", sep, s->ring == TB_RING_RANK ? "rank" : "distance"); sep = ','; }
-    if ((p & P_LEVELS) && s->levels[0]) { ADD("%clevels=%s", sep, s->levels); sep = ','; }
-    if ((p & P_BASE) && s->nbase > 0) {
+    if (p & TB_PARAM_SEGMENT) { ADD("%csegment=%zu", sep, s->segment); sep = ','; }
+    if (p & TB_PARAM_CHAINS) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
+    if (p & TB_PARAM_RADIX) { ADD("%cradix=%d", sep, s->radix); sep = ','; }
+    if (p & TB_PARAM_ALLGATHER) { ADD("%callgather=%s", sep, s->allgather == TB_AG_RING ? "ring" : "recursive_doubling"); sep = ','; }
+    if (p & TB_PARAM_RING) { ADD("%cring=%s", sep, s->ring == TB_RING_RANK ? "rank" : "distance"); sep = ','; }
+    if ((p & TB_PARAM_LEVELS) && s->levels[0]) { ADD("%clevels=%s", sep, s->levels); sep = ','; }
+    if ((p & TB_PARAM_BASE) && s->nbase > 0) {
         ADD("%cbase=", sep);
         for (int i = 0; i < s->nbase; i++)
             ADD("%s%s", i ? "/" : "", tb_alg_name(s->base[i]));
         sep = ',';
     }
-    if (p & P_SEND) { ADD("%csend=%s", sep, s->nonblocking ? "nonblocking" : "blocking"); sep = ','; }
-    if ((p & P_OUTSTANDING) && s->nonblocking) { ADD("%coutstanding=%d", sep, s->outstanding); sep = ','; }
+    if (p & TB_PARAM_SEND) { ADD("%csend=%s", sep, s->nonblocking ? "nonblocking" : "blocking"); sep = ','; }
+    if ((p & TB_PARAM_OUTSTANDING) && s->nonblocking) { ADD("%coutstanding=%d", sep, s->outstanding); sep = ','; }
 #undef ADD
 }
 
@@ -312,12 +277,7 @@ uint64_t tb_alg_spec_hash(const tb_alg_spec *s)
 {
     char buf[512];
     tb_alg_spec_format(s, buf, sizeof buf);
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char *c = buf; *c; c++) {
-        h ^= (unsigned char)*c;
-        h *= 1099511628211ULL;
-    }
-    return h;
+    return tb_hash_str(TB_FNV_BASIS, buf);
 }
 
 int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b)

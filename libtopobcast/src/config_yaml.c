@@ -25,6 +25,7 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "hash.h"
 
 #define MAX_NPROCS (1 << 24)
 #define MAX_RULES 1024 /* the unreachable-rule check is cubic in the table */
@@ -874,14 +875,7 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
 
 uint64_t tb_config_hash_bytes(const void *data, size_t len)
 {
-    /* FNV-1a: tiny, and equal bytes give equal hashes on every rank */
-    const unsigned char *p = data;
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
+    return tb_hash_bytes(TB_FNV_BASIS, data, len);
 }
 
 int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_config *cfg, char *err,

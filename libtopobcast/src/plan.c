@@ -1,21 +1,10 @@
 #include "schedule.h"
 
+#include "alg_desc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-tb_tree_builder tb_tree_builder_for(tb_alg_id id)
-{
-    switch (id) {
-    case TB_ALG_FLAT: return tb_tree_flat_build;
-    case TB_ALG_CHAIN:
-    case TB_ALG_PIPELINE: return tb_tree_chain_build;
-    case TB_ALG_BINARY: return tb_tree_binary_build;
-    case TB_ALG_BINOMIAL: return tb_tree_binomial_build;
-    case TB_ALG_KNOMIAL: return tb_tree_knomial_build;
-    default: return NULL;
-    }
-}
 
 static int plan_single_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, tb_tree_builder build,
                             char *err, size_t errlen)
@@ -41,30 +30,15 @@ int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec, const
                   size_t errlen)
 {
     memset(p, 0, sizeof *p);
+    const tb_alg_desc *d = tb_alg_desc_of(spec->id);
     int rc;
-    switch (spec->id) {
-    case TB_ALG_SPLIT_BINARY:
-        rc = tb_plan_split_binary(p, size, root, spec, err, errlen);
-        break;
-    case TB_ALG_SCATTER_ALLGATHER:
-        rc = tb_plan_scatter_allgather(p, size, root, spec, h, err, errlen);
-        break;
-    case TB_ALG_MAGPIE:
-    case TB_ALG_MAGPIE2:
-    case TB_ALG_INTERPIPE:
-        rc = tb_plan_hierarchical(p, size, root, spec, h, err, errlen);
-        break;
-    case TB_ALG_DISTANCE_TREE:
-        rc = tb_plan_distance_tree(p, size, root, spec, h, err, errlen);
-        break;
-    default: {
-        tb_tree_builder b = tb_tree_builder_for(spec->id);
-        if (!b) {
-            snprintf(err, errlen, "algorithm %s has no schedule", tb_alg_name(spec->id));
-            return -1;
-        }
-        rc = plan_single_tree(p, size, root, spec, b, err, errlen);
-    }
+    if (d && d->plan) {
+        rc = d->plan(p, size, root, spec, h, err, errlen);
+    } else if (d && d->tree) {
+        rc = plan_single_tree(p, size, root, spec, d->tree, err, errlen);
+    } else {
+        snprintf(err, errlen, "algorithm %s has no schedule", tb_alg_name(spec->id));
+        return -1;
     }
     if (rc != 0)
         tb_plan_free(p);

@@ -75,12 +75,14 @@ int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, c
 int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-/* Base builder for an algorithm id usable as a per-level fan-out, or NULL. */
+/* Base builder for an algorithm id usable as a per-level fan-out, or NULL
+ * (from the descriptor table, alg_desc.c). */
 tb_tree_builder tb_tree_builder_for(tb_alg_id id);
 
 /* Whole-plan builders for algorithms that are more than one base tree
  * (called by tb_plan_build, which has already initialised nothing). */
-int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, char *err, size_t errlen);
+int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *err,
+                         size_t errlen);
 int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
                               char *err, size_t errlen);
 int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hash.h"
 #include "log.h"
 #include "stats.h"
 
@@ -55,15 +56,6 @@ static int env_count(const char *name, int dflt, int max)
     return (int)x;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static void settings_load(void)
 {
     tb_settings *s = &settings;
@@ -104,11 +96,11 @@ static void settings_load(void)
         }
     }
 
-    uint64_t h = 1469598103934665603ULL;
-    h = mix(h, (uint64_t)s->forced);
-    h = mix(h, s->forced ? tb_alg_spec_hash(&s->forced_spec) : 0);
-    h = mix(h, (uint64_t)s->config_ok);
-    h = mix(h, s->config_ok ? s->config.hash : 0);
+    uint64_t h = TB_FNV_BASIS;
+    h = tb_hash_u64(h, (uint64_t)s->forced);
+    h = tb_hash_u64(h, s->forced ? tb_alg_spec_hash(&s->forced_spec) : 0);
+    h = tb_hash_u64(h, (uint64_t)s->config_ok);
+    h = tb_hash_u64(h, s->config_ok ? s->config.hash : 0);
     s->agree_hash = h;
 }
 

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, char *err, size_t errlen)
+int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *err,
+                         size_t errlen)
 {
+    (void)h; /* the same split on any hierarchy */
     if (size < 1 || root < 0 || root >= size) {
         snprintf(err, errlen, "split_binary: bad size %d / root %d", size, root);
         return -1;

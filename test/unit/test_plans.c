@@ -5,6 +5,7 @@
  * with synchronous sends, send blocks their sender does not have, or
  * disagree with the receiver about what travels are all caught.  At the end
  * every rank must hold every block. */
+#include "alg_desc.h"
 #include "schedule.h"
 #include "tap.h"
 
@@ -529,8 +530,38 @@ static void simulator_catches(void)
     free_all(&m);
 }
 
+/* The descriptor table is the one place an algorithm is declared: every
+ * entry but default builds a plan, every one with a tree builder is
+ * accepted as a level's base, and names round-trip through the parser. */
+static void descriptor_table(void)
+{
+    for (int i = 0; i < TB_ALG_COUNT; i++) {
+        const tb_alg_desc *d = tb_alg_desc_of((tb_alg_id)i);
+        char err[256] = "", text[96];
+        tb_alg_spec spec;
+        int parsed = tb_alg_spec_parse(d->name, &spec, err, sizeof err) == 0 && spec.id == (tb_alg_id)i;
+        TAP_OK(parsed, "table: '%s' parses to its own id (%s)", d->name, err);
+        if (i == TB_ALG_DEFAULT) {
+            TAP_OK(!d->tree && !d->plan, "table: default has no builder (it is MPI_Bcast)");
+            continue;
+        }
+        TAP_OK(d->tree || d->plan, "table: %s has a tree or plan builder", d->name);
+        tb_plan p;
+        int built = tb_plan_build(&p, 7, 3, &spec, NULL, err, sizeof err) == 0;
+        TAP_OK(built && p.tree.size == 7, "table: %s builds a plan for 7 ranks, root 3 (%s)", d->name, built ? "" : err);
+        if (built)
+            tb_plan_free(&p);
+        snprintf(text, sizeof text, "magpie2:base=%s", d->name);
+        int as_base = tb_alg_spec_parse(text, &spec, err, sizeof err) == 0;
+        TAP_OK(as_base == (d->tree != NULL), "table: %s %s a level's base", d->name,
+               d->tree ? "is accepted as" : "is refused as");
+    }
+    TAP_OK(tb_alg_desc_of(TB_ALG_COUNT) == NULL, "table: out-of-range id has no descriptor");
+}
+
 int main(void)
 {
+    descriptor_table();
     static const alg_case cases[] = {
         {"flat", TB_ALG_FLAT, 0, 0, 0, 0, 1, no_steps},
         {"chain", TB_ALG_CHAIN, 1, 0, 0, 0, 1, no_steps},
