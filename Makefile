@@ -57,4 +57,4 @@ clean:
 openmpi:
 	$(MAKE) MPI_FLAVOR=openmpi all tests
 -include probe/probe.mk
--include tuner/report/report.mk
+include report/module.mk

@@ -7,7 +7,7 @@ $(BUILD)/bin/bcast_app: examples/bcast_app.c
 	$(MPICC) $(CFLAGS_COMMON) $< -o $@
 
 # The main job on this machine: probe -> tuner -> compare -> report
-# (tuner/report/demo-report.sh, into $(BUILD)/demo), then the example
+# (report/demo-report.sh, into $(BUILD)/demo), then the example
 # application under the library with the tuned table, with statistics.
 DEMO_NP ?= 2
 demo: all

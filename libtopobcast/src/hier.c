@@ -187,20 +187,34 @@ int tb_hier_level_index(const tb_hier *h, const char *name)
     return -1;
 }
 
-/* Sort record for the depth-first ring: key[0..width) compared in order. */
-typedef struct ring_rec {
+/* Sort record: qsort has no context, so each record points to its key. */
+typedef struct key_rec {
     const int *key;
     int width;
     int rank;
-} ring_rec;
+} key_rec;
 
-static int ring_cmp(const void *pa, const void *pb)
+static int key_cmp(const void *pa, const void *pb)
 {
-    const ring_rec *a = pa, *b = pb;
+    const key_rec *a = pa, *b = pb;
     for (int i = 0; i < a->width; i++)
         if (a->key[i] != b->key[i])
             return a->key[i] < b->key[i] ? -1 : 1;
     return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order)
+{
+    key_rec *rec = malloc(sizeof *rec * (size_t)(n > 0 ? n : 1));
+    if (!rec)
+        return -1;
+    for (int r = 0; r < n; r++)
+        rec[r] = (key_rec){keys + (size_t)r * (size_t)width, width, r};
+    qsort(rec, (size_t)n, sizeof *rec, key_cmp);
+    for (int i = 0; i < n; i++)
+        order[i] = rec[i].rank;
+    free(rec);
+    return 0;
 }
 
 /* Greedy nearest neighbour: with a measured matrix there are no groups to
@@ -247,11 +261,9 @@ int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
     int width = nl + 1;
     int *keys = malloc(sizeof(int) * (size_t)size * (size_t)width);
     int *mod = calloc((size_t)width, sizeof(int)); /* group ids per level, for rotation */
-    ring_rec *rec = malloc(sizeof *rec * (size_t)size);
-    if (!keys || !mod || !rec) {
+    if (!keys || !mod) {
         free(keys);
         free(mod);
-        free(rec);
         return -1;
     }
     for (int l = 0; l < nl; l++)
@@ -273,17 +285,11 @@ int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
             with_root = with_root && g == g0;
         }
         k[nl] = with_root ? (r - root + size) % size : r;
-        rec[r].key = k;
-        rec[r].width = width;
-        rec[r].rank = r;
     }
-    qsort(rec, (size_t)size, sizeof *rec, ring_cmp);
-    for (int i = 0; i < size; i++)
-        order[i] = rec[i].rank;
+    int rc = tb_sort_ranks_by_keys(keys, width, size, order);
     free(keys);
     free(mod);
-    free(rec);
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -353,7 +359,7 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
     sig_ref *sig = malloc(sizeof *sig * (size_t)P);
     int *start = malloc(sizeof(int) * ((size_t)P + 1));
     int *keys = malloc(sizeof(int) * (size_t)P * (size_t)(3 * L));
-    ring_rec *order = malloc(sizeof *order * (size_t)P);
+    int *order = malloc(sizeof *order * (size_t)P);
     if (!eff || !gsize || !gmin || !shape || !ng || !rec || !sig || !start || !keys || !order)
         goto out;
     for (int l = 0; l <= L; l++) {
@@ -404,11 +410,11 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
             k[3 * l + 1] = shape[l][g];
             k[3 * l + 2] = gmin[l][g];
         }
-        order[r] = (ring_rec){k, w, r};
     }
-    qsort(order, (size_t)P, sizeof *order, ring_cmp);
+    if (tb_sort_ranks_by_keys(keys, w, P, order) != 0)
+        goto out;
     for (int i = 0; i < P; i++)
-        pos[order[i].rank] = i;
+        pos[order[i]] = i;
     rc = 0;
 out:
     for (int l = 0; l <= L; l++) {

@@ -27,6 +27,10 @@ int tb_hier_normalize(tb_hier *h);
  * (which may alias either input).  Returns the number of groups, or -1 on
  * allocation failure. */
 int tb_hier_refine(int n, const int *coarse, const int *fine, int *out);
+/* order[0..n) = the ranks 0..n-1 sorted by their key rows (keys[r * width
+ * .. + width), compared lexicographically), ties by rank.  -1 on allocation
+ * failure. */
+int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order);
 /* Distance between two ranks implied by the levels (number of levels below
  * the coarsest level they share), or dist[] when present. */
 double tb_hier_distance(const tb_hier *h, int a, int b);

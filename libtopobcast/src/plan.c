@@ -53,6 +53,14 @@ void tb_plan_free(tb_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+int tb_plan_position(const tb_plan *p, int rank)
+{
+    for (int v = 0; p->order && v < p->tree.size; v++)
+        if (p->order[v] == rank)
+            return v;
+    return -1;
+}
+
 int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps)
 {
     *steps = NULL;

@@ -58,6 +58,8 @@ void tb_plan_free(tb_plan *p);
 /* Exchange steps of rank me, in order.  Returns the count, or -1 on
  * allocation failure; *steps is malloc'd (NULL when 0). */
 int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps);
+/* rank's position v in p->order (order[v] == rank), or -1. */
+int tb_plan_position(const tb_plan *p, int rank);
 /* Extracts rank me's schedule from a plan. */
 int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg_spec *spec);
 /* tb_plan_build + tb_schedule_from_plan. */
@@ -75,6 +77,12 @@ int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, c
 int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
+/* The binomial tree over virtual ranks 0..k-1 (0 the root), in send order:
+ * visit(ctx, v, c, m) for each edge v -> c = v + m, largest subtree first.
+ * Stops at the first non-zero return (then -1).  Shared by the binomial
+ * tree and the scatter of scatter_allgather. */
+typedef int (*tb_binomial_visit)(void *ctx, int v, int c, int m);
+int tb_binomial_walk(int k, tb_binomial_visit visit, void *ctx);
 /* Base builder for an algorithm id usable as a per-level fan-out, or NULL
  * (from the descriptor table, alg_desc.c). */
 tb_tree_builder tb_tree_builder_for(tb_alg_id id);

@@ -29,6 +29,12 @@ void tb_tree_free(tb_tree *t);
  * children is the order of the calls.  Returns 0, or -1 if child already
  * has a parent or is the root. */
 int tb_tree_add_edge(tb_tree *t, int parent, int child, int lo, int hi);
+/* The tree builders number a member list's ranks virtually, 0 at the root:
+ * virtual rank v is members[(root_index + v) % k]. */
+static inline int tb_tree_member_at(const int *members, int k, int root_index, int v)
+{
+    return members[(root_index + v) % k];
+}
 /* Builds the CSR children lists; call once after the last edge. */
 int tb_tree_finalize(tb_tree *t);
 

@@ -3,11 +3,6 @@
  * logarithmic, which suits large pipelined messages. */
 #include "schedule.h"
 
-static int member_at(const int *members, int k, int root_index, int v)
-{
-    return members[(root_index + v) % k];
-}
-
 int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                          int hi)
 {
@@ -15,9 +10,9 @@ int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, 
     if (k < 1 || root_index < 0 || root_index >= k)
         return -1;
     for (int v = 0; v < k; v++) {
-        int parent = member_at(members, k, root_index, v);
+        int parent = tb_tree_member_at(members, k, root_index, v);
         for (int c = 2 * v + 1; c <= 2 * v + 2 && c < k; c++)
-            if (tb_tree_add_edge(t, parent, member_at(members, k, root_index, c), lo, hi) != 0)
+            if (tb_tree_add_edge(t, parent, tb_tree_member_at(members, k, root_index, c), lo, hi) != 0)
                 return -1;
     }
     return 0;

@@ -4,9 +4,32 @@
  * finishes in ceil(log2 k) rounds when every send takes one round. */
 #include "schedule.h"
 
-static int member_at(const int *members, int k, int root_index, int v)
+int tb_binomial_walk(int k, tb_binomial_visit visit, void *ctx)
 {
-    return members[(root_index + v) % k];
+    int top = 1; /* smallest power of two >= k, the root's (exclusive) bound */
+    while (top < k)
+        top <<= 1;
+    for (int v = 0; v < k; v++) {
+        int limit = v == 0 ? top : (v & -v);
+        for (int m = limit >> 1; m >= 1; m >>= 1)
+            if (v + m < k && visit(ctx, v, v + m, m) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    tb_tree *t;
+    const int *members;
+    int k, root_index, lo, hi;
+} tree_ctx;
+
+static int add_member_edge(void *ctx, int v, int c, int m)
+{
+    (void)m;
+    tree_ctx *x = ctx;
+    return tb_tree_add_edge(x->t, tb_tree_member_at(x->members, x->k, x->root_index, v),
+                            tb_tree_member_at(x->members, x->k, x->root_index, c), x->lo, x->hi);
 }
 
 int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
@@ -15,15 +38,6 @@ int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index
     (void)spec;
     if (k < 1 || root_index < 0 || root_index >= k)
         return -1;
-    int top = 1; /* smallest power of two >= k, the root's (exclusive) bound */
-    while (top < k)
-        top <<= 1;
-    for (int v = 0; v < k; v++) {
-        int limit = v == 0 ? top : (v & -v);
-        int parent = member_at(members, k, root_index, v);
-        for (int m = limit >> 1; m >= 1; m >>= 1)
-            if (v + m < k && tb_tree_add_edge(t, parent, member_at(members, k, root_index, v + m), lo, hi) != 0)
-                return -1;
-    }
-    return 0;
+    tree_ctx x = {t, members, k, root_index, lo, hi};
+    return tb_binomial_walk(k, add_member_edge, &x);
 }

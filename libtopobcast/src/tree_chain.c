@@ -3,11 +3,6 @@
  * chains trade a little root bandwidth for a shorter pipeline fill. */
 #include "schedule.h"
 
-static int member_at(const int *members, int k, int root_index, int v)
-{
-    return members[(root_index + v) % k];
-}
-
 int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                         int hi)
 {
@@ -19,13 +14,13 @@ int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, c
     int chains = spec && spec->chains > 1 ? spec->chains : 1;
     if (chains > n)
         chains = n;
-    int root = member_at(members, k, root_index, 0);
+    int root = tb_tree_member_at(members, k, root_index, 0);
     /* contiguous runs of near-equal length, the longer ones first; all
      * heads are added before any forwarding edge so the root's send order
      * is simply chain 0, 1, ... */
     int head = 1;
     for (int c = 0; c < chains; c++) {
-        if (tb_tree_add_edge(t, root, member_at(members, k, root_index, head), lo, hi) != 0)
+        if (tb_tree_add_edge(t, root, tb_tree_member_at(members, k, root_index, head), lo, hi) != 0)
             return -1;
         head += n / chains + (c < n % chains);
     }
@@ -33,7 +28,7 @@ int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, c
     for (int c = 0; c < chains; c++) {
         int len = n / chains + (c < n % chains);
         for (int v = head + 1; v < head + len; v++)
-            if (tb_tree_add_edge(t, member_at(members, k, root_index, v - 1), member_at(members, k, root_index, v),
+            if (tb_tree_add_edge(t, tb_tree_member_at(members, k, root_index, v - 1), tb_tree_member_at(members, k, root_index, v),
                                  lo, hi) != 0)
                 return -1;
         head += len;

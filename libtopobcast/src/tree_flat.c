@@ -3,20 +3,15 @@
 #include "schedule.h"
 
 /* Member at virtual index v (v = 0 is the root), so any root works. */
-static int member_at(const int *members, int k, int root_index, int v)
-{
-    return members[(root_index + v) % k];
-}
-
 int tb_tree_flat_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                        int hi)
 {
     (void)spec;
     if (k < 1 || root_index < 0 || root_index >= k)
         return -1;
-    int root = member_at(members, k, root_index, 0);
+    int root = tb_tree_member_at(members, k, root_index, 0);
     for (int v = 1; v < k; v++)
-        if (tb_tree_add_edge(t, root, member_at(members, k, root_index, v), lo, hi) != 0)
+        if (tb_tree_add_edge(t, root, tb_tree_member_at(members, k, root_index, v), lo, hi) != 0)
             return -1;
     return 0;
 }

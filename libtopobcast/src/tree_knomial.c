@@ -13,11 +13,6 @@
  * knomial default. */
 #define KNOMIAL_FALLBACK_RADIX 4
 
-static int member_at(const int *members, int k, int root_index, int v)
-{
-    return members[(root_index + v) % k];
-}
-
 int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                           int hi)
 {
@@ -37,10 +32,10 @@ int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index,
             while ((v / limit) % r == 0)
                 limit *= r;
         }
-        int parent = member_at(members, k, root_index, (int)v);
+        int parent = tb_tree_member_at(members, k, root_index, (int)v);
         for (long step = limit / r; step >= 1; step /= r)
             for (long i = 1; i < r && v + i * step < k; i++)
-                if (tb_tree_add_edge(t, parent, member_at(members, k, root_index, (int)(v + i * step)), lo, hi) != 0)
+                if (tb_tree_add_edge(t, parent, tb_tree_member_at(members, k, root_index, (int)(v + i * step)), lo, hi) != 0)
                     return -1;
     }
     return 0;

@@ -35,10 +35,7 @@ int tb_xchg_rdbl_steps(const tb_plan *p, int me, tb_xchg_step **steps)
 {
     int P = p->tree.size;
     *steps = NULL;
-    int v = -1;
-    for (int i = 0; i < P; i++)
-        if (p->order[i] == me)
-            v = i;
+    int v = tb_plan_position(p, me);
     if (v < 0)
         return 0;
     int rounds = 0;

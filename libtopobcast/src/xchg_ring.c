@@ -9,10 +9,7 @@ int tb_xchg_ring_steps(const tb_plan *p, int me, tb_xchg_step **steps)
 {
     int P = p->tree.size;
     *steps = NULL;
-    int v = -1;
-    for (int i = 0; i < P; i++)
-        if (p->order[i] == me)
-            v = i;
+    int v = tb_plan_position(p, me);
     if (v < 0 || P < 2)
         return 0;
     tb_xchg_step *st = calloc((size_t)(P - 1), sizeof *st);

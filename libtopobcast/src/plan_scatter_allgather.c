@@ -10,6 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Position c below a step of m carries the blocks of its subtree,
+ * [c, min(c + m, size)). */
+static int scatter_edge(void *ctx, int v, int c, int m)
+{
+    tb_plan *p = ctx;
+    int size = p->tree.size, hi = c + m < size ? c + m : size;
+    return tb_tree_add_edge(&p->tree, p->order[v], p->order[c], c, hi);
+}
+
 int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
                               char *err, size_t errlen)
 {
@@ -32,23 +41,10 @@ int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec 
         for (int v = 0; v < size; v++)
             p->order[v] = (root + v) % size;
     }
-    /* binomial over positions, largest subtree first; position c below a
-     * step of m carries the blocks of its subtree, [c, min(c + m, size)) */
-    int top = 1;
-    while (top < size)
-        top <<= 1;
-    for (int v = 0; v < size; v++) {
-        int limit = v == 0 ? top : (v & -v);
-        for (int m = limit >> 1; m >= 1; m >>= 1) {
-            int c = v + m;
-            if (c >= size)
-                continue;
-            int hi = c + m < size ? c + m : size;
-            if (tb_tree_add_edge(&p->tree, p->order[v], p->order[c], c, hi) != 0) {
-                snprintf(err, errlen, "scatter_allgather: ring order is not a permutation");
-                return -1;
-            }
-        }
+    /* binomial over positions, largest subtree first */
+    if (tb_binomial_walk(size, scatter_edge, p) != 0) {
+        snprintf(err, errlen, "scatter_allgather: ring order is not a permutation");
+        return -1;
     }
     if (tb_tree_finalize(&p->tree) != 0) {
         snprintf(err, errlen, "out of memory");

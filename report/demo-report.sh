@@ -2,7 +2,7 @@
 # The whole pipeline on this machine, ending with the report:
 #   probe (measurements + topology) -> tuner (selection table) ->
 #   tuner --compare (speedup CSV) -> topobcast-report (HTML + summary).
-# Usage: tuner/report/demo-report.sh [NP] [OUTDIR]   (defaults: 2, build/demo)
+# Usage: report/demo-report.sh [NP] [OUTDIR]   (defaults: 2, build/demo)
 # Sizes and repetitions are small so it finishes in about a minute; on a real
 # allocation run the tools by hand with their defaults (see tuner/README.md).
 set -eu

@@ -39,22 +39,6 @@ typedef struct hier_ctx {
     tb_alg_spec fan_spec[TB_MAX_LEVELS + 1];
 } hier_ctx;
 
-/* Sort record: qsort has no context, so each record points to its key. */
-typedef struct key_rec {
-    const int *key; /* width entries */
-    int width;
-    int rank;
-} key_rec;
-
-static int key_cmp(const void *pa, const void *pb)
-{
-    const key_rec *a = pa, *b = pb;
-    for (int i = 0; i < a->width; i++)
-        if (a->key[i] != b->key[i])
-            return a->key[i] < b->key[i] ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
 /* The spec a base builder sees: its own defaults, with the parameters the
  * user gave the hierarchical algorithm that make sense for it. */
 static void base_spec(tb_alg_spec *out, tb_alg_id base, const tb_alg_spec *outer)
@@ -205,7 +189,6 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
     c.spec = spec;
     int rc = -1;
     int *used = NULL;
-    key_rec *rec = NULL;
     int *keys = NULL;
     int nl = h ? h->nlevels : 0;
     /* levels= is only checked against a hierarchy that has levels: without
@@ -237,9 +220,8 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
     }
     c.eff = calloc((size_t)(c.nused > 0 ? c.nused : 1), sizeof(int *));
     c.ord = malloc(sizeof(int) * (size_t)size);
-    rec = malloc(sizeof *rec * (size_t)size);
     keys = malloc(sizeof(int) * (size_t)size * (size_t)(c.nused > 0 ? c.nused : 1));
-    if (!c.eff || !c.ord || !rec || !keys) {
+    if (!c.eff || !c.ord || !keys) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -253,16 +235,13 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
             goto out;
         }
     }
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < size; r++)
         for (int j = 0; j < c.nused; j++)
             keys[(size_t)r * (size_t)c.nused + (size_t)j] = c.eff[j][r];
-        rec[r].key = keys + (size_t)r * (size_t)c.nused;
-        rec[r].width = c.nused;
-        rec[r].rank = r;
+    if (tb_sort_ranks_by_keys(keys, c.nused, size, c.ord) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
     }
-    qsort(rec, (size_t)size, sizeof *rec, key_cmp);
-    for (int i = 0; i < size; i++)
-        c.ord[i] = rec[i].rank;
     if (tb_tree_init(&p->tree, size, root, 1) != 0) {
         snprintf(err, errlen, "out of memory");
         goto out;
@@ -280,7 +259,6 @@ out:
             free(c.eff[j]);
     free(c.eff);
     free(c.ord);
-    free(rec);
     free(keys);
     free(used);
     return rc;

@@ -5,17 +5,17 @@
 # files (everything but report_main.c) are also linked into the unit tests
 # test/unit/test_report_*.c.
 REPORT_BIN       := $(BUILD)/bin/topobcast-report
-REPORT_SRCS      := $(wildcard tuner/report/*.c)
-REPORT_OBJS      := $(patsubst tuner/report/%.c,$(BUILD)/obj/report/%.o,$(REPORT_SRCS))
+REPORT_SRCS      := $(wildcard report/*.c)
+REPORT_OBJS      := $(patsubst report/%.c,$(BUILD)/obj/report/%.o,$(REPORT_SRCS))
 REPORT_PURE_OBJS := $(filter-out $(BUILD)/obj/report/report_main.o,$(REPORT_OBJS))
 REPORT_PROBE_OBJS := $(patsubst %,$(BUILD)/obj/probe/%.o,save meas truth analyze)
-REPORT_CFLAGS     = $(CFLAGS_COMMON) -Ituner/report -Iprobe -Ilibtopobcast/include -Ilibtopobcast/src
+REPORT_CFLAGS     = $(CFLAGS_COMMON) -Ireport -Iprobe -Ilibtopobcast/include -Ilibtopobcast/src
 REPORT_LIBS       = $(TBP_A) $(LIB_A) $(DEP_LIBS)
 TOOL_BINS        += $(REPORT_BIN)
 
 all: $(REPORT_BIN)
 
-$(BUILD)/obj/report/%.o: tuner/report/%.c $(wildcard tuner/report/*.h) $(wildcard probe/*.h) $(wildcard libtopobcast/src/*.h)
+$(BUILD)/obj/report/%.o: report/%.c $(wildcard report/*.h) $(wildcard probe/*.h) $(wildcard libtopobcast/src/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(REPORT_CFLAGS) -c $< -o $@
 
@@ -37,4 +37,4 @@ tests: $(REPORT_TEST_BINS)
 # DEMO_NP ranks (examples/module.mk sets it, default 2).
 .PHONY: report-demo
 report-demo: all
-	tuner/report/demo-report.sh $(or $(DEMO_NP),2) $(BUILD)/demo
+	report/demo-report.sh $(or $(DEMO_NP),2) $(BUILD)/demo
