@@ -225,7 +225,7 @@ static int validate(bench_ctx *c, int root)
 }
 
 typedef struct result {
-    tb_timing_stats st;
+    tn_timing_stats st;
     int status; /* 0 ok, 1 wrong data, -1 error */
 } result;
 
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
             res[ai].status = validate(&c, o.root < 0 ? wsize - 1 : o.root);
             memset(&res[ai].st, 0, sizeof res[ai].st);
             if (res[ai].status >= 0 &&
-                tb_timing_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
+                tn_timing_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
                                   &res[ai].st) != MPI_SUCCESS)
                 res[ai].status = -1;
             failed |= res[ai].status != 0;
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
         if (wrank != 0)
             continue;
         for (int ai = 0; ai < o.nalgs; ai++) {
-            const tb_timing_stats *s = &res[ai].st;
+            const tn_timing_stats *s = &res[ai].st;
             double speedup = res[ai].status == 0 && res[def].status == 0 && s->median > 0
                                  ? res[def].st.median / s->median
                                  : 0.0;

@@ -91,7 +91,7 @@ static double burst(MPI_Comm comm, int me, int peer, char *buf, int reps)
     return res;
 }
 
-int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int reps, tb_costs *out, char *err,
+int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int reps, tn_costs *out, char *err,
                        size_t errlen)
 {
     int me, P;
@@ -143,7 +143,7 @@ int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
     for (int c = 0; c < nclass; c++) {
         partner[c] = -1;
         for (int r = 1; r < P && partner[c] < 0; r++)
-            if ((nclass == 1 ? 0 : tb_costs_pair_class(h, 0, r)) == c)
+            if ((nclass == 1 ? 0 : tn_costs_pair_class(h, 0, r)) == c)
                 partner[c] = r;
     }
     for (int c = 0; c < nclass; c++) {
@@ -175,7 +175,7 @@ int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
             }
             nmeasured += partner[c] >= 0;
         }
-        if (nmeasured == 0 || tb_costs_alloc(out, P, nclass, ns, 1) != 0) {
+        if (nmeasured == 0 || tn_costs_alloc(out, P, nclass, ns, 1) != 0) {
             snprintf(err, errlen, "quick calibration: %s", nmeasured ? "out of memory" : "no pair to measure");
             rc = -1;
         } else {
@@ -188,15 +188,15 @@ int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
                 out->L[c] = L > 0 ? L : 0;
                 for (int i = 0; i < ns; i++) {
                     double g = R[i] - R[0] + g0;
-                    tb_costs_m(out, c)[i] = (double)sizes[i];
-                    tb_costs_g(out, c)[i] = g > g0 ? g : g0;
-                    tb_costs_os(out, c)[i] = S[i] < tb_costs_g(out, c)[i] ? S[i] : tb_costs_g(out, c)[i];
-                    tb_costs_or(out, c)[i] = tb_costs_os(out, c)[i];
+                    tn_costs_m(out, c)[i] = (double)sizes[i];
+                    tn_costs_g(out, c)[i] = g > g0 ? g : g0;
+                    tn_costs_os(out, c)[i] = S[i] < tn_costs_g(out, c)[i] ? S[i] : tn_costs_g(out, c)[i];
+                    tn_costs_or(out, c)[i] = tn_costs_os(out, c)[i];
                 }
             }
             for (int a = 0; a < P; a++)
                 for (int b = 0; b < P; b++)
-                    out->pair[(size_t)a * (size_t)P + (size_t)b] = nclass == 1 ? 0 : tb_costs_pair_class(h, a, b);
+                    out->pair[(size_t)a * (size_t)P + (size_t)b] = nclass == 1 ? 0 : tn_costs_pair_class(h, a, b);
             int o = snprintf(out->source, sizeof out->source, "quick calibration (rank 0 with");
             for (int c = 0; c < nclass && o < (int)sizeof out->source; c++)
                 o += snprintf(out->source + o, sizeof out->source - (size_t)o, " %s%d",
@@ -211,7 +211,7 @@ int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
     return rc;
 }
 
-void tb_costs_describe(const tb_costs *c, const tb_hier *h, FILE *f)
+void tn_costs_describe(const tn_costs *c, const tb_hier *h, FILE *f)
 {
     int nl = h ? h->nlevels : 0;
     int classes = c->pair ? nl + 1 : 1;
@@ -220,7 +220,7 @@ void tb_costs_describe(const tb_costs *c, const tb_hier *h, FILE *f)
         int a = -1, b = -1;
         for (int x = 0; x < c->nprocs && x < (h ? h->size : c->nprocs) && a < 0; x++)
             for (int y = x + 1; y < c->nprocs && y < (h ? h->size : c->nprocs) && a < 0; y++)
-                if (classes == 1 || tb_costs_pair_class(h, x, y) == k)
+                if (classes == 1 || tn_costs_pair_class(h, x, y) == k)
                     a = x, b = y;
         if (a < 0)
             continue;
@@ -231,10 +231,10 @@ void tb_costs_describe(const tb_costs *c, const tb_hier *h, FILE *f)
             snprintf(label, sizeof label, "other %s", h->level_name[k]);
         else
             snprintf(label, sizeof label, "same %s", h->level_name[nl - 1]);
-        tb_edge_cost e0, e1;
+        tn_edge_cost e0, e1;
         const double m1 = 1 << 20;
-        tb_costs_edge(c, a, b, 0, &e0);
-        tb_costs_edge(c, a, b, (size_t)m1, &e1);
+        tn_costs_edge(c, a, b, 0, &e0);
+        tn_costs_edge(c, a, b, (size_t)m1, &e1);
         fprintf(f, "  %-16s (%d-%d) L %.2f us, g(0) %.2f us, 1 MiB one-way %.1f us (%.2f GB/s)\n", label, a, b,
                 e0.L * 1e6, e0.g * 1e6, (e1.L + e1.g) * 1e6, e1.g > 0 ? m1 / e1.g / 1e9 : 0.0);
     }

@@ -1,6 +1,6 @@
 /* Cost curves measured by the tuner itself (no probe file): see calibrate.c. */
-#ifndef TB_TUNER_CALIBRATE_H
-#define TB_TUNER_CALIBRATE_H
+#ifndef TN_TUNER_CALIBRATE_H
+#define TN_TUNER_CALIBRATE_H
 
 #include <mpi.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@
  * ranks).  On rank 0, *out gets one curve per pair class and a pair table
  * over comm ranks; other ranks get nothing.  Returns 0 everywhere, or -1
  * everywhere with err set on rank 0. */
-int tb_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int reps, tb_costs *out, char *err,
+int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int reps, tn_costs *out, char *err,
                        size_t errlen);
 
 /* One line per pair class (h gives the names): latency, small-message gap,
  * 1 MiB time. */
-void tb_costs_describe(const tb_costs *c, const tb_hier *h, FILE *f);
+void tn_costs_describe(const tn_costs *c, const tb_hier *h, FILE *f);
 
 #endif

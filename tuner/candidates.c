@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tb_cand_grid_default(tb_cand_grid *g)
+void tn_cand_grid_default(tn_cand_grid *g)
 {
     memset(g, 0, sizeof *g);
     /* Short segments pipeline short messages through deep trees (P=512 on
@@ -28,7 +28,7 @@ void tb_cand_grid_default(tb_cand_grid *g)
     g->send_variants = 2;
 }
 
-void tb_cand_list_free(tb_cand_list *l)
+void tn_cand_list_free(tn_cand_list *l)
 {
     free(l->v);
     memset(l, 0, sizeof *l);
@@ -72,26 +72,26 @@ static int hset_add(hset *s, uint64_t h)
     return 1;
 }
 
-static int list_push(tb_cand_list *l, const tb_alg_spec *s)
+static int list_push(tn_cand_list *l, const tb_alg_spec *s)
 {
     if (l->n == l->cap) {
         int ncap = l->cap ? l->cap * 2 : 64;
-        tb_cand *nv = realloc(l->v, sizeof *nv * (size_t)ncap);
+        tn_cand *nv = realloc(l->v, sizeof *nv * (size_t)ncap);
         if (!nv)
             return -1;
         l->v = nv;
         l->cap = ncap;
     }
-    tb_cand *c = &l->v[l->n++];
+    tn_cand *c = &l->v[l->n++];
     c->spec = *s;
     tb_alg_spec_format(s, c->text, sizeof c->text);
     return 0;
 }
 
 typedef struct gen {
-    tb_cand_list *out;
+    tn_cand_list *out;
     hset seen;
-    const tb_cand_grid *g;
+    const tn_cand_grid *g;
     size_t bytes;
     int added, failed;
 } gen;
@@ -160,7 +160,7 @@ static int popcount(unsigned x)
 
 static void emit_hierarchical(gen *G, const tb_hier *h)
 {
-    const tb_cand_grid *g = G->g;
+    const tn_cand_grid *g = G->g;
     /* at most TB_MAX_LEVELS levels are usable; masks beyond 16 levels are
      * never generated (a hierarchy that deep is not a tuning target) */
     int nl = h->nlevels < 16 ? h->nlevels : 16;
@@ -200,7 +200,7 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
     }
 }
 
-int tb_cand_generate(const tb_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tb_cand_list *out)
+int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tn_cand_list *out)
 {
     gen G = {out, {NULL, 0, 0}, g, bytes, 0, 0};
     for (int i = 0; i < out->n; i++)
@@ -254,7 +254,7 @@ int tb_cand_generate(const tb_cand_grid *g, const tb_hier *h, int comm_size, siz
     return G.failed ? -1 : G.added;
 }
 
-int tb_cand_add_text(tb_cand_list *l, const char *text)
+int tn_cand_add_text(tn_cand_list *l, const char *text)
 {
     tb_alg_spec s;
     char err[256];

@@ -6,17 +6,17 @@
  * library's own broadcast).  Variants that cannot differ at this size are
  * generated once (a segment at least as long as the message is no
  * segmentation; a pipeline without segmentation is a chain). */
-#ifndef TB_TUNER_CANDIDATES_H
-#define TB_TUNER_CANDIDATES_H
+#ifndef TN_TUNER_CANDIDATES_H
+#define TN_TUNER_CANDIDATES_H
 
 #include <stddef.h>
 
 #include "algorithm.h"
 #include "hier.h"
 
-#define TB_CAND_TEXT 256
+#define TN_CAND_TEXT 256
 
-typedef struct tb_cand_grid {
+typedef struct tn_cand_grid {
     int nseg;
     size_t seg[16];          /* segment sizes of segmented variants */
     size_t seg_short;        /* segments below this ... */
@@ -29,33 +29,33 @@ typedef struct tb_cand_grid {
     int nbase;
     tb_alg_id base[8];       /* per-level fan-outs of magpie2 / interpipe */
     int send_variants;       /* 2: blocking and non-blocking, 1: non-blocking only */
-} tb_cand_grid;
+} tn_cand_grid;
 
-typedef struct tb_cand {
+typedef struct tn_cand {
     tb_alg_spec spec;
-    char text[TB_CAND_TEXT]; /* canonical spec (tb_alg_spec_format) */
-} tb_cand;
+    char text[TN_CAND_TEXT]; /* canonical spec (tb_alg_spec_format) */
+} tn_cand;
 
-typedef struct tb_cand_list {
+typedef struct tn_cand_list {
     int n, cap;
-    tb_cand *v;
-} tb_cand_list;
+    tn_cand *v;
+} tn_cand_list;
 
 /* Segments 1K..1M (powers of two; those below 8K only where the message
  * has at most 64 of them), radices 3..8, chains 1/2/4/8, bases
  * flat/chain/binary/binomial, both send modes. */
-void tb_cand_grid_default(tb_cand_grid *g);
+void tn_cand_grid_default(tn_cand_grid *g);
 
 /* Appends the candidates for a communicator of comm_size ranks with
  * hierarchy h (NULL or no levels: no hierarchical algorithms) and messages
  * of `bytes`; "default" first.  Returns the number appended, or -1 on
  * allocation failure. */
-int tb_cand_generate(const tb_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tb_cand_list *out);
+int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tn_cand_list *out);
 
 /* Appends one spec (parsed from text) unless an equal one is there.
  * Returns 1 if added, 0 if present, -1 on a bad spec or no memory. */
-int tb_cand_add_text(tb_cand_list *l, const char *text);
+int tn_cand_add_text(tn_cand_list *l, const char *text);
 
-void tb_cand_list_free(tb_cand_list *l);
+void tn_cand_list_free(tn_cand_list *l);
 
 #endif

@@ -48,7 +48,7 @@ static int check_data(op_ctx *c, int me)
 }
 
 /* Median (mean of the root modes' medians) of one side. */
-static int measure(op_ctx *c, const tb_compare_opts *o, double *median)
+static int measure(op_ctx *c, const tn_compare_opts *o, double *median)
 {
     double m[2];
     int n = 0;
@@ -56,8 +56,8 @@ static int measure(op_ctx *c, const tb_compare_opts *o, double *median)
         if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
             continue;
         c->rotate = mode;
-        tb_timing_stats st;
-        int rc = tb_timing_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
+        tn_timing_stats st;
+        int rc = tn_timing_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
         if (rc != MPI_SUCCESS)
             return rc;
         m[n++] = st.median;
@@ -77,7 +77,7 @@ static void csv_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int tb_compare_run(MPI_Comm comm, const tb_compare_opts *o, FILE *out)
+int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
 {
     int me, size;
     MPI_Comm_rank(comm, &me);

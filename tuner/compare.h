@@ -2,25 +2,25 @@
  * i.e. what an application gets) against the MPI library's own PMPI_Bcast,
  * in the same job, on the same sizes, with the same timing method as the
  * tuner; prints both times and the speedup per size, with summaries. */
-#ifndef TB_TUNER_COMPARE_H
-#define TB_TUNER_COMPARE_H
+#ifndef TN_TUNER_COMPARE_H
+#define TN_TUNER_COMPARE_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct tb_compare_opts {
+typedef struct tn_compare_opts {
     const size_t *sizes;
     int nsizes;
     int reps, warmup;
     int root_mode;     /* 0: root 0, 1: rotating, 2: both (mean of the medians) */
     const char *csv;   /* CSV path (rank 0 writes it) or NULL */
     int verbose;
-} tb_compare_opts;
+} tn_compare_opts;
 
 /* Collective over comm.  The library must already have its configuration
  * (TOPOBCAST_CONFIG set before the first broadcast).  Returns 0, 1 if the
  * library delivered wrong data at some size, 2 on other errors. */
-int tb_compare_run(MPI_Comm comm, const tb_compare_opts *o, FILE *out);
+int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out);
 
 #endif

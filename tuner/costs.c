@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs)
+int tn_costs_alloc_counts(tn_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs)
 {
     memset(c, 0, sizeof *c);
     if (nprocs < 1 || ncurves < 1)
@@ -18,7 +18,7 @@ int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *count
     c->off[0] = 0;
     for (int k = 0; k < ncurves; k++) {
         if (counts[k] < 1) {
-            tb_costs_free(c);
+            tn_costs_free(c);
             return -1;
         }
         c->off[k + 1] = c->off[k] + counts[k];
@@ -32,25 +32,25 @@ int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *count
     if (with_pairs)
         c->pair = calloc((size_t)nprocs * (size_t)nprocs, sizeof *c->pair);
     if (!c->m || !c->L || !c->os || !c->orv || !c->g || (with_pairs && !c->pair)) {
-        tb_costs_free(c);
+        tn_costs_free(c);
         return -1;
     }
     return 0;
 }
 
-int tb_costs_alloc(tb_costs *c, int nprocs, int ncurves, int nm, int with_pairs)
+int tn_costs_alloc(tn_costs *c, int nprocs, int ncurves, int nm, int with_pairs)
 {
     int *counts = malloc(sizeof(int) * (size_t)(ncurves > 0 ? ncurves : 1));
     if (!counts)
         return -1;
     for (int k = 0; k < ncurves; k++)
         counts[k] = nm;
-    int rc = tb_costs_alloc_counts(c, nprocs, ncurves, counts, with_pairs);
+    int rc = tn_costs_alloc_counts(c, nprocs, ncurves, counts, with_pairs);
     free(counts);
     return rc;
 }
 
-void tb_costs_free(tb_costs *c)
+void tn_costs_free(tn_costs *c)
 {
     free(c->off);
     free(c->m);
@@ -62,7 +62,7 @@ void tb_costs_free(tb_costs *c)
     memset(c, 0, sizeof *c);
 }
 
-double tb_costs_interp(const double *x, const double *y, int n, double v)
+double tn_costs_interp(const double *x, const double *y, int n, double v)
 {
     if (n <= 0)
         return 0.0;
@@ -88,14 +88,14 @@ double tb_costs_interp(const double *x, const double *y, int n, double v)
     return r > 0 ? r : 0.0;
 }
 
-void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *out)
+void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *out)
 {
-    int k = tb_costs_curve(c, a, b);
+    int k = tn_costs_curve(c, a, b);
     double m = (double)bytes;
     out->L = c->L[k];
-    out->g = tb_costs_interp(tb_costs_m(c, k), tb_costs_g(c, k), tb_costs_n(c, k), m);
-    out->os = tb_costs_interp(tb_costs_m(c, k), tb_costs_os(c, k), tb_costs_n(c, k), m);
-    out->orv = tb_costs_interp(tb_costs_m(c, k), tb_costs_or(c, k), tb_costs_n(c, k), m);
+    out->g = tn_costs_interp(tn_costs_m(c, k), tn_costs_g(c, k), tn_costs_n(c, k), m);
+    out->os = tn_costs_interp(tn_costs_m(c, k), tn_costs_os(c, k), tn_costs_n(c, k), m);
+    out->orv = tn_costs_interp(tn_costs_m(c, k), tn_costs_or(c, k), tn_costs_n(c, k), m);
     /* the overheads are part of the gap, never more: back to back, one
      * message per g(m) goes out and comes in (the probe's o_s is an
      * MPI_Ssend, which also waits for the match) */
@@ -105,7 +105,7 @@ void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *
         out->orv = out->g;
 }
 
-int tb_costs_pair_class(const tb_hier *h, int a, int b)
+int tn_costs_pair_class(const tb_hier *h, int a, int b)
 {
     if (!h || h->nlevels <= 0)
         return 0;

@@ -8,14 +8,14 @@
  * file) or one per class of pairs (the coarsest topology level at which the
  * two ranks differ; from a quick calibration or averaged measurements).
  * Used by the cost model (model.c); pure data, no MPI. */
-#ifndef TB_TUNER_COSTS_H
-#define TB_TUNER_COSTS_H
+#ifndef TN_TUNER_COSTS_H
+#define TN_TUNER_COSTS_H
 
 #include <stddef.h>
 
 #include "hier.h"
 
-typedef struct tb_costs {
+typedef struct tn_costs {
     int nprocs;         /* world ranks covered */
     int ncurves;
     int *off;           /* [ncurves + 1]: curve k's samples are [off[k], off[k+1]) */
@@ -25,36 +25,36 @@ typedef struct tb_costs {
     int *pair;          /* [nprocs * nprocs] curve of (a, b); NULL: curve 0 for every pair */
     size_t eager_limit; /* blocking sends of at least this many bytes wait for delivery */
     char source[512];   /* where the figures came from, for messages */
-} tb_costs;
+} tn_costs;
 
 /* Cost of one message on one edge at one size. */
-typedef struct tb_edge_cost {
+typedef struct tn_edge_cost {
     double L, os, orv, g;
-} tb_edge_cost;
+} tn_edge_cost;
 
 /* Allocates ncurves zeroed curves of nm samples each; with_pairs
  * allocates the pair table (filled with 0).  Returns 0 or -1. */
-int tb_costs_alloc(tb_costs *c, int nprocs, int ncurves, int nm, int with_pairs);
+int tn_costs_alloc(tn_costs *c, int nprocs, int ncurves, int nm, int with_pairs);
 /* Same with curve lengths counts[0..ncurves). */
-int tb_costs_alloc_counts(tb_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs);
-void tb_costs_free(tb_costs *c);
+int tn_costs_alloc_counts(tn_costs *c, int nprocs, int ncurves, const int *counts, int with_pairs);
+void tn_costs_free(tn_costs *c);
 
-static inline int tb_costs_n(const tb_costs *c, int k) { return c->off[k + 1] - c->off[k]; }
-static inline double *tb_costs_m(const tb_costs *c, int k) { return c->m + c->off[k]; }
-static inline double *tb_costs_os(const tb_costs *c, int k) { return c->os + c->off[k]; }
-static inline double *tb_costs_or(const tb_costs *c, int k) { return c->orv + c->off[k]; }
-static inline double *tb_costs_g(const tb_costs *c, int k) { return c->g + c->off[k]; }
+static inline int tn_costs_n(const tn_costs *c, int k) { return c->off[k + 1] - c->off[k]; }
+static inline double *tn_costs_m(const tn_costs *c, int k) { return c->m + c->off[k]; }
+static inline double *tn_costs_os(const tn_costs *c, int k) { return c->os + c->off[k]; }
+static inline double *tn_costs_or(const tn_costs *c, int k) { return c->orv + c->off[k]; }
+static inline double *tn_costs_g(const tn_costs *c, int k) { return c->g + c->off[k]; }
 
 /* Piecewise-linear value of y (sampled at x[0..n), ascending) at v: clamped
  * below x[0], extended with the last segment's slope above x[n-1] (costs of
  * big messages grow linearly with size). */
-double tb_costs_interp(const double *x, const double *y, int n, double v);
+double tn_costs_interp(const double *x, const double *y, int n, double v);
 
 /* Cost of a message of `bytes` from world rank a to world rank b. */
-void tb_costs_edge(const tb_costs *c, int a, int b, size_t bytes, tb_edge_cost *out);
+void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *out);
 
 /* Curve of a pair (0 without a pair table). */
-static inline int tb_costs_curve(const tb_costs *c, int a, int b)
+static inline int tn_costs_curve(const tn_costs *c, int a, int b)
 {
     return c->pair ? c->pair[(size_t)a * (size_t)c->nprocs + (size_t)b] : 0;
 }
@@ -62,6 +62,6 @@ static inline int tb_costs_curve(const tb_costs *c, int a, int b)
 /* Class of a pair in a hierarchy: the index of the coarsest level whose
  * group differs, or h->nlevels when the two ranks share every group
  * (h NULL or without levels: 0 for every pair). */
-int tb_costs_pair_class(const tb_hier *h, int a, int b);
+int tn_costs_pair_class(const tb_hier *h, int a, int b);
 
 #endif

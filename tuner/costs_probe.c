@@ -85,7 +85,7 @@ static int rank_class(const tb_topology *topo, const int *group, int a, int b)
     return group[a] == group[b];
 }
 
-int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out, char (**hosts)[256], char *err,
+int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out, char (**hosts)[256], char *err,
                         size_t errlen)
 {
     tbp_meas M;
@@ -162,13 +162,13 @@ int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out
             rep[c] = any; /* a class nobody measured: some measured pair */
     if (np == 0)
         counts[0] = 1;
-    if (tb_costs_alloc_counts(out, nprocs, np > 0 ? np : 1, counts, 1) != 0) {
+    if (tn_costs_alloc_counts(out, nprocs, np > 0 ? np : 1, counts, 1) != 0) {
         snprintf(err, errlen, "%s: out of memory for %d pairs", path, np);
         goto out;
     }
     for (int p = 0; p < np; p++) {
         double s;
-        pair_curve(&M.pair[p], loggp, tb_costs_m(out, p), tb_costs_os(out, p), tb_costs_or(out, p), tb_costs_g(out, p),
+        pair_curve(&M.pair[p], loggp, tn_costs_m(out, p), tn_costs_os(out, p), tn_costs_or(out, p), tn_costs_g(out, p),
                    &out->L[p], &s);
     }
     for (int a = 0; a < nprocs; a++)
@@ -200,7 +200,7 @@ int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out
     rc = 0;
 out:
     if (rc != 0)
-        tb_costs_free(out);
+        tn_costs_free(out);
     tbp_meas_free(&M);
     free(group);
     free(host);

@@ -1,6 +1,6 @@
 /* Cost curves from the probe's measurement file (topobcast-probe --save). */
-#ifndef TB_TUNER_COSTS_PROBE_H
-#define TB_TUNER_COSTS_PROBE_H
+#ifndef TN_TUNER_COSTS_PROBE_H
+#define TN_TUNER_COSTS_PROBE_H
 
 #include <stddef.h>
 
@@ -15,7 +15,7 @@
  * The file is read by the probe's own loader (tbp_save_read), so it must be
  * complete as the probe writes it.  Returns 0, or -1 with err as
  * "FILE:LINE: expected ..." (the probe's messages). */
-int tb_costs_load_probe(const char *path, const tb_topology *topo, tb_costs *out, char (**hosts)[256], char *err,
+int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out, char (**hosts)[256], char *err,
                         size_t errlen);
 
 #endif

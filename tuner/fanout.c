@@ -38,7 +38,7 @@ static double fan_time(MPI_Comm comm, int me, const int *peers, int n, char *buf
     return best;
 }
 
-int tb_fanout_measure(MPI_Comm comm, const tb_hier *h, size_t bytes, int max_peers, int reps, double *fanout)
+int tn_fanout_measure(MPI_Comm comm, const tb_hier *h, size_t bytes, int max_peers, int reps, double *fanout)
 {
     int me, P;
     MPI_Comm_rank(comm, &me);
@@ -61,7 +61,7 @@ int tb_fanout_measure(MPI_Comm comm, const tb_hier *h, size_t bytes, int max_pee
     for (int c = 0; c < nclass; c++) {
         int n = 0; /* the same list on every rank: h is */
         for (int r = 1; r < P && n < max_peers; r++)
-            if (tb_costs_pair_class(nclass > 1 ? h : NULL, 0, r) == c)
+            if (tn_costs_pair_class(nclass > 1 ? h : NULL, 0, r) == c)
                 peers[n++] = r;
         if (n < 2)
             continue;

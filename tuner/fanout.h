@@ -5,8 +5,8 @@
  * the socket's memory bandwidth, while its messages to other nodes queue on
  * one adapter; the probe's pairwise figures cannot tell the two apart.  The
  * cost model (model.h) divides a link's gap by it. */
-#ifndef TB_TUNER_FANOUT_H
-#define TB_TUNER_FANOUT_H
+#ifndef TN_TUNER_FANOUT_H
+#define TN_TUNER_FANOUT_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -21,6 +21,6 @@
  * levels: every peer is of class 0); every rank gets the same figures.  Assumes the other ranks see
  * their classes as rank 0 does (a homogeneous machine).  Returns 0, or -1
  * (out of memory anywhere; fanout then all 1). */
-int tb_fanout_measure(MPI_Comm comm, const tb_hier *h, size_t bytes, int max_peers, int reps, double *fanout);
+int tn_fanout_measure(MPI_Comm comm, const tb_hier *h, size_t bytes, int max_peers, int reps, double *fanout);
 
 #endif

@@ -22,10 +22,10 @@ static int wr(const int *world, int r)
 }
 
 /* One rank's sends: its CPU clock, its in-flight queue and one link per
- * class of destination (tb_costs_pair_class: the coarsest level at which
+ * class of destination (tn_costs_pair_class: the coarsest level at which
  * the two ranks differ), since messages to a peer in the same socket, in
  * the other socket and on another node leave by different ways.  A class
- * with fan-out f (tb_fanout_measure) carries f messages to different peers
+ * with fan-out f (tn_fanout_measure) carries f messages to different peers
  * at once: each send holds it for g(m) / f, and the flow to its peer for
  * g(m) (one peer never gets more than a pair's bandwidth). */
 typedef struct sender {
@@ -38,10 +38,10 @@ typedef struct sender {
 /* Issues one message at the sender's CPU time on link cls; returns its
  * arrival time at the receiver.  post: the CPU cost of starting a
  * non-blocking rendezvous send (its data moves later, without the CPU). */
-static double send_one(sender *s, const tb_edge_cost *ep, int cls, double fan, double *flow, double post,
+static double send_one(sender *s, const tn_edge_cost *ep, int cls, double fan, double *flow, double post,
                        int rendezvous, int nonblocking)
 {
-    const tb_edge_cost e = *ep;
+    const tn_edge_cost e = *ep;
     /* The CPU cost of an eager send.  The probe's o_s times an MPI_Ssend,
      * which also waits for the receiver's match and so includes the wire;
      * its o_r (a receive of data already there) is the copy alone, which
@@ -90,7 +90,7 @@ static double fan_of(const double *fanout, int cls)
  * first (the first one's is in its arrival time, L + g); rendezvous
  * messages pay only the overheads of an empty one (the transfer is the
  * gap's). */
-static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_plan *p,
+static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_plan *p,
                       const tb_alg_spec *spec, size_t n, double *done, double *port)
 {
     const tb_tree *t = &p->tree;
@@ -104,7 +104,7 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, con
     size_t *cursor = NULL, *end = NULL;
     struct {
         size_t len;
-        tb_edge_cost e;
+        tn_edge_cost e;
         int cls;
         double fan, post, flow;
     } *full = NULL; /* per child: its usual piece length, cost, link and flow */
@@ -158,11 +158,11 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, con
             end[i] = tb_block_offset(n, t->nblocks, t->blk_hi[ch[i]]);
             /* every piece but a child's last is a whole segment: price it once */
             full[i].len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
-            tb_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
-            tb_edge_cost z;
-            tb_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
+            tn_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
+            tn_edge_cost z;
+            tn_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
             full[i].post = z.os;
-            full[i].cls = tb_costs_pair_class(h, r, ch[i]);
+            full[i].cls = tn_costs_pair_class(h, r, ch[i]);
             full[i].fan = fan_of(fanout, full[i].cls);
             full[i].flow = 0.0;
         }
@@ -170,8 +170,8 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, con
         double take = 0.0;
         if (t->parent[r] >= 0 && nseg > 1) {
             size_t len = hi - lo < seg ? hi - lo : seg;
-            tb_edge_cost q;
-            tb_costs_edge(c, wr(world, t->parent[r]), wr(world, r), len >= c->eager_limit ? 0 : len, &q);
+            tn_edge_cost q;
+            tn_costs_edge(c, wr(world, t->parent[r]), wr(world, r), len >= c->eager_limit ? 0 : len, &q);
             take = q.orv;
         }
         sender s = {.now = 0.0, .inflight = inflight, .cap = cap};
@@ -186,10 +186,10 @@ static int tree_phase(const tb_costs *c, const int *world, const tb_hier *h, con
                     if (cursor[i] + len > frontier)
                         continue;
                     int k = ch[i];
-                    tb_edge_cost last;
-                    const tb_edge_cost *e = &full[i].e;
+                    tn_edge_cost last;
+                    const tn_edge_cost *e = &full[i].e;
                     if (len != full[i].len) {
-                        tb_costs_edge(c, wr(world, r), wr(world, k), len, &last);
+                        tn_costs_edge(c, wr(world, r), wr(world, k), len, &last);
                         e = &last;
                     }
                     if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
@@ -266,7 +266,7 @@ static int lower_peer(const msg_key *keys, int n, int p)
 /* Exchange phase: every rank runs its steps in order; the receive of a step
  * is the next message from that peer (MPI order per pair), so the k-th
  * receive of r from x matches the k-th send of x to r. */
-static int xchg_phase(const tb_costs *c, const int *world, const tb_plan *p, size_t n, double *now, double *port)
+static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, size_t n, double *now, double *port)
 {
     const int P = p->tree.size, nb = p->tree.nblocks;
     int rc = -1;
@@ -351,8 +351,8 @@ static int xchg_phase(const tb_costs *c, const int *world, const tb_plan *p, siz
                     size_t sb = st->send_peer >= 0 ? range_bytes(n, nb, &st->send[0]) + range_bytes(n, nb, &st->send[1]) : 0;
                     start[id] = sdone[id] = now[r];
                     if (sb > 0) {
-                        tb_edge_cost e;
-                        tb_costs_edge(c, wr(world, r), wr(world, st->send_peer), sb, &e);
+                        tn_edge_cost e;
+                        tn_costs_edge(c, wr(world, r), wr(world, st->send_peer), sb, &e);
                         double s = now[r] > port[r] ? now[r] : port[r];
                         start[id] = s;
                         port[r] = s + e.g;
@@ -368,8 +368,8 @@ static int xchg_phase(const tb_costs *c, const int *world, const tb_plan *p, siz
                     if (!posted[xid])
                         break; /* the sender has not reached that step yet */
                     size_t rb = range_bytes(n, nb, &st->recv[0]) + range_bytes(n, nb, &st->recv[1]);
-                    tb_edge_cost e;
-                    tb_costs_edge(c, wr(world, x), wr(world, r), rb, &e);
+                    tn_edge_cost e;
+                    tn_costs_edge(c, wr(world, x), wr(world, r), rb, &e);
                     double a = start[xid] + e.g + e.L;
                     if (a > fin)
                         fin = a;
@@ -403,7 +403,7 @@ out:
     return rc;
 }
 
-double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                           const double *fanout, const tb_alg_spec *spec, size_t bytes)
 {
     const int P = p->tree.size;
@@ -425,19 +425,19 @@ double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p,
     return t;
 }
 
-double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                              const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay)
 {
-    double t = tb_model_plan_time(c, world, p, h, fanout, spec, bytes);
+    double t = tn_model_plan_time(c, world, p, h, fanout, spec, bytes);
     if (replay)
         *replay = t;
     if (t < 0)
         return t;
-    double b = tb_model_boundary_time(c, world, p, h, fanout, bytes);
+    double b = tn_model_boundary_time(c, world, p, h, fanout, bytes);
     return b > t ? b : t;
 }
 
-int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
+int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
 {
     if (spec->id == TB_ALG_DEFAULT) {
@@ -448,7 +448,7 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tb_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes, NULL);
+    double t = tn_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes, NULL);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
@@ -458,7 +458,7 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
     return 0;
 }
 
-uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes)
+uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes)
 {
     const tb_tree *t = &p->tree;
     uint64_t h = TB_FNV_BASIS;
@@ -503,7 +503,7 @@ uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
  * as many at once as the measured fan-out of that class says.  The busiest
  * way bounds the broadcast from below. */
 typedef struct wire_ctx {
-    const tb_costs *c;
+    const tn_costs *c;
     const int *world;
     const tb_hier *h; /* NULL: no levels */
     int nl;
@@ -517,13 +517,13 @@ static void charge(wire_ctx *w, int a, int b, size_t len)
 {
     if (len == 0 || a == b)
         return;
-    tb_edge_cost e, z;
-    tb_costs_edge(w->c, wr(w->world, a), wr(w->world, b), len, &e);
-    tb_costs_edge(w->c, wr(w->world, a), wr(w->world, b), 0, &z);
+    tn_edge_cost e, z;
+    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), len, &e);
+    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), 0, &z);
     double t = e.g - z.g;
     if (t <= 0)
         return;
-    int split = tb_costs_pair_class(w->h, a, b); /* the level where a and b part */
+    int split = tn_costs_pair_class(w->h, a, b); /* the level where a and b part */
     if (split >= w->nl) {
         if (w->memcap > 0)
             w->mem[w->nl ? w->h->group[w->nl - 1][a] : 0] += t / w->memcap;
@@ -536,7 +536,7 @@ static void charge(wire_ctx *w, int a, int b, size_t len)
     }
 }
 
-double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                               const double *fanout, size_t bytes)
 {
     const tb_tree *t = &p->tree;

@@ -20,11 +20,11 @@
  *     step a send and a receive that start when the rank reaches the step.
  *
  * Contention between ranks on shared links is bounded separately
- * (tb_model_boundary_time); the MPI library's own algorithm ("default") is
+ * (tn_model_boundary_time); the MPI library's own algorithm ("default") is
  * not modelled: default is always measured.  Pure, no MPI,
  * deterministic. */
-#ifndef TB_TUNER_MODEL_H
-#define TB_TUNER_MODEL_H
+#ifndef TN_TUNER_MODEL_H
+#define TN_TUNER_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,19 +39,19 @@
  * (one link per rank, class 0); fanout[0..h->nlevels] (fanout[0] without
  * h): fan-out per class, or NULL (1).  spec supplies segment, nonblocking and outstanding.  Returns -1.0
  * if the plan cannot be replayed (a step pattern that would deadlock). */
-double tb_model_plan_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                           const double *fanout, const tb_alg_spec *spec, size_t bytes);
 
 /* The prediction of a built plan: the larger of its replay and of the
  * shared-link bound below; *replay (if not NULL) gets the replay alone.
  * -1.0 if the plan cannot be replayed. */
-double tb_model_plan_predict(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                              const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay);
 
 /* Builds the plan for (size, root, spec, h) and predicts it
- * (tb_model_plan_predict).  Returns 0 and
+ * (tn_model_plan_predict).  Returns 0 and
  * *seconds, or -1 with err set (default has no model; unbuildable plan). */
-int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
+int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
                      const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
 
 /* Lower bound from shared links: the busiest way out of or into a group
@@ -61,9 +61,9 @@ int tb_model_predict(const tb_costs *c, const int *world, const tb_hier *h, cons
  * shared it; and, with fanout, the memory of each finest group (the whole
  * communicator without levels), which carries fanout[h->nlevels] (fanout[0])
  * messages at once.  0 with neither levels nor fanout; -1.0 on failure.
- * The replay gives every rank links of its own; tb_model_plan_predict takes
+ * The replay gives every rank links of its own; tn_model_plan_predict takes
  * the larger of the two. */
-double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                               const double *fanout, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:
@@ -71,6 +71,6 @@ double tb_model_boundary_time(const tb_costs *c, const int *world, const tb_plan
  * (a segment at least as long as the message is none) and send mode.  Two
  * specs with equal signatures run the same messages in the same order, so
  * only one of them needs timing. */
-uint64_t tb_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes);
+uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes);
 
 #endif

@@ -19,7 +19,7 @@ static double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void tb_progress_duration(double s, char *buf, int len)
+void tn_progress_duration(double s, char *buf, int len)
 {
     if (s < 0)
         s = 0;
@@ -32,7 +32,7 @@ void tb_progress_duration(double s, char *buf, int len)
         snprintf(buf, (size_t)len, "%lds", x);
 }
 
-void tb_progress_start(tb_progress *p, double total, int active)
+void tn_progress_start(tn_progress *p, double total, int active)
 {
     memset(p, 0, sizeof *p);
     p->t0 = p->last = wall();
@@ -41,12 +41,12 @@ void tb_progress_start(tb_progress *p, double total, int active)
     p->tty = active && isatty(2);
 }
 
-double tb_progress_elapsed(const tb_progress *p)
+double tn_progress_elapsed(const tn_progress *p)
 {
     return wall() - p->t0;
 }
 
-void tb_progress_add(tb_progress *p, double work, const char *what)
+void tn_progress_add(tn_progress *p, double work, const char *what)
 {
     if (!p->active)
         return;
@@ -63,9 +63,9 @@ void tb_progress_add(tb_progress *p, double work, const char *what)
     p->last = now;
     p->last_tenth = tenth;
     char e[32], eta[32];
-    tb_progress_duration(el, e, sizeof e);
+    tn_progress_duration(el, e, sizeof e);
     if (p->done > 0)
-        tb_progress_duration(el * (p->total - p->done) / p->done, eta, sizeof eta);
+        tn_progress_duration(el * (p->total - p->done) / p->done, eta, sizeof eta);
     else
         snprintf(eta, sizeof eta, "?");
     char line[256];
@@ -82,7 +82,7 @@ void tb_progress_add(tb_progress *p, double work, const char *what)
     fflush(stderr);
 }
 
-void tb_progress_finish(tb_progress *p)
+void tn_progress_finish(tn_progress *p)
 {
     if (p->active && p->tty && p->width)
         fputc('\n', stderr);

@@ -15,12 +15,12 @@ static uint64_t key_hash(int comm, size_t bytes, const char *spec)
     return tb_hash_str(tb_hash_u64(h, (uint64_t)bytes), spec);
 }
 
-static int same_key(const tb_result *r, int comm, size_t bytes, const char *spec)
+static int same_key(const tn_result *r, int comm, size_t bytes, const char *spec)
 {
     return r->comm == comm && r->bytes == bytes && strcmp(r->spec, spec) == 0;
 }
 
-static long slot_of(const tb_results *rs, int comm, size_t bytes, const char *spec)
+static long slot_of(const tn_results *rs, int comm, size_t bytes, const char *spec)
 {
     if (!rs->icap)
         return -1;
@@ -33,7 +33,7 @@ static long slot_of(const tb_results *rs, int comm, size_t bytes, const char *sp
     return (long)j;
 }
 
-static int reindex(tb_results *rs, size_t icap)
+static int reindex(tn_results *rs, size_t icap)
 {
     int *idx = calloc(icap, sizeof *idx);
     if (!idx)
@@ -48,7 +48,7 @@ static int reindex(tb_results *rs, size_t icap)
     return 0;
 }
 
-int tb_results_put(tb_results *rs, const tb_result *r)
+int tn_results_put(tn_results *rs, const tn_result *r)
 {
     if ((size_t)(rs->n + 1) * 2 > rs->icap && reindex(rs, rs->icap ? rs->icap * 2 : 256) != 0)
         return -1;
@@ -59,7 +59,7 @@ int tb_results_put(tb_results *rs, const tb_result *r)
     }
     if (rs->n == rs->cap) {
         int ncap = rs->cap ? rs->cap * 2 : 256;
-        tb_result *nv = realloc(rs->v, sizeof *nv * (size_t)ncap);
+        tn_result *nv = realloc(rs->v, sizeof *nv * (size_t)ncap);
         if (!nv)
             return -1;
         rs->v = nv;
@@ -70,13 +70,13 @@ int tb_results_put(tb_results *rs, const tb_result *r)
     return 0;
 }
 
-const tb_result *tb_results_find(const tb_results *rs, int comm, size_t bytes, const char *spec)
+const tn_result *tn_results_find(const tn_results *rs, int comm, size_t bytes, const char *spec)
 {
     long j = slot_of(rs, comm, bytes, spec);
     return j >= 0 && rs->index[j] ? &rs->v[rs->index[j] - 1] : NULL;
 }
 
-int tb_results_set_predicted(tb_results *rs, int comm, size_t bytes, const char *spec, double predicted)
+int tn_results_set_predicted(tn_results *rs, int comm, size_t bytes, const char *spec, double predicted)
 {
     long j = slot_of(rs, comm, bytes, spec);
     if (j < 0 || !rs->index[j])
@@ -85,7 +85,7 @@ int tb_results_set_predicted(tb_results *rs, int comm, size_t bytes, const char 
     return 0;
 }
 
-void tb_results_free(tb_results *rs)
+void tn_results_free(tn_results *rs)
 {
     free(rs->v);
     free(rs->index);
@@ -99,22 +99,22 @@ static double mean_of(double a, double b)
     return a >= 0 ? a : b;
 }
 
-double tb_result_score(const tb_result *r)
+double tn_result_score(const tn_result *r)
 {
     return mean_of(r->root0.median, r->rotate.median);
 }
 
-double tb_result_p25(const tb_result *r)
+double tn_result_p25(const tn_result *r)
 {
     return mean_of(r->root0.median >= 0 ? r->root0.p25 : -1, r->rotate.median >= 0 ? r->rotate.p25 : -1);
 }
 
-double tb_result_p75(const tb_result *r)
+double tn_result_p75(const tn_result *r)
 {
     return mean_of(r->root0.median >= 0 ? r->root0.p75 : -1, r->rotate.median >= 0 ? r->rotate.p75 : -1);
 }
 
-void tb_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots)
+void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots)
 {
     snprintf(buf, len, "# topobcast-tuner partial results v1 nprocs=%d reps=%d warmup=%d roots=%s", nprocs, reps,
              warmup, roots);
@@ -128,11 +128,11 @@ static void put_num(FILE *f, double v)
         fprintf(f, " %.9g", v);
 }
 
-int tb_results_write_line(FILE *f, const tb_result *r)
+int tn_results_write_line(FILE *f, const tn_result *r)
 {
     fprintf(f, "%d %zu %d", r->comm, r->bytes, r->status);
     put_num(f, r->predicted);
-    const tb_root_stats *s[2] = {&r->root0, &r->rotate};
+    const tn_root_stats *s[2] = {&r->root0, &r->rotate};
     for (int k = 0; k < 2; k++) {
         int have = s[k]->median >= 0;
         put_num(f, have ? s[k]->median : -1);
@@ -163,7 +163,7 @@ static int get_num(char **p, double *out)
     return 0;
 }
 
-int tb_results_parse_line(const char *line, tb_result *r)
+int tn_results_parse_line(const char *line, tn_result *r)
 {
     char buf[1024];
     size_t len = strlen(line);
@@ -198,13 +198,13 @@ int tb_results_parse_line(const char *line, tb_result *r)
     r->bytes = (size_t)bytes;
     r->status = (int)status;
     r->predicted = v[0];
-    r->root0 = (tb_root_stats){v[1], v[2], v[3], v[4]};
-    r->rotate = (tb_root_stats){v[5], v[6], v[7], v[8]};
+    r->root0 = (tn_root_stats){v[1], v[2], v[3], v[4]};
+    r->rotate = (tn_root_stats){v[5], v[6], v[7], v[8]};
     snprintf(r->spec, sizeof r->spec, "%s", p);
     return 0;
 }
 
-int tb_results_load(const char *path, const char *header, tb_results *rs, char *err, size_t errlen)
+int tn_results_load(const char *path, const char *header, tn_results *rs, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -231,15 +231,15 @@ int tb_results_load(const char *path, const char *header, tb_results *rs, char *
         }
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        tb_result r;
+        tn_result r;
         if (!complete)
             break; /* the interrupted last write */
-        if (tb_results_parse_line(line, &r) != 0) {
+        if (tn_results_parse_line(line, &r) != 0) {
             snprintf(err, errlen, "%s:%d: not a result line", path, lineno);
             rc = -1;
             break;
         }
-        if (tb_results_put(rs, &r) != 0) {
+        if (tn_results_put(rs, &r) != 0) {
             snprintf(err, errlen, "out of memory");
             rc = -1;
             break;

@@ -11,62 +11,62 @@
  * fields separated by single spaces, "nan" where a root mode was not
  * measured or there is no prediction, status 0 ok / 1 wrong data / 2 error,
  * spec last (it never contains spaces). */
-#ifndef TB_TUNER_RESULTS_H
-#define TB_TUNER_RESULTS_H
+#ifndef TN_TUNER_RESULTS_H
+#define TN_TUNER_RESULTS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include "candidates.h"
 
-enum { TB_RES_OK = 0, TB_RES_WRONG = 1, TB_RES_ERROR = 2 };
+enum { TN_RES_OK = 0, TN_RES_WRONG = 1, TN_RES_ERROR = 2 };
 
 /* Summary of one root mode (times in seconds; median < 0: not measured). */
-typedef struct tb_root_stats {
+typedef struct tn_root_stats {
     double median, p25, p75, trimmed_mean;
-} tb_root_stats;
+} tn_root_stats;
 
-typedef struct tb_result {
+typedef struct tn_result {
     int comm;
     size_t bytes;
-    char spec[TB_CAND_TEXT];
+    char spec[TN_CAND_TEXT];
     int status;
     double predicted;      /* model, seconds; < 0 if none */
-    tb_root_stats root0;   /* root 0 */
-    tb_root_stats rotate;  /* root rotating over the ranks */
-} tb_result;
+    tn_root_stats root0;   /* root 0 */
+    tn_root_stats rotate;  /* root rotating over the ranks */
+} tn_result;
 
-typedef struct tb_results {
+typedef struct tn_results {
     int n, cap;
-    tb_result *v;
+    tn_result *v;
     size_t icap;           /* hash index over (comm, bytes, spec) */
     int *index;            /* slot -> record + 1, 0 empty */
-} tb_results;
+} tn_results;
 
 /* Adds or replaces the record with the same key.  Returns 0 or -1. */
-int tb_results_put(tb_results *rs, const tb_result *r);
-const tb_result *tb_results_find(const tb_results *rs, int comm, size_t bytes, const char *spec);
+int tn_results_put(tn_results *rs, const tn_result *r);
+const tn_result *tn_results_find(const tn_results *rs, int comm, size_t bytes, const char *spec);
 /* Sets the prediction of an existing record (results resumed from a partial
  * file carry the prediction of the run that measured them).  Returns 0, or
  * -1 if there is no such record. */
-int tb_results_set_predicted(tb_results *rs, int comm, size_t bytes, const char *spec, double predicted);
-void tb_results_free(tb_results *rs);
+int tn_results_set_predicted(tn_results *rs, int comm, size_t bytes, const char *spec, double predicted);
+void tn_results_free(tn_results *rs);
 
 /* What a record is ranked by: the mean of the medians of the root modes
  * measured (seconds); the same for its quartiles.  < 0 if nothing. */
-double tb_result_score(const tb_result *r);
-double tb_result_p25(const tb_result *r);
-double tb_result_p75(const tb_result *r);
+double tn_result_score(const tn_result *r);
+double tn_result_p25(const tn_result *r);
+double tn_result_p75(const tn_result *r);
 
 /* Header line of a partial file for these settings (no newline). */
-void tb_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots);
-int tb_results_write_line(FILE *f, const tb_result *r);
+void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots);
+int tn_results_write_line(FILE *f, const tn_result *r);
 /* Parses one record line; 0, or -1 if it is not one. */
-int tb_results_parse_line(const char *line, tb_result *r);
+int tn_results_parse_line(const char *line, tn_result *r);
 /* Loads a partial file.  Its header must equal `header` (same job size and
  * settings), else -1 with err saying what differs.  A missing file is an
  * empty result set (0).  A truncated last line (interrupted write) is
  * ignored. */
-int tb_results_load(const char *path, const char *header, tb_results *rs, char *err, size_t errlen);
+int tn_results_load(const char *path, const char *header, tn_results *rs, char *err, size_t errlen);
 
 #endif

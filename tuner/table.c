@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tb_table_pick(const tb_result *const *r, int n, const char *prev, double tie)
+int tn_table_pick(const tn_result *const *r, int n, const char *prev, double tie)
 {
     int best = -1, def = -1, keep = -1;
     for (int i = 0; i < n; i++) {
-        if (r[i]->status != TB_RES_OK || tb_result_score(r[i]) < 0)
+        if (r[i]->status != TN_RES_OK || tn_result_score(r[i]) < 0)
             continue;
-        if (best < 0 || tb_result_score(r[i]) < tb_result_score(r[best]))
+        if (best < 0 || tn_result_score(r[i]) < tn_result_score(r[best]))
             best = i;
         if (!strcmp(r[i]->spec, "default"))
             def = i;
@@ -22,12 +22,12 @@ int tb_table_pick(const tb_result *const *r, int n, const char *prev, double tie
     }
     if (best < 0)
         return -1;
-    double b = tb_result_score(r[best]);
+    double b = tn_result_score(r[best]);
     /* the MPI library's own broadcast needs no reason to be kept; anything
      * else must beat it by more than the noise */
-    if (def >= 0 && (tb_result_score(r[def]) <= b * (1.0 + tie) || tb_result_p25(r[def]) <= tb_result_p75(r[best])))
+    if (def >= 0 && (tn_result_score(r[def]) <= b * (1.0 + tie) || tn_result_p25(r[def]) <= tn_result_p75(r[best])))
         return def;
-    if (keep >= 0 && tb_result_score(r[keep]) <= b * (1.0 + tie))
+    if (keep >= 0 && tn_result_score(r[keep]) <= b * (1.0 + tie))
         return keep;
     return best;
 }
@@ -38,7 +38,7 @@ static int cmp_int_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-int tb_table_comm_ranges(const int *sizes, int n, int *out, long *lo, long *hi)
+int tn_table_comm_ranges(const int *sizes, int n, int *out, long *lo, long *hi)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
@@ -59,7 +59,7 @@ int tb_table_comm_ranges(const int *sizes, int n, int *out, long *lo, long *hi)
     return m;
 }
 
-int tb_table_merge(const size_t *sizes, const char (*winners)[TB_CAND_TEXT], int n, tb_table_comm *out)
+int tn_table_merge(const size_t *sizes, const char (*winners)[TN_CAND_TEXT], int n, tn_table_comm *out)
 {
     out->nranges = 0;
     out->ranges = malloc(sizeof *out->ranges * (size_t)(n > 0 ? n : 1));
@@ -79,7 +79,7 @@ int tb_table_merge(const size_t *sizes, const char (*winners)[TB_CAND_TEXT], int
             continue; /* extends the previous range */
         if (out->nranges > 0)
             out->ranges[out->nranges - 1].hi = lo - 1;
-        tb_table_range *r = &out->ranges[out->nranges++];
+        tn_table_range *r = &out->ranges[out->nranges++];
         r->lo = lo;
         snprintf(r->spec, sizeof r->spec, "%s", winners[i]);
     }
@@ -88,7 +88,7 @@ int tb_table_merge(const size_t *sizes, const char (*winners)[TB_CAND_TEXT], int
     return 0;
 }
 
-void tb_table_free(tb_table *t)
+void tn_table_free(tn_table *t)
 {
     for (int i = 0; i < t->ncomm; i++)
         free(t->comm[i].ranges);
@@ -173,7 +173,7 @@ static void write_topology(FILE *f, const tb_topology *t)
     }
 }
 
-int tb_table_write(FILE *f, const tb_table *t, const tb_topology *topo, const char *meta)
+int tn_table_write(FILE *f, const tn_table *t, const tb_topology *topo, const char *meta)
 {
     fputs("# Written by topobcast-tuner: a selection table measured on the machine\n"
           "# (and the topology it used).  Schema: config/README.md.  First match wins.\n"
@@ -185,7 +185,7 @@ int tb_table_write(FILE *f, const tb_table *t, const tb_topology *topo, const ch
         write_topology(f, topo);
     fputs("selection:\n", f);
     for (int c = 0; c < t->ncomm; c++) {
-        const tb_table_comm *tc = &t->comm[c];
+        const tn_table_comm *tc = &t->comm[c];
         char clo[32], chi[32];
         snprintf(clo, sizeof clo, "%ld", tc->lo);
         if (tc->hi == LONG_MAX)
@@ -207,7 +207,7 @@ int tb_table_write(FILE *f, const tb_table *t, const tb_topology *topo, const ch
     return ferror(f) ? -1 : 0;
 }
 
-int tb_table_verify(const char *path, const tb_table *t, const size_t *sizes, int nsizes, char *err,
+int tn_table_verify(const char *path, const tn_table *t, const size_t *sizes, int nsizes, char *err,
                     size_t errlen)
 {
     tb_config cfg;
@@ -215,7 +215,7 @@ int tb_table_verify(const char *path, const tb_table *t, const size_t *sizes, in
         return -1;
     int rc = 0;
     for (int c = 0; c < t->ncomm && rc == 0; c++) {
-        const tb_table_comm *tc = &t->comm[c];
+        const tn_table_comm *tc = &t->comm[c];
         long probes[3] = {tc->measured, tc->lo, tc->hi == LONG_MAX ? 4 * (long)tc->measured : tc->hi};
         for (int pi = 0; pi < 3 && rc == 0; pi++) {
             for (int i = 0; i < nsizes && rc == 0; i++) {

@@ -275,11 +275,11 @@ typedef struct plan_item {
     int ndistinct;                  /* of those, with distinct schedules */
     int nprune;                     /* how many pruning keeps (within factor, + default) */
     int ntime;                      /* timed in this run's mode */
-    char (*spec)[TB_CAND_TEXT];     /* [ntime] */
+    char (*spec)[TN_CAND_TEXT];     /* [ntime] */
     double *pred;                   /* [ntime], < 0: none */
     char *pruned;                   /* [ntime]: kept by pruning */
     double best_pred;
-    char best_pred_spec[TB_CAND_TEXT];
+    char best_pred_spec[TN_CAND_TEXT];
 } plan_item;
 
 typedef struct comm_info {
@@ -369,7 +369,7 @@ static size_t memo_slot(const pred_memo *m, uint64_t sig)
 /* Prediction and schedule signature of one candidate (root 0 for the
  * time; roots 0 and size-1 for the signature, since rotating roots use
  * both).  Returns 0, or -1 if it cannot be built for this communicator. */
-static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *spec, size_t bytes, pred_memo *memo,
+static int price(const tn_costs *costs, const comm_info *ci, const tb_alg_spec *spec, size_t bytes, pred_memo *memo,
                  double *t, double *replay, uint64_t *sig, char *err, size_t errlen)
 {
     const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL; /* as comm_state.c does */
@@ -383,7 +383,7 @@ static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *
                 tb_plan_free(&p[0]);
             return -1;
         }
-        *sig = *sig * 31 + tb_plan_signature(&p[k], spec, bytes);
+        *sig = *sig * 31 + tn_plan_signature(&p[k], spec, bytes);
     }
     tb_plan_free(&p[1]);
     int rc = 0;
@@ -392,7 +392,7 @@ static int price(const tb_costs *costs, const comm_info *ci, const tb_alg_spec *
         if (memo->cap && memo->t[slot] != -2.0)
             *t = memo->t[slot], *replay = memo->replay[slot];
         else
-            *t = tb_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, spec, bytes, replay);
+            *t = tn_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, spec, bytes, replay);
         if (memo->cap)
             memo->sig[slot] = *sig, memo->t[slot] = *t, memo->replay[slot] = *replay;
         if (*t < 0) {
@@ -421,10 +421,10 @@ static int cmp_sig(const void *a, const void *b)
  * Candidates that run exactly the same schedule as an earlier one (a
  * k-nomial tree with k >= P is flat, every tree is one edge at P = 2 ...)
  * are timed once, under the first name generated. */
-static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, plan_item *it, const tb_cand_grid *grid)
+static int plan_one(const opts *o, const tn_costs *costs, const comm_info *ci, plan_item *it, const tn_cand_grid *grid)
 {
-    tb_cand_list l = {0};
-    if (tb_cand_generate(grid, ci->hier, ci->size, it->bytes, &l) < 0)
+    tn_cand_list l = {0};
+    if (tn_cand_generate(grid, ci->hier, ci->size, it->bytes, &l) < 0)
         return -1;
     int n = 0;
     for (int i = 0; i < l.n; i++) /* family filter, in place */
@@ -437,7 +437,7 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
     char *dup = calloc((size_t)(n ? n : 1), 1);
     if (!pr || !sg || !tm || !rp || !dup) {
         free(pr), free(sg), free(tm), free(rp), free(dup);
-        tb_cand_list_free(&l);
+        tn_cand_list_free(&l);
         return -1;
     }
     int np = 0, ns = 0, def = -1;
@@ -486,12 +486,12 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
     it->pruned = malloc((size_t)cap);
     if (!it->spec || !it->pred || !it->pruned) {
         free(pr), free(sg), free(tm), free(rp), free(dup);
-        tb_cand_list_free(&l);
+        tn_cand_list_free(&l);
         return -1;
     }
     it->ntime = it->nprune = 0;
     if (def >= 0) {
-        snprintf(it->spec[0], TB_CAND_TEXT, "%s", l.v[def].text);
+        snprintf(it->spec[0], TN_CAND_TEXT, "%s", l.v[def].text);
         it->pred[0] = -1;
         it->pruned[0] = 1;
         it->ntime = it->nprune = 1;
@@ -516,13 +516,13 @@ static int plan_one(const opts *o, const tb_costs *costs, const comm_info *ci, p
         it->nprune += keep;
         if (!keep && !o->exhaustive)
             continue;
-        snprintf(it->spec[it->ntime], TB_CAND_TEXT, "%s", l.v[pr[k].idx].text);
+        snprintf(it->spec[it->ntime], TN_CAND_TEXT, "%s", l.v[pr[k].idx].text);
         it->pred[it->ntime] = t;
         it->pruned[it->ntime] = (char)keep;
         it->ntime++;
     }
     free(pr), free(sg), free(tm), free(rp), free(dup);
-    tb_cand_list_free(&l);
+    tn_cand_list_free(&l);
     return 0;
 }
 
@@ -561,9 +561,9 @@ static int validate(op_ctx *c, int me)
     return any;
 }
 
-static void to_root_stats(const tb_timing_stats *s, tb_root_stats *r)
+static void to_root_stats(const tn_timing_stats *s, tn_root_stats *r)
 {
-    *r = (tb_root_stats){s->median, s->p25, s->p75, s->trimmed_mean};
+    *r = (tn_root_stats){s->median, s->p25, s->p75, s->trimmed_mean};
 }
 
 /* Work units for the ETA: seconds the timed calls should take, plus a
@@ -598,14 +598,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void report_errors(const tb_results *rs, FILE *f)
+static void report_errors(const tn_results *rs, FILE *f)
 {
     fam_err fe[TB_ALG_COUNT];
     memset(fe, 0, sizeof fe);
     for (int i = 0; i < rs->n; i++) {
-        const tb_result *r = &rs->v[i];
-        double s = tb_result_score(r);
-        if (r->status != TB_RES_OK || r->predicted <= 0 || s <= 0)
+        const tn_result *r = &rs->v[i];
+        double s = tn_result_score(r);
+        if (r->status != TN_RES_OK || r->predicted <= 0 || s <= 0)
             continue;
         tb_alg_spec sp;
         char err[256];
@@ -634,8 +634,8 @@ static void report_errors(const tb_results *rs, FILE *f)
             qsort(ae, (size_t)e->n, sizeof(double), cmp_double);
         }
         fprintf(f, "  %-18s %6d %10.2f %10.2f %10.2f %13.0f%%\n", tb_alg_name((tb_alg_id)id), e->n,
-                tb_timing_quantile(e->ratio, e->n, 0.1), tb_timing_quantile(e->ratio, e->n, 0.5),
-                tb_timing_quantile(e->ratio, e->n, 0.9), ae ? 100 * tb_timing_quantile(ae, e->n, 0.5) : 0.0);
+                tn_timing_quantile(e->ratio, e->n, 0.1), tn_timing_quantile(e->ratio, e->n, 0.5),
+                tn_timing_quantile(e->ratio, e->n, 0.9), ae ? 100 * tn_timing_quantile(ae, e->n, 0.5) : 0.0);
         free(ae);
         free(e->ratio);
     }
@@ -652,12 +652,12 @@ typedef struct tuner {
     comm_info comms[MAX_COMMS];
     int ncomm;
     const tb_hier *world_hier;
-    tb_costs costs;
+    tn_costs costs;
     int have_costs;
     plan_item *items;
     int nitems;
     long total_cand, total_distinct, total_prune;
-    tb_results rs;
+    tn_results rs;
     FILE *pf;
     int prior;
     long new_runs, failed;
@@ -743,7 +743,7 @@ static void load_costs(tuner *T)
         char (*hosts)[256] = NULL;
         int ok = 0;
         if (wrank == 0) {
-            ok = tb_costs_load_probe(o->measurements, T->have_topo ? &T->topo_cfg.topo : NULL, &T->costs, &hosts, err,
+            ok = tn_costs_load_probe(o->measurements, T->have_topo ? &T->topo_cfg.topo : NULL, &T->costs, &hosts, err,
                                      sizeof err) == 0;
             if (ok && T->costs.nprocs != wsize) {
                 snprintf(err, sizeof err, "%s was measured with %d processes, this job has %d", o->measurements,
@@ -766,7 +766,7 @@ static void load_costs(tuner *T)
                 }
         }
         if (wrank == 0 && !ok) {
-            tb_costs_free(&T->costs);
+            tn_costs_free(&T->costs);
             fprintf(stderr, "topobcast-tuner: not using %s: %s; calibrating instead\n", o->measurements, err);
         }
         free(all);
@@ -775,7 +775,7 @@ static void load_costs(tuner *T)
     }
     if (!T->have_costs) {
         char err[256] = "";
-        int rc = tb_calibrate_quick(MPI_COMM_WORLD, T->world_hier, o->sizes[o->nsizes - 1], 20, &T->costs, err,
+        int rc = tn_calibrate_quick(MPI_COMM_WORLD, T->world_hier, o->sizes[o->nsizes - 1], 20, &T->costs, err,
                                     sizeof err);
         if (rc != 0 && wrank == 0)
             fprintf(stderr, "topobcast-tuner: %s; timing every candidate\n", err);
@@ -804,7 +804,7 @@ static void measure_fanout(tuner *T)
             ci->fanout[k] = 1.0;
         const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL;
         if (T->have_costs && ci->comm != MPI_COMM_NULL && (!h || h->nlevels <= TB_MAX_LEVELS) &&
-            tb_fanout_measure(ci->comm, h, FANOUT_BYTES, FANOUT_PEERS, 3, ci->fanout) != 0 && wrank == 0)
+            tn_fanout_measure(ci->comm, h, FANOUT_BYTES, FANOUT_PEERS, 3, ci->fanout) != 0 && wrank == 0)
             fprintf(stderr, "topobcast-tuner: out of memory measuring fan-out; the model assumes 1\n");
     }
 }
@@ -817,7 +817,7 @@ static void print_setup(const tuner *T)
     printf("# topology: %s\n", T->have_topo ? o->topology : "none (levels from MPI_COMM_TYPE_SHARED + hwloc)");
     if (T->have_costs) {
         printf("# costs: %s\n", T->costs.source);
-        tb_costs_describe(&T->costs, T->world_hier, stdout);
+        tn_costs_describe(&T->costs, T->world_hier, stdout);
     }
     for (int c = 0; c < T->ncomm; c++) {
         const tb_hier *h = T->comms[c].hier;
@@ -842,12 +842,12 @@ static void print_setup(const tuner *T)
 static void plan_all(tuner *T)
 {
     const opts *o = &T->o;
-    tb_cand_grid grid;
-    tb_cand_grid_default(&grid);
+    tn_cand_grid grid;
+    tn_cand_grid_default(&grid);
     grid.send_variants = o->send_variants;
     grid.max_segments = o->max_segments;
-    tb_progress pp;
-    tb_progress_start(&pp, T->nitems, 1);
+    tn_progress pp;
+    tn_progress_start(&pp, T->nitems, 1);
     for (int c = 0, k = 0; c < T->ncomm; c++)
         for (int s = 0; s < o->nsizes; s++, k++) {
             plan_item *it = &T->items[k];
@@ -863,9 +863,9 @@ static void plan_all(tuner *T)
             char what[96];
             snprintf(what, sizeof what, "modelling: %d processes, %zu B, %d candidates", T->comms[c].size,
                      o->sizes[s], it->ncand);
-            tb_progress_add(&pp, 1, what);
+            tn_progress_add(&pp, 1, what);
         }
-    tb_progress_finish(&pp);
+    tn_progress_finish(&pp);
     printf("# candidates: %ld (exhaustive), %ld distinct schedules; within %.2fx of the best prediction + "
            "default: %ld%s\n",
            T->total_cand, T->total_distinct, o->factor, T->total_prune,
@@ -886,8 +886,8 @@ static int open_partial(tuner *T)
             snprintf(partial, sizeof partial, "%s", o->partial);
         else
             snprintf(partial, sizeof partial, "%s.partial", o->out);
-        tb_results_header(header, sizeof header, wsize, o->reps, o->warmup, roots_name(o->root_mode));
-        if (o->resume && tb_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
+        tn_results_header(header, sizeof header, wsize, o->reps, o->warmup, roots_name(o->root_mode));
+        if (o->resume && tn_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
             ok = 0;
         }
@@ -900,7 +900,7 @@ static int open_partial(tuner *T)
             fprintf(T->pf, "%s\n", header);
             fprintf(T->pf, "# comm bytes status predicted_s median0 p25_0 p75_0 tmean0 medianR p25R p75R tmeanR spec\n");
             for (int i = 0; i < T->rs.n; i++)
-                tb_results_write_line(T->pf, &T->rs.v[i]);
+                tn_results_write_line(T->pf, &T->rs.v[i]);
             fflush(T->pf);
             if (o->resume)
                 printf("# resuming from %s: %d measurements already there\n", partial, T->prior);
@@ -911,7 +911,7 @@ static int open_partial(tuner *T)
 
 /* Members of comm: validates and times every spec rank 0 lists for one
  * item; rank 0 records each result at once. */
-static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned char *buf, tb_progress *prog)
+static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned char *buf, tn_progress *prog)
 {
     const opts *o = &T->o;
     MPI_Comm comm = T->comms[c].comm;
@@ -921,10 +921,10 @@ static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned cha
     char *list = NULL;
     int len = 0;
     if (wrank == 0) {
-        size_t cap = (size_t)it->ntime * TB_CAND_TEXT + 1, n = 0;
+        size_t cap = (size_t)it->ntime * TN_CAND_TEXT + 1, n = 0;
         list = malloc(cap);
         for (int j = 0; list && j < it->ntime; j++)
-            if (!tb_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
+            if (!tn_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
                 n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
         len = list ? (int)n : -1;
     }
@@ -938,26 +938,26 @@ static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned cha
     for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
         op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};
         char err[256];
-        tb_result r;
+        tn_result r;
         memset(&r, 0, sizeof r);
         r.comm = T->comms[c].size;
         r.bytes = bytes;
         snprintf(r.spec, sizeof r.spec, "%s", t);
-        r.root0 = r.rotate = (tb_root_stats){-1, -1, -1, -1};
+        r.root0 = r.rotate = (tn_root_stats){-1, -1, -1, -1};
         r.predicted = -1;
         if (tb_alg_spec_parse(t, &oc.spec, err, sizeof err) != 0) {
-            r.status = TB_RES_ERROR;
+            r.status = TN_RES_ERROR;
         } else {
             int v = validate(&oc, me);
-            r.status = v == 0 ? TB_RES_OK : v == 1 ? TB_RES_WRONG : TB_RES_ERROR;
+            r.status = v == 0 ? TN_RES_OK : v == 1 ? TN_RES_WRONG : TN_RES_ERROR;
         }
-        for (int mode = 0; mode < 2 && r.status == TB_RES_OK; mode++) {
+        for (int mode = 0; mode < 2 && r.status == TN_RES_OK; mode++) {
             if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
                 continue;
             oc.rotate = mode;
-            tb_timing_stats st;
-            if (tb_timing_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
-                r.status = TB_RES_ERROR;
+            tn_timing_stats st;
+            if (tn_timing_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
+                r.status = TN_RES_ERROR;
             else
                 to_root_stats(&st, mode ? &r.rotate : &r.root0);
         }
@@ -968,19 +968,19 @@ static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned cha
             j++;
         if (j < it->ntime)
             r.predicted = it->pred[j];
-        tb_results_put(&T->rs, &r);
-        tb_results_write_line(T->pf, &r);
+        tn_results_put(&T->rs, &r);
+        tn_results_write_line(T->pf, &r);
         fflush(T->pf);
         T->new_runs++;
-        if (r.status != TB_RES_OK) {
+        if (r.status != TN_RES_OK) {
             T->failed++;
             fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
-                    r.status == TB_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
+                    r.status == TN_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
         }
         char what[200], hs[32];
         human_size(r.bytes, hs, sizeof hs);
         snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
-        tb_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
+        tn_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
     }
     free(list);
 }
@@ -1016,18 +1016,18 @@ static int time_all(tuner *T)
     if (wrank == 0)
         for (int k = 0; k < T->nitems; k++)
             for (int j = 0; j < T->items[k].ntime; j++)
-                if (!tb_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
+                if (!tn_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
                     total_work += item_work(o, &T->items[k], j);
-    tb_progress prog;
-    tb_progress_start(&prog, total_work, wrank == 0);
+    tn_progress prog;
+    tn_progress_start(&prog, total_work, wrank == 0);
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm != MPI_COMM_NULL)
             for (int s = 0; s < o->nsizes; s++)
                 time_item(T, c, &T->items[c * o->nsizes + s], o->sizes[s], buf, &prog);
         MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
     }
-    tb_progress_finish(&prog);
-    T->seconds = tb_progress_elapsed(&prog);
+    tn_progress_finish(&prog);
+    T->seconds = tn_progress_elapsed(&prog);
     free(buf);
     return 0;
 }
@@ -1040,16 +1040,16 @@ typedef struct prune_check {
     double worst, logsum;   /* time of pruning's winner / exhaustive winner's */
 } prune_check;
 
-static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
+static int pick_winners(tuner *T, tn_table *t, prune_check *pc)
 {
     const opts *o = &T->o;
     int ms[MAX_COMMS], order[MAX_COMMS];
     long clo[MAX_COMMS], chi[MAX_COMMS];
     for (int c = 0; c < T->ncomm; c++)
         ms[c] = T->comms[c].size;
-    t->ncomm = tb_table_comm_ranges(ms, T->ncomm, order, clo, chi);
+    t->ncomm = tn_table_comm_ranges(ms, T->ncomm, order, clo, chi);
     t->comm = calloc((size_t)t->ncomm, sizeof *t->comm);
-    char (*win)[TB_CAND_TEXT] = malloc(sizeof *win * (size_t)o->nsizes);
+    char (*win)[TN_CAND_TEXT] = malloc(sizeof *win * (size_t)o->nsizes);
     if (!t->comm || !win) {
         free(win);
         return -1;
@@ -1066,7 +1066,7 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
         int c = 0;
         while (T->comms[c].size != order[ti])
             c++;
-        tb_table_comm *tc = &t->comm[ti];
+        tn_table_comm *tc = &t->comm[ti];
         tc->measured = order[ti];
         tc->lo = clo[ti];
         tc->hi = chi[ti];
@@ -1079,8 +1079,8 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
         const char *prev = NULL;
         for (int s = 0; s < o->nsizes; s++) {
             plan_item *it = &T->items[c * o->nsizes + s];
-            const tb_result **recs = malloc(sizeof *recs * (size_t)(it->ntime ? it->ntime : 1));
-            const tb_result **kept = malloc(sizeof *kept * (size_t)(it->ntime ? it->ntime : 1));
+            const tn_result **recs = malloc(sizeof *recs * (size_t)(it->ntime ? it->ntime : 1));
+            const tn_result **kept = malloc(sizeof *kept * (size_t)(it->ntime ? it->ntime : 1));
             if (!recs || !kept) {
                 free(recs);
                 free(kept);
@@ -1088,17 +1088,17 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
                 break;
             }
             int n = 0, nk = 0;
-            const tb_result *def = NULL;
+            const tn_result *def = NULL;
             for (int j = 0; j < it->ntime; j++) {
                 /* this run's model, also for results resumed from the partial file */
                 if (it->pred[j] >= 0)
-                    tb_results_set_predicted(&T->rs, T->comms[c].size, it->bytes, it->spec[j], it->pred[j]);
-                const tb_result *r = tb_results_find(&T->rs, T->comms[c].size, it->bytes, it->spec[j]);
+                    tn_results_set_predicted(&T->rs, T->comms[c].size, it->bytes, it->spec[j], it->pred[j]);
+                const tn_result *r = tn_results_find(&T->rs, T->comms[c].size, it->bytes, it->spec[j]);
                 if (!r)
                     continue;
-                if (mcsv && r->status == TB_RES_OK)
+                if (mcsv && r->status == TN_RES_OK)
                     fprintf(mcsv, "%d,%zu,%.6g,%.6g,%d,\"%s\"\n", T->comms[c].size, it->bytes,
-                            it->pred[j] >= 0 ? it->pred[j] * 1e6 : NAN, tb_result_score(r) * 1e6, it->pruned[j],
+                            it->pred[j] >= 0 ? it->pred[j] * 1e6 : NAN, tn_result_score(r) * 1e6, it->pruned[j],
                             it->spec[j]);
                 recs[n++] = r;
                 if (it->pruned[j])
@@ -1106,13 +1106,13 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
                 if (!strcmp(r->spec, "default"))
                     def = r;
             }
-            int w = tb_table_pick(recs, n, prev, o->tie);
-            snprintf(win[s], TB_CAND_TEXT, "%s", w >= 0 ? recs[w]->spec : "default");
+            int w = tn_table_pick(recs, n, prev, o->tie);
+            snprintf(win[s], TN_CAND_TEXT, "%s", w >= 0 ? recs[w]->spec : "default");
             prev = w >= 0 ? recs[w]->spec : NULL;
             if (o->exhaustive) {
-                int pw = tb_table_pick(kept, nk, NULL, o->tie), aw = tb_table_pick(recs, n, NULL, o->tie);
+                int pw = tn_table_pick(kept, nk, NULL, o->tie), aw = tn_table_pick(recs, n, NULL, o->tie);
                 if (pw >= 0 && aw >= 0) {
-                    double ratio = tb_result_score(kept[pw]) / tb_result_score(recs[aw]);
+                    double ratio = tn_result_score(kept[pw]) / tn_result_score(recs[aw]);
                     pc->cases++;
                     /* distinct specs here are distinct schedules; one that
                      * measured exactly the winner's time is as good */
@@ -1124,17 +1124,17 @@ static int pick_winners(tuner *T, tb_table *t, prune_check *pc)
                         pc->worst = ratio;
                     if (!same && o->verbose)
                         printf("    pruning would pick %s (%.2f us, %.3fx)\n", kept[pw]->spec,
-                               tb_result_score(kept[pw]) * 1e6, ratio);
+                               tn_result_score(kept[pw]) * 1e6, ratio);
                 }
             }
-            double td = def ? tb_result_score(def) : -1, tw = w >= 0 ? tb_result_score(recs[w]) : -1;
+            double td = def ? tn_result_score(def) : -1, tw = w >= 0 ? tn_result_score(recs[w]) : -1;
             printf("%10zu %11.2f %11.2f %8.3f %4d/%-4d  %s%s%s%s\n", it->bytes, td * 1e6, tw * 1e6,
                    td > 0 && tw > 0 ? td / tw : 0.0, n, it->ncand, win[s], o->verbose ? "  (" : "",
                    o->verbose ? it->best_pred_spec : "", o->verbose ? ")" : "");
             free(recs);
             free(kept);
         }
-        if (rc == 0 && tb_table_merge(o->sizes, (const char (*)[TB_CAND_TEXT])win, o->nsizes, tc) != 0)
+        if (rc == 0 && tn_table_merge(o->sizes, (const char (*)[TN_CAND_TEXT])win, o->nsizes, tc) != 0)
             rc = -1;
     }
     free(win);
@@ -1149,7 +1149,7 @@ static int report_and_write(tuner *T)
     const opts *o = &T->o;
     int status = 0;
     char elapsed[32];
-    tb_progress_duration(T->seconds, elapsed, sizeof elapsed);
+    tn_progress_duration(T->seconds, elapsed, sizeof elapsed);
     fclose(T->pf);
     T->pf = NULL;
     long timed = 0;
@@ -1157,11 +1157,11 @@ static int report_and_write(tuner *T)
         timed += T->items[k].ntime;
     printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
            (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
-    tb_table t = {0};
+    tn_table t = {0};
     prune_check pc = {0, 0, 0, 1.0, 0.0};
     if (pick_winners(T, &t, &pc) != 0) {
         fprintf(stderr, "topobcast-tuner: out of memory\n");
-        tb_table_free(&t);
+        tn_table_free(&t);
         return 2;
     }
     if (T->have_costs)
@@ -1190,7 +1190,7 @@ static int report_and_write(tuner *T)
              "factor: %g, costs: \"%s\"",
              date, wsize, o->reps, o->warmup, roots_name(o->root_mode), o->factor, src);
     FILE *out = fopen(o->out, "w");
-    if (!out || tb_table_write(out, &t, T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
+    if (!out || tn_table_write(out, &t, T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
         fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
         status = 2;
     }
@@ -1201,7 +1201,7 @@ static int report_and_write(tuner *T)
         int nrules = 1;
         for (int i = 0; i < t.ncomm; i++)
             nrules += t.comm[i].nranges;
-        if (tb_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
+        if (tn_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
             status = 1;
         } else {
@@ -1210,7 +1210,7 @@ static int report_and_write(tuner *T)
             printf("use it: TOPOBCAST_CONFIG=%s; check it: topobcast-tuner --compare %s\n", o->out, o->out);
         }
     }
-    tb_table_free(&t);
+    tn_table_free(&t);
     return status;
 }
 
@@ -1222,8 +1222,8 @@ static void tuner_free(tuner *T)
         free(T->items[k].pruned);
     }
     free(T->items);
-    tb_costs_free(&T->costs);
-    tb_results_free(&T->rs);
+    tn_costs_free(&T->costs);
+    tn_results_free(&T->rs);
     if (T->o.topology)
         tb_config_free(&T->topo_cfg);
     for (int c = 0; c < T->ncomm; c++)
@@ -1251,8 +1251,8 @@ int main(int argc, char **argv)
      * at the file before anything touches it. */
     if (T.o.compare) {
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
-        tb_compare_opts co = {T.o.sizes, T.o.nsizes, T.o.reps, T.o.warmup, T.o.root_mode, T.o.csv, T.o.verbose};
-        return finish(tb_compare_run(MPI_COMM_WORLD, &co, stdout));
+        tn_compare_opts co = {T.o.sizes, T.o.nsizes, T.o.reps, T.o.warmup, T.o.root_mode, T.o.csv, T.o.verbose};
+        return finish(tn_compare_run(MPI_COMM_WORLD, &co, stdout));
     }
     if (T.o.topology)
         setenv("TOPOBCAST_CONFIG", T.o.topology, 1);

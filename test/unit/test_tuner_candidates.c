@@ -23,7 +23,7 @@ static void two_level(tb_hier *h, int size, int nodes, int sockets)
     }
 }
 
-static int count_id(const tb_cand_list *l, tb_alg_id id)
+static int count_id(const tn_cand_list *l, tb_alg_id id)
 {
     int n = 0;
     for (int i = 0; i < l->n; i++)
@@ -33,7 +33,7 @@ static int count_id(const tb_cand_list *l, tb_alg_id id)
 
 /* every candidate: text parses back to the same spec, is unique, and its
  * plan builds and passes the tree invariants */
-static void check_all_valid(const tb_cand_list *l, const tb_hier *h, int size, const char *what)
+static void check_all_valid(const tn_cand_list *l, const tb_hier *h, int size, const char *what)
 {
     int bad_parse = 0, dup = 0, bad_plan = 0;
     for (int i = 0; i < l->n; i++) {
@@ -72,8 +72,8 @@ static void check_all_valid(const tb_cand_list *l, const tb_hier *h, int size, c
 
 int main(void)
 {
-    tb_cand_grid g;
-    tb_cand_grid_default(&g);
+    tn_cand_grid g;
+    tn_cand_grid_default(&g);
     TAP_OK(g.nseg == 11 && g.seg[0] == 1024 && g.seg[10] == 1048576 && g.seg_short == 8192 && g.seg_short_max == 64,
            "default grid: segments 1K..1M (%d), those below 8K up to 64 per message", g.nseg);
 
@@ -88,8 +88,8 @@ int main(void)
                     {131072, 6, "2K..64K (1K would be 128)"},
                     {1048576, 7, "8K..512K (4K would be 256)"}};
     for (size_t i = 0; i < sizeof shortseg / sizeof shortseg[0]; i++) {
-        tb_cand_list l = {0};
-        tb_cand_generate(&g, NULL, 8, shortseg[i].bytes, &l);
+        tn_cand_list l = {0};
+        tn_cand_generate(&g, NULL, 8, shortseg[i].bytes, &l);
         int smallest = 0;
         for (int c = 0; c < l.n; c++)
             if (l.v[c].spec.id == TB_ALG_PIPELINE && (!smallest || (int)l.v[c].spec.segment < smallest))
@@ -97,14 +97,14 @@ int main(void)
         TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 3 * shortseg[i].segments * 2,
                "%zu B: pipeline segments %s (%d candidates, smallest segment %d)", shortseg[i].bytes,
                shortseg[i].which, count_id(&l, TB_ALG_PIPELINE), smallest);
-        tb_cand_list_free(&l);
+        tn_cand_list_free(&l);
     }
 
     /* --max-segments 16: at 1 MiB only 64K..512K */
     g.max_segments = 16;
     {
-        tb_cand_list l = {0};
-        tb_cand_generate(&g, NULL, 8, 1048576, &l);
+        tn_cand_list l = {0};
+        tn_cand_generate(&g, NULL, 8, 1048576, &l);
         int fewest = 1 << 30, most = 0;
         for (int c = 0; c < l.n; c++) {
             if (l.v[c].spec.segment == 0)
@@ -116,7 +116,7 @@ int main(void)
         TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 3 * 4 * 2 && most == 16 && fewest == 2,
                "max_segments 16, 1 MiB: pipeline segments 64K..512K (%d candidates, 2..%d segments)",
                count_id(&l, TB_ALG_PIPELINE), most);
-        tb_cand_list_free(&l);
+        tn_cand_list_free(&l);
     }
     g.max_segments = 0;
 
@@ -126,8 +126,8 @@ int main(void)
     /* flat communicator, 8 ranks, 4 KiB: no segment is shorter than the
      * message; 1 default + 4 trees x 2 sends + 6 radices x 2 + chains 1,2,4
      * x 2 (8 chains on 7 ranks is flat) + scatter_allgather 2 x 2 = 31 */
-    tb_cand_list l = {0};
-    int n = tb_cand_generate(&g, NULL, 8, 4096, &l);
+    tn_cand_list l = {0};
+    int n = tn_cand_generate(&g, NULL, 8, 4096, &l);
     TAP_OK(n == 31 && l.n == 31, "flat P=8 4K: 31 candidates (got %d)", n);
     TAP_OK(l.n > 0 && l.v[0].spec.id == TB_ALG_DEFAULT && count_id(&l, TB_ALG_DEFAULT) == 1,
            "default is the first candidate, once");
@@ -135,18 +135,18 @@ int main(void)
     TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 0 && count_id(&l, TB_ALG_DISTANCE_TREE) == 0,
            "no topology-aware candidates without a hierarchy");
     check_all_valid(&l, NULL, 8, "flat P=8 4K");
-    tb_cand_list_free(&l);
+    tn_cand_list_free(&l);
 
     /* 100 KiB: segments 8K, 16K, 32K, 64K -> trees 4 x 5 x 2 = 40,
      * knomial 6 x 5 x 2 = 60, chain 3 x 2 = 6, pipeline 3 x 4 x 2 = 24,
      * scatter_allgather 4, default 1: 135 */
-    n = tb_cand_generate(&g, NULL, 8, 100 * 1024, &l);
+    n = tn_cand_generate(&g, NULL, 8, 100 * 1024, &l);
     TAP_OK(n == 135, "flat P=8 100K: 135 candidates (got %d)", n);
     TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 24, "pipeline: 3 chain counts x 4 segments x 2 sends (got %d)",
            count_id(&l, TB_ALG_PIPELINE));
     /* generating again adds nothing */
-    TAP_OK(tb_cand_generate(&g, NULL, 8, 100 * 1024, &l) == 0 && l.n == 135, "regeneration deduplicates");
-    tb_cand_list_free(&l);
+    TAP_OK(tn_cand_generate(&g, NULL, 8, 100 * 1024, &l) == 0 && l.n == 135, "regeneration deduplicates");
+    tn_cand_list_free(&l);
 
     /* two levels, 16 ranks, 4 KiB: base 1 + 8 + 12 + chains 1,2,4,8 x 2 = 8
      * + scatter_allgather (ring rank/distance) 8 + distance_tree 2 = 39;
@@ -155,7 +155,7 @@ int main(void)
      * no interpipe (no segment below 4K): 237 */
     tb_hier h;
     two_level(&h, 16, 2, 2);
-    n = tb_cand_generate(&g, &h, 16, 4096, &l);
+    n = tn_cand_generate(&g, &h, 16, 4096, &l);
     TAP_OK(n == 237, "2 levels P=16 4K: 237 candidates (got %d)", n);
     TAP_OK(count_id(&l, TB_ALG_MAGPIE2) == 192, "magpie2: 96 level/fan-out combinations x 2 sends (got %d)",
            count_id(&l, TB_ALG_MAGPIE2));
@@ -167,10 +167,10 @@ int main(void)
         }
     TAP_OK(dropped == 4 && all == 2, "magpie with a level dropped (%d) and with all levels (%d)", dropped, all);
     check_all_valid(&l, &h, 16, "2 levels P=16 4K");
-    tb_cand_list_free(&l);
+    tn_cand_list_free(&l);
 
     /* 2 MiB: all 8 segments apply; interpipe = 96 combinations x 8 x 2 */
-    n = tb_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
+    n = tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
     TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 96 * 8 * 2, "interpipe: 96 x 8 segments x 2 sends (got %d)",
            count_id(&l, TB_ALG_INTERPIPE));
     TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
@@ -180,17 +180,17 @@ int main(void)
         blocking += l.v[i].spec.id != TB_ALG_DEFAULT && !l.v[i].spec.nonblocking;
     TAP_OK(blocking * 2 == l.n - 1, "every non-default candidate in both send modes (%d of %d)", blocking, l.n - 1);
     check_all_valid(&l, &h, 16, "2 levels P=16 2M");
-    tb_cand_list_free(&l);
+    tn_cand_list_free(&l);
 
     /* one send mode only halves everything but default */
     g.send_variants = 1;
-    n = tb_cand_generate(&g, NULL, 8, 4096, &l);
+    n = tn_cand_generate(&g, NULL, 8, 4096, &l);
     TAP_OK(n == 16, "non-blocking only: 1 + 30 / 2 = 16 (got %d)", n);
-    TAP_OK(tb_cand_add_text(&l, "binomial:segment=0,send=nonblocking,outstanding=8") == 0,
+    TAP_OK(tn_cand_add_text(&l, "binomial:segment=0,send=nonblocking,outstanding=8") == 0,
            "add_text finds an equal spec");
-    TAP_OK(tb_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 17, "add_text adds a new spec");
-    TAP_OK(tb_cand_add_text(&l, "bogus") == -1, "add_text rejects a bad spec");
-    tb_cand_list_free(&l);
+    TAP_OK(tn_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 17, "add_text adds a new spec");
+    TAP_OK(tn_cand_add_text(&l, "bogus") == -1, "add_text rejects a bad spec");
+    tn_cand_list_free(&l);
     tb_hier_free(&h);
     TAP_DONE();
 }

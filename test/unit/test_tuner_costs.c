@@ -50,30 +50,30 @@ static const char *plogp_file =
 
 static void test_plogp(void)
 {
-    tb_costs c;
+    tn_costs c;
     char err[512] = "";
     char (*hosts)[256] = NULL;
     write_file(plogp_file);
-    int rc = tb_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err);
+    int rc = tn_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err);
     TAP_OK(rc == 0, "PLogP file loads (%s)", err);
     if (rc != 0)
         return;
     TAP_OK(c.nprocs == 4 && hosts && !strcmp(hosts[0], "a") && !strcmp(hosts[3], "b"), "ranks and hosts read");
-    tb_edge_cost e;
-    tb_costs_edge(&c, 1, 0, 1024, &e);
+    tn_edge_cost e;
+    tn_costs_edge(&c, 1, 0, 1024, &e);
     TAP_OK(fabs(e.L - 2e-7) < 1e-15 && fabs(e.g - 5e-7) < 1e-15 && fabs(e.os - 1e-7) < 1e-15,
            "pair (0,1) both directions, at a measured size");
-    tb_costs_edge(&c, 0, 2, 524288, &e);
+    tn_costs_edge(&c, 0, 2, 524288, &e);
     TAP_OK(fabs(e.g - (5e-7 + (1.9e-4 - 5e-7) / 2)) < 1e-12, "interpolated between sizes (%.3g)", e.g);
     /* (1,3): not measured, different hosts -> the inter-host class (0,2) */
-    tb_costs_edge(&c, 1, 3, 0, &e);
+    tn_costs_edge(&c, 1, 3, 0, &e);
     TAP_OK(fabs(e.L - 1.5e-6) < 1e-15, "missing inter-host pair takes the inter-host class (L %.3g)", e.L);
-    TAP_OK(tb_costs_curve(&c, 1, 2) == tb_costs_curve(&c, 0, 2) && tb_costs_curve(&c, 3, 0) == tb_costs_curve(&c, 0, 2),
+    TAP_OK(tn_costs_curve(&c, 1, 2) == tn_costs_curve(&c, 0, 2) && tn_costs_curve(&c, 3, 0) == tn_costs_curve(&c, 0, 2),
            "every missing pair is filled");
     TAP_OK(strstr(c.source, "3 pairs measured") && strstr(c.source, "3 filled"), "source says what was filled (%s)",
            c.source);
     TAP_OK(c.eager_limit == 65536, "PLogP: default eager limit");
-    tb_costs_free(&c);
+    tn_costs_free(&c);
     free(hosts);
 }
 
@@ -93,41 +93,41 @@ static void test_loggp(void)
         "s 1048576 1e-04 1e-07 1e-07 9.9e-05 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
         "end\n";
     write_file(f);
-    tb_costs c;
+    tn_costs c;
     char err[512] = "";
-    int rc = tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err);
+    int rc = tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err);
     TAP_OK(rc == 0, "LogGP file loads (%s)", err);
     if (rc != 0)
         return;
-    tb_edge_cost e;
-    tb_costs_edge(&c, 0, 1, 1001, &e);
+    tn_edge_cost e;
+    tn_costs_edge(&c, 0, 1, 1001, &e);
     TAP_OK(fabs(e.g - (3e-7 + 1000 * 1e-10)) < 1e-13 && fabs(e.os - 2e-7) < 1e-15,
            "below S: g + (m-1) G, o (g %.4g)", e.g);
-    tb_costs_edge(&c, 0, 1, 65537, &e);
+    tn_costs_edge(&c, 0, 1, 65537, &e);
     TAP_OK(fabs(e.g - (5e-6 + 65536 * 5e-11)) < 1e-12, "above S: g2 + (m-1) G2 (g %.4g)", e.g);
     TAP_OK(c.eager_limit == 32768, "eager limit from the fitted switch (%zu)", c.eager_limit);
-    tb_costs_free(&c);
+    tn_costs_free(&c);
 }
 
 static void test_bad_files(void)
 {
-    tb_costs c;
+    tn_costs c;
     char err[512] = "";
     write_file("not a probe file\n");
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":1: expected"),
+    TAP_OK(tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":1: expected"),
            "wrong magic: line 1 named (%s)", err);
     char *cut = strdup(plogp_file);
     *strstr(cut, "pair 2 3") = '\0';
     write_file(cut);
     free(cut);
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":16: expected 'end'"),
+    TAP_OK(tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":16: expected 'end'"),
            "truncated file refused at its last line (%s)", err);
     char *few = strdup(plogp_file);
     char *r3 = strstr(few, "rank 3 ");
     memmove(r3, strchr(r3, '\n') + 1, strlen(strchr(r3, '\n') + 1) + 1);
     write_file(few);
     free(few);
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 &&
+    TAP_OK(tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 &&
                strstr(err, ":9: expected one 'rank' line per process"),
            "a rank line missing: refused like the probe refuses it (%s)", err);
     char *bad = strdup(plogp_file);
@@ -135,10 +135,10 @@ static void test_bad_files(void)
     memcpy(s, "s 0000512", 9); /* below the 1024 before it */
     write_file(bad);
     free(bad);
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":13: expected ascending"),
+    TAP_OK(tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, ":13: expected ascending"),
            "sizes out of order: line named (%s)", err);
     unlink(path);
-    TAP_OK(tb_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, path),
+    TAP_OK(tn_costs_load_probe(path, NULL, &c, NULL, err, sizeof err) == -1 && strstr(err, path),
            "missing file named (%s)", err);
 }
 
@@ -177,22 +177,22 @@ static void test_probe_round_trip(void)
     fclose(f);
     free(m.rank);
     free(m.pair);
-    tb_costs c;
+    tn_costs c;
     char err[512] = "";
     char (*hosts)[256] = NULL;
-    int rc = wrc == 0 ? tb_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err) : -1;
+    int rc = wrc == 0 ? tn_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err) : -1;
     TAP_OK(rc == 0, "a file written by tbp_save_write loads (%s)", err);
     if (rc != 0)
         return;
-    tb_edge_cost e;
-    tb_costs_edge(&c, 2, 0, 1001, &e);
+    tn_edge_cost e;
+    tn_costs_edge(&c, 2, 0, 1001, &e);
     TAP_OK(fabs(e.L - 2e-6) < 1e-18 && fabs(e.g - (4e-7 + 1000 * 2e-10)) < 1e-18 && fabs(e.os - 1e-7) < 1e-18,
            "pair (0,2) from its fit, both directions (L %.3g g %.4g)", e.L, e.g);
-    TAP_OK(tb_costs_curve(&c, 1, 2) == tb_costs_curve(&c, 0, 2) && tb_costs_curve(&c, 0, 1) != tb_costs_curve(&c, 0, 2),
+    TAP_OK(tn_costs_curve(&c, 1, 2) == tn_costs_curve(&c, 0, 2) && tn_costs_curve(&c, 0, 1) != tn_costs_curve(&c, 0, 2),
            "unmeasured (1,2) takes the inter-group curve of (0,2)");
-    TAP_OK(c.nprocs == 3 && !strcmp(hosts[2], "h1") && c.ncurves == 2 && tb_costs_n(&c, 0) == 3,
-           "ranks, hosts and LogGP samples 0, 1, top (%d curves, %d samples)", c.ncurves, tb_costs_n(&c, 0));
-    tb_costs_free(&c);
+    TAP_OK(c.nprocs == 3 && !strcmp(hosts[2], "h1") && c.ncurves == 2 && tn_costs_n(&c, 0) == 3,
+           "ranks, hosts and LogGP samples 0, 1, top (%d curves, %d samples)", c.ncurves, tn_costs_n(&c, 0));
+    tn_costs_free(&c);
     free(hosts);
 }
 
@@ -203,7 +203,7 @@ static uint64_t sig(const char *text, int P, int root, size_t bytes)
     char err[256];
     if (tb_alg_spec_parse(text, &s, err, sizeof err) != 0 || tb_plan_build(&p, P, root, &s, NULL, err, sizeof err) != 0)
         return 0;
-    uint64_t h = tb_plan_signature(&p, &s, bytes);
+    uint64_t h = tn_plan_signature(&p, &s, bytes);
     tb_plan_free(&p);
     return h;
 }

@@ -14,21 +14,21 @@
 #include "tap.h"
 
 /* g(m) = g0 + m / bw (bw in bytes/s), os = g0, one curve per class. */
-static void set_curve(tb_costs *c, int k, double L, double g0, double bw)
+static void set_curve(tn_costs *c, int k, double L, double g0, double bw)
 {
     c->L[k] = L;
-    for (int i = 0; i < tb_costs_n(c, k); i++) {
-        tb_costs_g(c, k)[i] = g0 + tb_costs_m(c, k)[i] / bw;
-        tb_costs_os(c, k)[i] = g0;
+    for (int i = 0; i < tn_costs_n(c, k); i++) {
+        tn_costs_g(c, k)[i] = g0 + tn_costs_m(c, k)[i] / bw;
+        tn_costs_os(c, k)[i] = g0;
     }
 }
 
-static void sizes(tb_costs *c)
+static void sizes(tn_costs *c)
 {
     const double m[] = {0, 1024, 65536, 1048576, 16777216};
     for (int k = 0; k < c->ncurves; k++)
         for (int i = 0; i < 5; i++)
-            tb_costs_m(c, k)[i] = m[i];
+            tn_costs_m(c, k)[i] = m[i];
 }
 
 /* Two levels, node > socket, from each rank's node and socket numbers. */
@@ -45,13 +45,13 @@ static void node_socket(tb_hier *h, int P, const int *node, const int *socket)
     }
 }
 
-static double predict(const tb_costs *c, const tb_hier *h, int P, const char *spec, size_t bytes)
+static double predict(const tn_costs *c, const tb_hier *h, int P, const char *spec, size_t bytes)
 {
     tb_alg_spec s;
     char err[256];
     double t = -1;
     if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0 ||
-        tb_model_predict(c, NULL, h, NULL, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
+        tn_model_predict(c, NULL, h, NULL, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
         printf("# %s: %s\n", spec, err);
         return -1;
     }
@@ -60,16 +60,16 @@ static double predict(const tb_costs *c, const tb_hier *h, int P, const char *sp
 
 int main(void)
 {
-    tb_costs c;
+    tn_costs c;
     const double L = 1e-6, g0 = 3e-7, bw = 1e10;
-    tb_costs_alloc(&c, 64, 1, 5, 0);
+    tn_costs_alloc(&c, 64, 1, 5, 0);
     sizes(&c);
     set_curve(&c, 0, L, g0, bw);
 
     /* interpolation: clamped below, linear inside, extended above */
     double x[] = {0, 10, 20}, y[] = {1, 2, 4};
-    TAP_OK(tb_costs_interp(x, y, 3, -5) == 1 && tb_costs_interp(x, y, 3, 5) == 1.5 &&
-               tb_costs_interp(x, y, 3, 30) == 6,
+    TAP_OK(tn_costs_interp(x, y, 3, -5) == 1 && tn_costs_interp(x, y, 3, 5) == 1.5 &&
+               tn_costs_interp(x, y, 3, 30) == 6,
            "interpolation clamps below, is linear inside and extends the last slope");
 
     /* pipelined chain, 16 KiB segments (eager), 1 MiB: the last rank gets
@@ -126,7 +126,7 @@ int main(void)
         double seg = predict(&c, NULL, 32, "binary:segment=64K", 4u << 20);
         TAP_OK(seg < whole, "segmented binary %.0f us < whole-message binary %.0f us", seg * 1e6, whole * 1e6);
     }
-    tb_costs_free(&c);
+    tn_costs_free(&c);
 
     /* Two islands, interleaved so that every binomial edge r -> r + 2^k
      * crosses (island = parity of popcount(r)): crossing costs 20 us,
@@ -140,14 +140,14 @@ int main(void)
         h.ngroups[0] = 2;
         for (int r = 0; r < P; r++)
             h.group[0][r] = __builtin_popcount((unsigned)r) & 1;
-        tb_costs cc;
-        tb_costs_alloc(&cc, P, 2, 5, 1);
+        tn_costs cc;
+        tn_costs_alloc(&cc, P, 2, 5, 1);
         sizes(&cc);
         set_curve(&cc, 0, 20e-6, 1e-6, 1e9);  /* class 0: differ at "island" */
         set_curve(&cc, 1, 0.5e-6, 2e-7, 1e10); /* class 1: same island */
         for (int a = 0; a < P; a++)
             for (int b = 0; b < P; b++)
-                cc.pair[a * P + b] = tb_costs_pair_class(&h, a, b);
+                cc.pair[a * P + b] = tn_costs_pair_class(&h, a, b);
         TAP_OK(cc.pair[0 * P + 1] == 0 && cc.pair[0 * P + 3] == 1 && cc.pair[3 * P + 3] == 1,
                "pair classes from the hierarchy");
         double mag = predict(&cc, &h, P, "magpie2:base=binomial", 64);
@@ -168,13 +168,13 @@ int main(void)
         char err[256];
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
         double t1 = -1, t2 = -1;
-        tb_model_predict(&cc, NULL, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
-        tb_model_predict(&cc, world + P - 4, NULL, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
+        tn_model_predict(&cc, NULL, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
+        tn_model_predict(&cc, world + P - 4, NULL, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
         TAP_OK(t1 > 0 && fabs(t1 - t2) < 1e-15, "world map applied (%.2f vs %.2f us)", t1 * 1e6, t2 * 1e6);
         tb_alg_spec_parse("default", &s, err, sizeof err);
-        TAP_OK(tb_model_predict(&cc, NULL, &h, NULL, P, 0, &s, 64, &t1, err, sizeof err) == -1,
+        TAP_OK(tn_model_predict(&cc, NULL, &h, NULL, P, 0, &s, 64, &t1, err, sizeof err) == -1,
                "default has no model");
-        tb_costs_free(&cc);
+        tn_costs_free(&cc);
         tb_hier_free(&h);
     }
     /* Shared links: 16 ranks in two groups by parity, one cost curve.  The
@@ -190,8 +190,8 @@ int main(void)
         h.ngroups[0] = 2;
         for (int r = 0; r < P; r++)
             h.group[0][r] = r & 1;
-        tb_costs cb;
-        tb_costs_alloc(&cb, P, 1, 5, 0);
+        tn_costs cb;
+        tn_costs_alloc(&cb, P, 1, 5, 0);
         sizes(&cb);
         set_curve(&cb, 0, L, g0, bw);
         tb_alg_spec s;
@@ -200,21 +200,21 @@ int main(void)
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
         double bound = -1, alone = -1, both = -1;
         if (tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
-            bound = tb_model_boundary_time(&cb, NULL, &p, &h, NULL, n);
-            alone = tb_model_plan_time(&cb, NULL, &p, &h, NULL, &s, n);
+            bound = tn_model_boundary_time(&cb, NULL, &p, &h, NULL, n);
+            alone = tn_model_plan_time(&cb, NULL, &p, &h, NULL, &s, n);
             tb_plan_free(&p);
         }
-        tb_model_predict(&cb, NULL, &h, NULL, P, 0, &s, n, &both, err, sizeof err);
+        tn_model_predict(&cb, NULL, &h, NULL, P, 0, &s, n, &both, err, sizeof err);
         double want = 8 * (double)n / bw;
         TAP_OK(fabs(bound - want) < 1e-12, "boundary bound: 8 crossings of 1 MiB = %.1f us (got %.1f us)",
                want * 1e6, bound * 1e6);
         TAP_OK(alone > 0 && alone < bound && both == bound,
                "replay %.1f us < bound, prediction takes the bound (%.1f us)", alone * 1e6, both * 1e6);
         TAP_OK(tb_plan_build(&p, P, 0, &s, NULL, err, sizeof err) == 0 &&
-                   tb_model_boundary_time(&cb, NULL, &p, NULL, NULL, n) == 0.0,
+                   tn_model_boundary_time(&cb, NULL, &p, NULL, NULL, n) == 0.0,
                "no hierarchy: no bound");
         tb_plan_free(&p);
-        tb_costs_free(&cb);
+        tn_costs_free(&cb);
         tb_hier_free(&h);
     }
     /* Links per class of destination, fan-out, receive overhead, and the
@@ -222,8 +222,8 @@ int main(void)
     {
         int P = 8;
         size_t n = 1u << 20;
-        tb_costs ck;
-        tb_costs_alloc(&ck, P, 1, 5, 0);
+        tn_costs ck;
+        tn_costs_alloc(&ck, P, 1, 5, 0);
         sizes(&ck);
         set_curve(&ck, 0, L, g0, bw);
         double gn = g0 + (double)n / bw;
@@ -239,8 +239,8 @@ int main(void)
         node_socket(&h3, 4, (const int[]){0, 0, 0, 1}, (const int[]){0, 0, 1, 2}); /* 0, 1 | 2 | 3 */
         double one = -1, per = -1;
         if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
-            one = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, n);
-            per = tb_model_plan_time(&ck, NULL, &p, &h3, NULL, &s, n);
+            one = tn_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, n);
+            per = tn_model_plan_time(&ck, NULL, &p, &h3, NULL, &s, n);
             tb_plan_free(&p);
         }
         TAP_OK(fabs(one - (3 * gn + L)) < 1e-12, "one link: 3 sends of 1 MiB queue, 3 g + L = %.1f us (got %.1f)",
@@ -258,8 +258,8 @@ int main(void)
             h1.group[0][r] = 0;
         double fan[2] = {1.0, 2.0}, f1 = -1, f2 = -1;
         if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
-            f1 = tb_model_plan_time(&ck, NULL, &p, &h1, NULL, &s, n);
-            f2 = tb_model_plan_time(&ck, NULL, &p, &h1, fan, &s, n);
+            f1 = tn_model_plan_time(&ck, NULL, &p, &h1, NULL, &s, n);
+            f2 = tn_model_plan_time(&ck, NULL, &p, &h1, fan, &s, n);
             tb_plan_free(&p);
         }
         TAP_OK(fabs(f1 - (3 * gn + L)) < 1e-12 && fabs(f2 - (2 * gn / 2 + gn + L)) < 1e-12,
@@ -273,12 +273,12 @@ int main(void)
         double gs = g0 + (double)seg / bw;
         double without = -1, with = -1;
         if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
-            without = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
-            for (int i = 0; i < tb_costs_n(&ck, 0); i++)
-                tb_costs_or(&ck, 0)[i] = 1.0; /* far above g: clamped to g(m) */
-            with = tb_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
-            for (int i = 0; i < tb_costs_n(&ck, 0); i++)
-                tb_costs_or(&ck, 0)[i] = 0.0;
+            without = tn_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
+            for (int i = 0; i < tn_costs_n(&ck, 0); i++)
+                tn_costs_or(&ck, 0)[i] = 1.0; /* far above g: clamped to g(m) */
+            with = tn_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, m);
+            for (int i = 0; i < tn_costs_n(&ck, 0); i++)
+                tn_costs_or(&ck, 0)[i] = 0.0;
             tb_plan_free(&p);
         }
         int nseg = (int)(m / seg);
@@ -298,7 +298,7 @@ int main(void)
         node_socket(&h5, 3, (const int[]){0, 0, 1}, (const int[]){0, 1, 2}); /* 0 | other socket | other node */
         double b5 = -1;
         if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
-            b5 = tb_model_boundary_time(&ck, NULL, &p, &h5, NULL, n);
+            b5 = tn_model_boundary_time(&ck, NULL, &p, &h5, NULL, n);
             tb_plan_free(&p);
         }
         TAP_OK(fabs(b5 - (double)n / bw) < 1e-12,
@@ -309,8 +309,8 @@ int main(void)
         tb_alg_spec_parse("chain", &s, err, sizeof err);
         double m0 = -1, m2 = -1, fan0[1] = {2.0};
         if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
-            m0 = tb_model_boundary_time(&ck, NULL, &p, NULL, NULL, n);
-            m2 = tb_model_boundary_time(&ck, NULL, &p, NULL, fan0, n);
+            m0 = tn_model_boundary_time(&ck, NULL, &p, NULL, NULL, n);
+            m2 = tn_model_boundary_time(&ck, NULL, &p, NULL, fan0, n);
             tb_plan_free(&p);
         }
         TAP_OK(m0 == 0.0 && fabs(m2 - 1.5 * (double)n / bw) < 1e-12,
@@ -319,7 +319,7 @@ int main(void)
         tb_hier_free(&h1);
         tb_hier_free(&h3);
         tb_hier_free(&h5);
-        tb_costs_free(&ck);
+        tn_costs_free(&ck);
     }
     TAP_DONE();
 }

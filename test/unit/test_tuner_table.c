@@ -13,57 +13,57 @@
 #include "table.h"
 #include "tap.h"
 
-static tb_result rec(const char *spec, double med, double p25, double p75, int status)
+static tn_result rec(const char *spec, double med, double p25, double p75, int status)
 {
-    tb_result r;
+    tn_result r;
     memset(&r, 0, sizeof r);
     r.comm = 8;
     r.bytes = 1024;
     snprintf(r.spec, sizeof r.spec, "%s", spec);
     r.status = status;
     r.predicted = -1;
-    r.root0 = (tb_root_stats){med, p25, p75, med};
-    r.rotate = (tb_root_stats){-1, -1, -1, -1};
+    r.root0 = (tn_root_stats){med, p25, p75, med};
+    r.rotate = (tn_root_stats){-1, -1, -1, -1};
     return r;
 }
 
 static void test_pick(void)
 {
-    tb_result a = rec("default", 10.0, 9.9, 10.1, 0), b = rec("binomial", 9.0, 8.9, 9.1, 0),
-              c = rec("flat", 9.05, 8.95, 9.15, 0), d = rec("chain", 1.0, 0.9, 1.1, TB_RES_WRONG);
-    const tb_result *v[4] = {&a, &b, &c, &d};
-    TAP_OK(tb_table_pick(v, 4, NULL, 0.02) == 1, "clear winner beats default; wrong data never wins");
-    TAP_OK(tb_table_pick(v, 4, NULL, 0.15) == 0, "default kept when within the tie factor");
-    tb_result a2 = rec("default", 10.0, 8.95, 11.0, 0);
-    const tb_result *v2[3] = {&a2, &b, &c};
-    TAP_OK(tb_table_pick(v2, 3, NULL, 0.02) == 0, "default kept when its quartiles overlap the best's");
-    TAP_OK(tb_table_pick(v, 4, "flat", 0.02) == 2, "previous winner kept when within the tie factor");
-    TAP_OK(tb_table_pick(v, 4, "knomial", 0.02) == 1, "previous winner not measured here: best");
-    tb_result e = rec("default", -1, -1, -1, TB_RES_ERROR);
-    const tb_result *v3[1] = {&e};
-    TAP_OK(tb_table_pick(v3, 1, NULL, 0.02) == -1, "nothing usable: -1");
-    tb_result f = rec("binomial", 4.0, 3.9, 4.1, 0);
-    f.rotate = (tb_root_stats){8.0, 7.9, 8.1, 8.0};
-    TAP_OK(tb_result_score(&f) == 6.0, "score: mean of the root modes' medians");
+    tn_result a = rec("default", 10.0, 9.9, 10.1, 0), b = rec("binomial", 9.0, 8.9, 9.1, 0),
+              c = rec("flat", 9.05, 8.95, 9.15, 0), d = rec("chain", 1.0, 0.9, 1.1, TN_RES_WRONG);
+    const tn_result *v[4] = {&a, &b, &c, &d};
+    TAP_OK(tn_table_pick(v, 4, NULL, 0.02) == 1, "clear winner beats default; wrong data never wins");
+    TAP_OK(tn_table_pick(v, 4, NULL, 0.15) == 0, "default kept when within the tie factor");
+    tn_result a2 = rec("default", 10.0, 8.95, 11.0, 0);
+    const tn_result *v2[3] = {&a2, &b, &c};
+    TAP_OK(tn_table_pick(v2, 3, NULL, 0.02) == 0, "default kept when its quartiles overlap the best's");
+    TAP_OK(tn_table_pick(v, 4, "flat", 0.02) == 2, "previous winner kept when within the tie factor");
+    TAP_OK(tn_table_pick(v, 4, "knomial", 0.02) == 1, "previous winner not measured here: best");
+    tn_result e = rec("default", -1, -1, -1, TN_RES_ERROR);
+    const tn_result *v3[1] = {&e};
+    TAP_OK(tn_table_pick(v3, 1, NULL, 0.02) == -1, "nothing usable: -1");
+    tn_result f = rec("binomial", 4.0, 3.9, 4.1, 0);
+    f.rotate = (tn_root_stats){8.0, 7.9, 8.1, 8.0};
+    TAP_OK(tn_result_score(&f) == 6.0, "score: mean of the root modes' medians");
 }
 
 static void test_ranges(void)
 {
     int in[] = {16, 64, 32, 64}, out[4];
     long lo[4], hi[4];
-    int m = tb_table_comm_ranges(in, 4, out, lo, hi);
+    int m = tn_table_comm_ranges(in, 4, out, lo, hi);
     TAP_OK(m == 3 && out[0] == 64 && out[1] == 32 && out[2] == 16, "comm sizes distinct, largest first");
     TAP_OK(lo[0] == 46 && hi[0] == LONG_MAX && lo[1] == 23 && hi[1] == 45 && lo[2] == 8 && hi[2] == 22,
            "comm ranges 46-inf, 23-45, 8-22 (got %ld-%ld %ld-%ld %ld-%ld)", lo[0], hi[0], lo[1], hi[1], lo[2],
            hi[2]);
     int two[] = {2, 1};
-    m = tb_table_comm_ranges(two, 2, out, lo, hi);
+    m = tn_table_comm_ranges(two, 2, out, lo, hi);
     TAP_OK(m == 1 && lo[0] == 2 && hi[0] == LONG_MAX, "a 2-process job: 2-inf, size 1 ignored");
 
     size_t sizes[] = {1, 2, 3, 4, 6, 8};
-    char w[6][TB_CAND_TEXT] = {"flat", "flat", "binomial", "binomial", "binomial", "flat"};
-    tb_table_comm tc;
-    tb_table_merge(sizes, (const char (*)[TB_CAND_TEXT])w, 6, &tc);
+    char w[6][TN_CAND_TEXT] = {"flat", "flat", "binomial", "binomial", "binomial", "flat"};
+    tn_table_comm tc;
+    tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])w, 6, &tc);
     TAP_OK(tc.nranges == 3, "6 sizes, 3 runs of equal winners: 3 ranges (got %d)", tc.nranges);
     TAP_OK(tc.nranges == 3 && tc.ranges[0].lo == 0 && tc.ranges[0].hi == 2 && tc.ranges[1].lo == 3 &&
                tc.ranges[1].hi == 6 && tc.ranges[2].lo == 7 && tc.ranges[2].hi == SIZE_MAX,
@@ -71,12 +71,12 @@ static void test_ranges(void)
     free(tc.ranges);
 }
 
-static int write_table(const char *path, const tb_table *t, const tb_topology *topo)
+static int write_table(const char *path, const tn_table *t, const tb_topology *topo)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    int rc = tb_table_write(f, t, topo, "written-by: test, nprocs: 12");
+    int rc = tn_table_write(f, t, topo, "written-by: test, nprocs: 12");
     fclose(f);
     return rc;
 }
@@ -88,12 +88,12 @@ static void test_yaml(void)
     if (fd >= 0)
         close(fd);
     size_t sizes[] = {1, 1024, 65536, 1048576, 16777216};
-    char wa[5][TB_CAND_TEXT] = {"magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
+    char wa[5][TN_CAND_TEXT] = {"magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
                                 "magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
                                 "magpie2:segment=0,base=binomial/binomial/flat/flat,send=blocking",
                                 "default",
                                 "interpipe:segment=131072,base=chain,send=nonblocking,outstanding=8"};
-    char wb[5][TB_CAND_TEXT] = {"binomial:segment=0,send=nonblocking,outstanding=8",
+    char wb[5][TN_CAND_TEXT] = {"binomial:segment=0,send=nonblocking,outstanding=8",
                                 "binomial:segment=0,send=nonblocking,outstanding=8",
                                 "knomial:segment=0,radix=5,send=nonblocking,outstanding=8",
                                 "scatter_allgather:allgather=recursive_doubling,ring=distance,send=nonblocking,outstanding=8",
@@ -101,14 +101,14 @@ static void test_yaml(void)
     int msizes[] = {12, 6};
     int order[2];
     long lo[2], hi[2];
-    tb_table t = {0};
-    t.ncomm = tb_table_comm_ranges(msizes, 2, order, lo, hi);
+    tn_table t = {0};
+    t.ncomm = tn_table_comm_ranges(msizes, 2, order, lo, hi);
     t.comm = calloc(2, sizeof *t.comm);
     for (int c = 0; c < 2; c++) {
         t.comm[c].measured = order[c];
         t.comm[c].lo = lo[c];
         t.comm[c].hi = hi[c];
-        tb_table_merge(sizes, (const char (*)[TB_CAND_TEXT])(c ? wb : wa), 5, &t.comm[c]);
+        tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])(c ? wb : wa), 5, &t.comm[c]);
     }
 
     tb_config topo;
@@ -119,7 +119,7 @@ static void test_yaml(void)
         return;
     TAP_OK(write_table(path, &t, &topo.topo) == 0, "table with topology written");
     err[0] = '\0';
-    int v = tb_table_verify(path, &t, sizes, 5, err, sizeof err);
+    int v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
     TAP_OK(v == 0, "table with topology loads and selects every winner (%s)", err);
     tb_config back;
     if (tb_config_load(path, &back, err, sizeof err) == 0) {
@@ -149,17 +149,17 @@ static void test_yaml(void)
      * island/node table is rejected, which the verification reports */
     TAP_OK(write_table(path, &t, NULL) == 0, "table without topology written");
     err[0] = '\0';
-    v = tb_table_verify(path, &t, sizes, 5, err, sizeof err);
+    v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
     TAP_OK(v == -1 && strstr(err, "island"), "verification reports the loader's error (%s)", err);
-    snprintf(t.comm[0].ranges[0].spec, TB_CAND_TEXT, "magpie:levels=node");
-    TAP_OK(write_table(path, &t, NULL) == 0 && tb_table_verify(path, &t, sizes, 5, err, sizeof err) == 0,
+    snprintf(t.comm[0].ranges[0].spec, TN_CAND_TEXT, "magpie:levels=node");
+    TAP_OK(write_table(path, &t, NULL) == 0 && tn_table_verify(path, &t, sizes, 5, err, sizeof err) == 0,
            "zero-config level names load without a topology (%s)", err);
     /* a table that does not select what the tuner chose is caught */
-    snprintf(t.comm[1].ranges[0].spec, TB_CAND_TEXT, "flat");
-    v = tb_table_verify(path, &t, sizes, 5, err, sizeof err);
+    snprintf(t.comm[1].ranges[0].spec, TN_CAND_TEXT, "flat");
+    v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
     TAP_OK(v == -1 && strstr(err, "selects"), "mismatch between file and table detected (%s)", err);
     tb_config_free(&topo);
-    tb_table_free(&t);
+    tn_table_free(&t);
     unlink(path);
 }
 
@@ -170,47 +170,47 @@ static void test_results_file(void)
     if (fd >= 0)
         close(fd);
     char header[256], other[256], err[512] = "";
-    tb_results_header(header, sizeof header, 4, 20, 3, "both");
-    tb_results_header(other, sizeof other, 8, 20, 3, "both");
+    tn_results_header(header, sizeof header, 4, 20, 3, "both");
+    tn_results_header(other, sizeof other, 8, 20, 3, "both");
     FILE *f = fopen(path, "w");
     fprintf(f, "%s\n", header);
-    tb_result a = rec("pipeline:segment=65536,chains=1,send=nonblocking,outstanding=8", 1e-3, 0.9e-3, 1.1e-3, 0);
-    a.rotate = (tb_root_stats){2e-3, 1.9e-3, 2.1e-3, 2e-3};
+    tn_result a = rec("pipeline:segment=65536,chains=1,send=nonblocking,outstanding=8", 1e-3, 0.9e-3, 1.1e-3, 0);
+    a.rotate = (tn_root_stats){2e-3, 1.9e-3, 2.1e-3, 2e-3};
     a.predicted = 1.5e-3;
-    tb_result b = rec("default", 5e-6, 4e-6, 6e-6, 0);
+    tn_result b = rec("default", 5e-6, 4e-6, 6e-6, 0);
     b.bytes = 8;
-    tb_results_write_line(f, &a);
-    tb_results_write_line(f, &b);
+    tn_results_write_line(f, &a);
+    tn_results_write_line(f, &b);
     fprintf(f, "4 16 0 nan 1e-06 1e-06 1e-06 1e-06 nan nan nan nan binom"); /* cut short */
     fclose(f);
-    tb_results rs = {0};
-    int rc = tb_results_load(path, header, &rs, err, sizeof err);
+    tn_results rs = {0};
+    int rc = tn_results_load(path, header, &rs, err, sizeof err);
     TAP_OK(rc == 0 && rs.n == 2, "partial file: 2 complete records, the cut line ignored (rc %d, %d) %s", rc, rs.n,
            err);
-    const tb_result *x = tb_results_find(&rs, 8, 1024, a.spec);
+    const tn_result *x = tn_results_find(&rs, 8, 1024, a.spec);
     TAP_OK(x && x->predicted == 1.5e-3 && x->rotate.median == 2e-3 && x->root0.p75 == 1.1e-3,
            "record fields round-trip");
-    const tb_result *y = tb_results_find(&rs, 8, 8, "default");
+    const tn_result *y = tn_results_find(&rs, 8, 8, "default");
     TAP_OK(y && y->rotate.median < 0 && y->predicted < 0, "unmeasured root mode and missing prediction stay absent");
-    TAP_OK(!tb_results_find(&rs, 8, 16, "binom"), "the cut record is not there");
-    tb_results_free(&rs);
-    rc = tb_results_load(path, other, &rs, err, sizeof err);
+    TAP_OK(!tn_results_find(&rs, 8, 16, "binom"), "the cut record is not there");
+    tn_results_free(&rs);
+    rc = tn_results_load(path, other, &rs, err, sizeof err);
     TAP_OK(rc == -1 && strstr(err, "different run"), "a file from another job size is refused");
-    tb_results_free(&rs);
+    tn_results_free(&rs);
     unlink(path);
-    TAP_OK(tb_results_load(path, header, &rs, err, sizeof err) == 0 && rs.n == 0, "a missing file is empty");
+    TAP_OK(tn_results_load(path, header, &rs, err, sizeof err) == 0 && rs.n == 0, "a missing file is empty");
     for (int i = 0; i < 1000; i++) {
-        tb_result r = rec("flat", 1.0 + i, 1, 2, 0);
+        tn_result r = rec("flat", 1.0 + i, 1, 2, 0);
         r.bytes = (size_t)i;
-        tb_results_put(&rs, &r);
+        tn_results_put(&rs, &r);
     }
-    tb_result r = rec("flat", 7.0, 1, 2, 0);
+    tn_result r = rec("flat", 7.0, 1, 2, 0);
     r.bytes = 500;
-    tb_results_put(&rs, &r);
-    TAP_OK(rs.n == 1000 && tb_results_find(&rs, 8, 500, "flat")->root0.median == 7.0 &&
-               tb_results_find(&rs, 8, 999, "flat")->root0.median == 1000.0,
+    tn_results_put(&rs, &r);
+    TAP_OK(rs.n == 1000 && tn_results_find(&rs, 8, 500, "flat")->root0.median == 7.0 &&
+               tn_results_find(&rs, 8, 999, "flat")->root0.median == 1000.0,
            "put replaces by key; index survives growth");
-    tb_results_free(&rs);
+    tn_results_free(&rs);
 }
 
 int main(void)
