@@ -96,20 +96,12 @@ static void usage(FILE *out)
 "  -h, --help              this text\n");
 }
 
+/* The library's size syntax (tb_parse_size), within what the probe's
+ * message sizes hold. */
 static int parse_size(const char *s, long *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v < 0)
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        v *= 1024, end++;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1048576, end++;
-    else if (*end == 'G' || *end == 'g')
-        v *= 1073741824.0, end++;
-    if (*end || v > 2147483647.0 || v != floor(v))
+    size_t v;
+    if (tb_parse_size(s, &v) != 0 || v > 2147483647u)
         return -1;
     *out = (long)v;
     return 0;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm.h"
 #include "timing.h"
 #include "topobcast.h"
 
@@ -57,27 +58,6 @@ static void usage(FILE *f)
             "speedup = median(default) / median(algorithm).\n");
 }
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno)
-        return -1;
-    unsigned long long mul = 1;
-    if (*end == 'K' || *end == 'k')
-        mul = 1ULL << 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        mul = 1ULL << 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        mul = 1ULL << 30, end++;
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end)
-        return -1;
-    *out = (size_t)(v * mul);
-    return 0;
-}
 
 static int add_alg(bench_opts *o, const char *spec)
 {
@@ -122,7 +102,7 @@ static int parse_sizes(bench_opts *o, const char *list)
     int rc = 0;
     o->nsizes = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (o->nsizes >= MAX_SIZES || parse_size(t, &o->sizes[o->nsizes]) != 0 ||
+        if (o->nsizes >= MAX_SIZES || tb_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
             o->sizes[o->nsizes] > (size_t)INT32_MAX) {
             rc = -1;
             break;

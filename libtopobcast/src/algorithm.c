@@ -43,28 +43,44 @@ void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id)
 
 int tb_parse_size(const char *text, size_t *out)
 {
-    if (!text || !*text || *text == '-')
+    if (!text || !isdigit((unsigned char)*text))
         return -1;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || errno)
+    if (errno)
         return -1;
+    /* an optional fraction, exact once scaled: "1.5K" = 1536 */
+    unsigned long long num = 0, den = 1;
+    if (*end == '.') {
+        end++;
+        if (!isdigit((unsigned char)*end))
+            return -1;
+        for (; isdigit((unsigned char)*end); end++) {
+            if (den > 100000000ULL)
+                return -1; /* more than 9 decimals */
+            num = num * 10 + (unsigned long long)(*end - '0');
+            den *= 10;
+        }
+    }
     unsigned long long mul = 1;
     switch (*end) {
-    case '\0': break;
+    case '\0': case 'b': case 'B': break;
     case 'k': case 'K': mul = 1ULL << 10; end++; break;
     case 'm': case 'M': mul = 1ULL << 20; end++; break;
     case 'g': case 'G': mul = 1ULL << 30; end++; break;
     default: return -1;
     }
-    if (*end == 'i' || *end == 'I') /* accept KiB-style "Ki" */
+    if (mul > 1 && (*end == 'i' || *end == 'I')) /* accept KiB-style "Ki" */
         end++;
     if (*end == 'b' || *end == 'B')
         end++;
-    if (*end != '\0' || (mul > 1 && v > (unsigned long long)SIZE_MAX / mul))
+    if (*end != '\0' || v > (unsigned long long)SIZE_MAX / mul || (num * mul) % den != 0)
         return -1;
-    *out = (size_t)(v * mul);
+    unsigned long long frac = num * mul / den, whole = v * mul;
+    if (frac > (unsigned long long)SIZE_MAX - whole)
+        return -1;
+    *out = (size_t)(whole + frac);
     return 0;
 }
 

@@ -57,8 +57,11 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len);
 uint64_t tb_alg_spec_hash(const tb_alg_spec *s);
 /* Field-wise equality of the parameters that matter for the algorithm. */
 int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b);
-/* Parses a byte count with optional K/M/G suffix (binary units).  Returns 0
- * or -1. */
+/* Parses a byte count: digits, an optional fraction, an optional K/M/G
+ * suffix (binary units; "Ki" and a trailing "B" accepted: 64K = 64KiB =
+ * 64KB = 65536, 1.5K = 1536).  The one size parser of the library and the
+ * tools.  Returns 0, or -1 if malformed, not a whole number of bytes, or
+ * beyond SIZE_MAX. */
 int tb_parse_size(const char *text, size_t *out);
 
 #endif

@@ -349,6 +349,29 @@ static void test_errors(void)
            "error: missing file (%s)", err);
 }
 
+/* The one size parser of the library and the tools. */
+static void test_parse_size(void)
+{
+    const struct {
+        const char *text;
+        int ok;
+        size_t want;
+    } cases[] = {
+        {"0", 1, 0},          {"65536", 1, 65536},   {"64K", 1, 65536},    {"64k", 1, 65536},
+        {"64KB", 1, 65536},   {"64KiB", 1, 65536},   {"1M", 1, 1 << 20},   {"2G", 1, (size_t)2 << 30},
+        {"1.5K", 1, 1536},    {"0.5M", 1, 1 << 19},  {"7B", 1, 7},         {"1.3K", 0, 0},
+        {"1.5", 0, 0},        {"", 0, 0},            {"-1", 0, 0},         {"+5", 0, 0},
+        {"K", 0, 0},          {"64X", 0, 0},         {"64Ki", 1, 65536},   {"1.K", 0, 0},
+        {"99999999999999999999", 0, 0},              {"17179869184G", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t v = 12345;
+        int ok = tb_parse_size(cases[i].text, &v) == 0;
+        TAP_OK(ok == cases[i].ok && (!ok || v == cases[i].want), "size '%s': %s %zu", cases[i].text,
+               ok ? "parsed" : "refused", ok ? v : 0);
+    }
+}
+
 /* Paths that are not regular files, or too large, fail at once: before the
  * fix /dev/zero fed the reader forever and a FIFO blocked the open. */
 static void test_load_paths(void)
@@ -823,6 +846,7 @@ int main(void)
     test_examples();
     test_hash();
     test_errors();
+    test_parse_size();
     test_load_paths();
     test_select();
     test_derive_topology();
