@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "algorithm.h"
+#include "hash.h"
 #include "hier.h"
 
 typedef struct tb_topo_leaf {
@@ -80,7 +81,10 @@ int tb_rule_is_shadowed(const tb_rule *rules, int i);
  * level of cfg's topology, or of the zero-configuration hierarchy without
  * one.  -1 and why in err otherwise. */
 int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen);
-/* FNV-1a 64 of bytes: tb_config.hash of a file is this of its contents. */
-uint64_t tb_config_hash_bytes(const void *data, size_t len);
+/* The configuration hash of len bytes (FNV-1a): equal files hash equal. */
+static inline uint64_t tb_config_hash_bytes(const void *data, size_t len)
+{
+    return tb_hash_bytes(TB_FNV_BASIS, data, len);
+}
 
 #endif

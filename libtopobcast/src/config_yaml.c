@@ -873,11 +873,6 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
     return rc;
 }
 
-uint64_t tb_config_hash_bytes(const void *data, size_t len)
-{
-    return tb_hash_bytes(TB_FNV_BASIS, data, len);
-}
-
 int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_config *cfg, char *err,
                           size_t errlen)
 {
