@@ -14,7 +14,7 @@ TOOL_CFLAGS   = $(CFLAGS_COMMON) -Ilibtopobcast/include -Ilibtopobcast/src
 DEP_LIBS      = -lyaml -lhwloc -lm -pthread
 VERSION       = 0.1.0
 
-.PHONY: all clean check install smpi demo check-vcluster bench-smpi
+.PHONY: all clean check install smpi demo check-vcluster bench-smpi bench-probe
 all:
 
 include libtopobcast/module.mk
@@ -25,6 +25,7 @@ include test/module.mk
 -include test/fuzz/module.mk
 -include test/smpi/module.mk
 -include test/vcluster/module.mk
+-include bench/module.mk
 
 clean:
 	rm -rf $(BUILD)
