@@ -313,6 +313,9 @@ out:
     return rc;
 }
 
+/* Measurements of a suspect base size beyond the first. */
+#define REMEASURE_MAX 2
+
 static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_rec *rec)
 {
     const tbp_meas_opts *o = c->opt;
@@ -332,10 +335,10 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_r
         CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
         est = s[ns++].rtt;
     }
-    /* suspect sizes are measured again once, from the largest down so
-     * that a run of them is undone */
+    /* suspect sizes are measured again, at most twice, from the largest
+     * down so that a run of them is undone */
     for (int k = ns - 1; k >= 0; k--)
-        if (tbp_size_suspect(s, k, ns, o->eps)) {
+        for (int tries = 0; tries < REMEASURE_MAX && tbp_size_suspect(s, k, ns, o->eps); tries++) {
             tbp_size_rec again;
             CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
             tbp_size_keep_lower(&s[k], &again);

@@ -148,7 +148,8 @@ long tbp_sizes_next(const double *m, int n, const double *const *y, const double
 /* Whether size k of the measured sizes s[0..ns) (ascending) looks hit by
  * a stall: RTT, o_s or o_r above the next size's by more than eps
  * (relative); the largest size: RTT above the previous one's times the
- * size ratio, by more than eps.  Such a size is measured again. */
+ * size ratio by more than eps, or an interquartile range of RTT, o_s or
+ * o_r above eps of its median.  Such a size is measured again. */
 int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps);
 /* Two measurements of a size into s: each of RTT, o_s and o_r the lower
  * with its summary, g and its burst length with the lower RTT. */

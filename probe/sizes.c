@@ -80,18 +80,23 @@ long tbp_sizes_next(const double *m, int n, const double *const *y, const double
 }
 
 /* Whether base size k of s[0..ns) looks disturbed: its RTT, o_s or o_r
- * above the next larger size's by more than eps (relative), or, for the
- * largest size, its RTT above the previous one's scaled by the size ratio
- * (an affine cost a + b m with a >= 0 never grows faster than m).  Such a
- * size was measured in a bad moment: on a shared node a stall can last
- * through the warm-up and hit the first sizes, or hit the last.  A
- * protocol switch can look the same; then the size is measured twice for
- * nothing.  A simulator's base sizes pass. */
+ * above the next larger size's by more than eps (relative).  The largest
+ * size has no next one: its RTT above the previous one's scaled by the
+ * size ratio (an affine cost a + b m with a >= 0 never grows faster than
+ * m), or batches that still spread, after outlier rejection, over an
+ * interquartile range of more than eps of the median (half of them slow:
+ * no median can tell).  Such a size was measured in a bad moment: on a
+ * shared node a slow phase can outlast the warm-up and hit the first
+ * sizes, or any other.  A protocol switch can look the same; then the size
+ * is measured again for nothing.  A simulator's base sizes pass. */
 int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps)
 {
     if (k + 1 < ns)
         return s[k].rtt > (1 + eps) * s[k + 1].rtt || s[k].o_s > (1 + eps) * s[k + 1].o_s ||
                s[k].o_r > (1 + eps) * s[k + 1].o_r;
+    for (int q = 0; q < TBP_NQ; q++)
+        if (s[k].q[q][3] - s[k].q[q][1] > eps * s[k].q[q][2])
+            return 1;
     return k > 0 && s[k - 1].m > 0 && s[k].rtt > (1 + eps) * (s[k].m / s[k - 1].m) * s[k - 1].rtt;
 }
 

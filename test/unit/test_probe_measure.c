@@ -148,6 +148,10 @@ static void test_suspect(void)
     TAP_OK(tbp_size_suspect(s, 0, 4, 0.05), "size 0 slower than size 1: suspect");
     TAP_OK(!tbp_size_suspect(s, 1, 4, 0.05) && !tbp_size_suspect(s, 2, 4, 0.05), "monotone sizes pass");
     TAP_OK(!tbp_size_suspect(s, 3, 4, 0.05), "largest size within twice the previous passes");
+    double bimodal[5] = {0.26e-6, 0.4e-6, 1.77e-6, 2.3e-6, 2.5e-6};
+    memcpy(s[3].q[TBP_Q_B], bimodal, sizeof bimodal);
+    TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size with half its o_s batches slow: suspect");
+    memset(s[3].q, 0, sizeof s[3].q);
     s[3].rtt = 40e-6;
     TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size 30x the previous one (size ratio 2): suspect");
     s[2].o_r = 0.3e-6;
