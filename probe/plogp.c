@@ -307,8 +307,15 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
     out->o_s = tbp_pick(out->q[TBP_Q_B], o->use_min);
     out->o_r = tbp_pick(out->q[TBP_Q_C], o->use_min);
 
-    if (m <= o->gsat_max)
+    /* In the model a message of m bytes takes L + g(m) one way, so
+     * g(m) <= RTT(m)/2 (L >= 0).  Saturation breaks that only when a slow
+     * phase hit its bursts (T(2n) - T(n) magnifies it), and g(0) above
+     * RTT(0)/2 would make L = 0 and D(0) = t(0) too large by the excess. */
+    if (m <= o->gsat_max) {
         CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
+        if (out->g > out->rtt / 2)
+            out->g = out->rtt / 2;
+    }
 out:
     return rc;
 }
