@@ -12,6 +12,9 @@
  *     over more than --eps (relative).  Small messages, whose batches last
  *     the --batch-time, thus get many batches on a real machine, large
  *     ones R, and a simulator, whose batches are equal, exactly R or 3.
+ *     Only RTT, o_s/o_r and LogGP's PRTTs are extended: saturation takes
+ *     up to 7 burst measurements per size, which would multiply the cost
+ *     of a pair (g is bounded by RTT/2 instead, plogp.c).
  * The batches are then summarised robustly (tbp_summarize: outliers
  * rejected, five numbers of the rest).
  *
@@ -47,7 +50,7 @@ static int enough(const tbp_meas_opts *o, int R, int cap, const double *x, int n
 int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_batches *b, double five[][5])
 {
     const tbp_meas_opts *o = c->opt;
-    int R = b->min, cap = o->max_reps > R ? o->max_reps : R, n = 0, rc;
+    int R = b->min, cap = b->extend && o->max_reps > R ? o->max_reps : R, n = 0, rc;
     double *x = malloc((size_t)b->nser * (size_t)cap * sizeof *x), v[TBP_MAX_SERIES];
     if (!x)
         return MPI_ERR_NO_MEM;

@@ -171,7 +171,7 @@ static int prtt(MPI_Comm comm, int peer, tbp_measure_ctx *c, long s, int n, doub
                 double five[5])
 {
     prtt_arg a = {.s = s, .n = n, .d = d};
-    tbp_batches b = {.m = s, .nmsg = n, .reply = s, .warm = warm ? 1 : 0, .per = 1, .min = c->opt->reps,
+    tbp_batches b = {.m = s, .nmsg = n, .reply = s, .warm = warm ? 1 : 0, .per = 1, .min = c->opt->reps, .extend = 1,
                      .nser = 1, .fn = prtt_batch, .arg = &a};
     return tbp_measure_batches(comm, peer, c, &b, (double(*)[5])five);
 }

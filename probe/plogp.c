@@ -236,9 +236,9 @@ out:
 }
 
 /* Time of a burst of n messages of m bytes and an empty answer, over
- * min(R, 3) batches at least (more while cheap): g is a difference of two
- * such times, which magnifies any disagreement left, so --agree never
- * stops them early. */
+ * min(R, 3) batches: g is a difference of two such times, which magnifies
+ * any disagreement left, so --agree never stops them early; nor are they
+ * extended while cheap (up to 7 of them per size). */
 static int burst_time(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, int n, double *T)
 {
     op_arg a = {.m = m, .n = n};
@@ -294,7 +294,7 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
     memset(out, 0, sizeof *out);
     out->m = (double)m;
     op_arg a = {.m = m};
-    tbp_batches rt = {.m = m, .nmsg = 1, .reply = m, .warm = 1, .per = b, .min = o->reps, .nser = 1,
+    tbp_batches rt = {.m = m, .nmsg = 1, .reply = m, .warm = 1, .per = b, .min = o->reps, .extend = 1, .nser = 1,
                       .fn = rtt_batch, .arg = &a};
     CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TBP_Q_A]));
     out->rtt = tbp_pick(out->q[TBP_Q_A], o->use_min);

@@ -32,13 +32,14 @@ int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
  * the receiver's part of one operation is "receive nmsg messages of m
  * bytes, answer with reply bytes".  warm operations go untimed first; per
  * operations make a batch; at least min batches (R, or fewer), more while
- * cheap (--max-reps, --rep-budget). */
+ * cheap (--max-reps, --rep-budget) when extend is set. */
 #define TBP_MAX_SERIES 2
 typedef int (*tbp_batch_fn)(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v);
 typedef struct tbp_batches {
     long m, nmsg, reply;
     long warm, per;
     int min;
+    int extend;
     int nser; /* series per batch, at most TBP_MAX_SERIES */
     tbp_batch_fn fn;
     const void *arg;
