@@ -8,7 +8,8 @@
 # run and then the medians over the runs, in microseconds:
 #
 #   size          the message size m (0 B, 1 KiB, 64 KiB)
-#   pingpong      one-way time of the plain ping-pong (RTT/2)
+#   pingpong      one-way time of the plain ping-pong (RTT/2), median of
+#                 its 7 rounds; best: its fastest round
 #   probe RTT/2   the probe's RTT(m)/2 -- the same quantity; at m = 0 it is
 #                 L + g(0) (seed thesis eq. 3.2)
 #   o_s o_r g     the probe's PLogP parameters at m
@@ -74,8 +75,8 @@ for r in $(seq 1 "$RUNS"); do
     d0=$(awk '/^  distance:/ { on = 1; next } on { gsub(/[][,-]/, " "); print $2; exit }' "$OUT/probe-$r.yaml")
     elapsed=$(awk '/^run / { split($4, a, "="); printf "%.2f", a[2] }' "$OUT/probe-$r.txt")
     probe_figures "$OUT/probe-$r.txt" | while read -r m half os or g t; do
-        pp=$(awk -v m="$m" '$1 == "pingpong" && $2 == m { print $3 }' "$OUT/pingpong-$r.txt")
-        echo "run $r $m ${pp:-nan} $half $os $or $g $t"
+        pp=$(awk -v m="$m" '$1 == "pingpong" && $2 == m { print $3, $4 }' "$OUT/pingpong-$r.txt")
+        echo "run $r $m ${pp:-nan nan} $half $os $or $g $t"
     done >>"$OUT/rows.txt"
     echo "run $r D0 $d0 elapsed $elapsed wall $wall" >>"$OUT/runs.txt"
     ok=$((ok + 1))
@@ -83,20 +84,22 @@ done
 echo "# load after: $(load)"
 [ "$ok" -gt 0 ] || { echo "probe_vs_pingpong: no run succeeded" >&2; exit 1; }
 
-printf '\n%-4s %8s %12s %12s %9s %9s %9s %9s\n' run size pingpong "probe RTT/2" o_s o_r g "t(m)"
-awk '{ printf "%-4s %8s %12s %12.3f %9.3f %9.3f %9.3f %9.3f\n", $2, $3, $4, $5, $6, $7, $8, $9 }' "$OUT/rows.txt"
+printf '\n%-4s %8s %9s %9s %12s %9s %9s %9s %9s\n' run size pingpong best "probe RTT/2" o_s o_r g "t(m)"
+awk '{ printf "%-4s %8s %9s %9s %12.3f %9.3f %9.3f %9.3f %9.3f\n", $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
+    "$OUT/rows.txt"
 awk '{ printf "run %s: D(0) in the topology %s us; probe measured for %s s (%s s with start-up)\n", $2, $4, $6, $8 }' \
     "$OUT/runs.txt"
 
 # medians over the runs
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
                                                 else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-printf '\nmedians over %d runs (us)\n%8s %12s %12s %9s %9s %9s %9s\n' "$ok" size pingpong "probe RTT/2" o_s o_r g "t(m)"
+printf '\nmedians over %d runs (us)\n%8s %9s %9s %12s %9s %9s %9s %9s\n' "$ok" size pingpong best "probe RTT/2" o_s o_r \
+    g "t(m)"
 for m in $SIZES; do
     line=$(printf '%8s' "$m")
-    for c in 4 5 6 7 8 9; do
+    for c in 4 5 6 7 8 9 10; do
         v=$(awk -v m="$m" -v c="$c" '$3 == m { print $c }' "$OUT/rows.txt" | median)
-        line+=$(printf ' %*.3f' $([ "$c" -le 5 ] && echo 12 || echo 9) "$v")
+        line+=$(printf ' %*.3f' $([ "$c" -eq 6 ] && echo 12 || echo 9) "$v")
     done
     echo "$line"
 done
