@@ -48,7 +48,6 @@ include test/module.mk
 -include test/fuzz/module.mk
 -include test/smpi/module.mk
 -include test/vcluster/module.mk
--include bench/module.mk
 
 clean:
 	rm -rf $(BUILD)
@@ -58,3 +57,4 @@ openmpi:
 	$(MAKE) MPI_FLAVOR=openmpi all tests
 -include probe/probe.mk
 include report/module.mk
+-include bench/module.mk

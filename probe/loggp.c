@@ -141,30 +141,39 @@ int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fi
             goto out;                                                                              \
     } while (0)
 
-/* R samples of PRTT(n,d,s) (after one untimed round when warm is set). */
+typedef struct prtt_arg {
+    long s;
+    int n;
+    double d;
+} prtt_arg;
+
+/* One sample of PRTT(n,d,s) (one per batch). */
+static int prtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v)
+{
+    const prtt_arg *a = arg;
+    int rc = MPI_SUCCESS;
+    (void)reps;
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < a->n; k++) {
+        CHECK(MPI_Send(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        if (a->d > 0 && k + 1 < a->n)
+            tbp_spin_until(MPI_Wtime() + a->d);
+    }
+    CHECK(MPI_Recv(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    v[0] = MPI_Wtime() - t0 - c->wtime;
+out:
+    return rc;
+}
+
+/* Samples of PRTT(n,d,s), R or more (batches.c), after one untimed round
+ * when warm is set. */
 static int prtt(MPI_Comm comm, int peer, tbp_measure_ctx *c, long s, int n, double d, int warm,
                 double five[5])
 {
-    int R = c->opt->reps, rc;
-    double *x = malloc((size_t)R * sizeof *x);
-    if (!x)
-        return MPI_ERR_NO_MEM;
-    CHECK(tbp_cmd_send(comm, peer, s, n, s, R + (warm ? 1 : 0)));
-    for (int r = warm ? -1 : 0; r < R; r++) {
-        double t0 = MPI_Wtime();
-        for (int k = 0; k < n; k++) {
-            CHECK(MPI_Send(c->buf, (int)s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-            if (d > 0 && k + 1 < n)
-                tbp_spin_until(MPI_Wtime() + d);
-        }
-        CHECK(MPI_Recv(c->buf, (int)s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-        if (r >= 0)
-            x[r] = MPI_Wtime() - t0 - c->wtime;
-    }
-    tbp_five_numbers(x, R, five);
-out:
-    free(x);
-    return rc;
+    prtt_arg a = {.s = s, .n = n, .d = d};
+    tbp_batches b = {.m = s, .nmsg = n, .reply = s, .warm = warm ? 1 : 0, .per = 1, .min = c->opt->reps, .extend = 1,
+                     .nser = 1, .fn = prtt_batch, .arg = &a};
+    return tbp_measure_batches(comm, peer, c, &b, (double(*)[5])five);
 }
 
 int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec)

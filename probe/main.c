@@ -38,6 +38,11 @@ static void usage(FILE *out)
 "  -M, --max-size SIZE     largest message, sizes 0,1,2,4..SIZE (default 1M;\n"
 "                          K/M/G suffixes are binary)\n"
 "  -R, --reps N            batches per measurement (default 8)\n"
+"  --max-reps N            cheap measurements take more batches, up to N\n"
+"                          (default 32; at most R: never more than R) ...\n"
+"  --rep-budget US         ... while they have taken less than US microseconds\n"
+"                          and their batches spread over more than --eps\n"
+"                          (default 500)\n"
 "  --stat median|min       statistic over the batches (default median)\n"
 "  --eps X                 relative tolerance of interpolation and saturation\n"
 "                          (default 0.05)\n"
@@ -194,6 +199,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             NEEDVAL();
             if (parse_int(val, 1, 100000, &c->meas.reps) != 0)
                 BAD();
+        } else if (IS("--max-reps")) {
+            NEEDVAL();
+            if (parse_int(val, 1, 100000, &c->meas.max_reps) != 0)
+                BAD();
+        } else if (IS("--rep-budget")) {
+            NEEDVAL();
+            if (parse_double(val, 0, 1e9, &d) != 0)
+                BAD();
+            c->meas.rep_budget = d * 1e-6;
         } else if (IS("--stat")) {
             NEEDVAL();
             if (strcmp(val, "min") && strcmp(val, "median"))

@@ -25,6 +25,8 @@ void tbp_meas_opts_default(tbp_meas_opts *o)
     memset(o, 0, sizeof *o);
     o->mode = TBP_MODE_PLOGP;
     o->reps = 8;
+    o->max_reps = 32;
+    o->rep_budget = 500e-6;
     o->max_size = 1L << 20;
     o->eps = 0.05;
     o->max_insert = 12;

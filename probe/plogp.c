@@ -2,9 +2,11 @@
  * thesis sec. 3.1.2), the receiver's command loop, the MPI_Wtime overhead,
  * and bringing the results to rank 0.
  *
- * Per message size m, with R batches of b iterations each (b makes a
- * batch last at least batch_time, so that timer resolution does not
- * matter for small messages):
+ * After the pair's warm-up (batches.c), per message size m, each in
+ * batches of b operations (b makes a batch last at least batch_time, so
+ * that timer resolution does not matter for small messages), as many
+ * batches as batches.c decides (R, fewer when they agree, more while
+ * cheap), summarised robustly (median or minimum after outlier rejection):
  *   RTT(m)       ping-pong of m bytes each way;
  *   o_s(m)       duration of MPI_Ssend(m) (returns only once the receive
  *                is matched, unlike MPI_Send which may just buffer);
@@ -20,8 +22,10 @@
  *                3.1 is RTT(m) - RTT(0) + g(0) for a round trip of m bytes
  *                and an empty answer; ours carries m bytes both ways;
  *   L            (RTT(0) - 2 g(0)) / 2 (eq. 3.2), at least 0.
- * Sizes 0, 1, 2, 4 ... M, then extra sizes where piecewise-linear
- * interpolation of RTT, o_s or o_r misses by more than eps (sizes.c). */
+ * Sizes 0, 1, 2, 4 ... M; base sizes the curve shows hit by a stall
+ * (tbp_size_suspect) measured again, keeping the lower figures; then extra
+ * sizes where piecewise-linear interpolation of RTT, o_s or o_r misses by
+ * more than eps (sizes.c). */
 #include <math.h>
 #include <mpi.h>
 #include <stddef.h>
@@ -156,16 +160,12 @@ static int receiver_loop(MPI_Comm comm, int sender, char *buf)
     }
 }
 
-/* Batches before --agree may stop a measurement: three, so that a median
- * is never decided by two batches that happen to coincide. */
-#define AGREE_MIN 3
-
-static int batch_len(double batch_time, double rtt_est)
+static long batch_len(double batch_time, double rtt_est)
 {
     if (!(rtt_est > 0))
         return 1;
     double b = ceil(batch_time / rtt_est);
-    return b < 1 ? 1 : b > 64 ? 64 : (int)b;
+    return b < 1 ? 1 : b > 64 ? 64 : (long)b;
 }
 
 #define CHECK(x)                                                                                   \
@@ -174,41 +174,79 @@ static int batch_len(double batch_time, double rtt_est)
             goto out;                                                                              \
     } while (0)
 
-/* A first RTT(0) estimate, to size the batches of the first size. */
-static int rtt_estimate(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *est)
+/* What a batch needs to know: the size, and for o_r the wait. */
+typedef struct op_arg {
+    long m;
+    int n;      /* burst length */
+    double rtt; /* o_r: RTT(m) */
+} op_arg;
+
+/* RTT(m): reps ping-pongs of m bytes each way. */
+static int rtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v)
 {
-    int rc;
-    CHECK(tbp_cmd_send(comm, peer, 0, 1, 0, 4));
-    double t0 = 0;
-    for (int k = 0; k < 4; k++) {
-        if (k == 1)
-            t0 = MPI_Wtime();
-        CHECK(MPI_Send(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-        CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    const op_arg *a = arg;
+    int rc = MPI_SUCCESS, im = (int)a->m;
+    double t0 = MPI_Wtime();
+    for (long k = 0; k < reps; k++) {
+        CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     }
-    *est = (MPI_Wtime() - t0) / 3;
+    v[0] = (MPI_Wtime() - t0 - c->wtime) / (double)reps;
 out:
     return rc;
 }
 
-/* Time of a burst of n messages of m bytes and an empty answer, median
- * (or minimum) of min(R, 3) repetitions.  No early stop here: g is a
- * difference of two such times, which magnifies any disagreement left. */
+/* o_s(m) and o_r(m) from the same round trips: the time of MPI_Ssend, and
+ * of MPI_Recv once k*RTT(m) has passed since the round trip started. */
+static int overhead_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v)
+{
+    const op_arg *a = arg;
+    int rc = MPI_SUCCESS, im = (int)a->m;
+    double w = c->wtime, sos = 0, sor = 0;
+    for (long k = 0; k < reps; k++) {
+        double t0 = MPI_Wtime();
+        CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        double t1 = MPI_Wtime();
+        tbp_spin_until(t0 + c->opt->k_wait * a->rtt);
+        double t2 = MPI_Wtime();
+        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        double t3 = MPI_Wtime();
+        sos += t1 - t0 - w;
+        sor += t3 - t2 - w;
+    }
+    v[0] = sos / (double)reps;
+    v[1] = sor / (double)reps;
+out:
+    return rc;
+}
+
+/* A burst of n messages of m bytes and an empty answer (one per batch). */
+static int burst_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v)
+{
+    const op_arg *a = arg;
+    int rc = MPI_SUCCESS;
+    (void)reps;
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < a->n; k++)
+        CHECK(MPI_Send(c->buf, (int)a->m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+    CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    v[0] = MPI_Wtime() - t0 - c->wtime;
+out:
+    return rc;
+}
+
+/* Time of a burst of n messages of m bytes and an empty answer, over
+ * min(R, 3) batches: g is a difference of two such times, which magnifies
+ * any disagreement left, so --agree never stops them early; nor are they
+ * extended while cheap (up to 7 of them per size). */
 static int burst_time(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, int n, double *T)
 {
-    int rc, reps = c->opt->reps < 3 ? c->opt->reps : 3;
-    double x[3], five[5];
-    CHECK(tbp_cmd_send(comm, peer, m, n, 0, reps));
-    for (int r = 0; r < reps; r++) {
-        double t0 = MPI_Wtime();
-        for (int k = 0; k < n; k++)
-            CHECK(MPI_Send(c->buf, (int)m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-        CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-        x[r] = MPI_Wtime() - t0 - c->wtime;
-    }
-    tbp_five_numbers(x, reps, five);
-    *T = tbp_pick(five, c->opt->use_min);
-out:
+    op_arg a = {.m = m, .n = n};
+    tbp_batches b = {.m = m, .nmsg = n, .reply = 0, .warm = 0, .per = 1, .nser = 1, .fn = burst_batch, .arg = &a,
+                     .min = c->opt->reps < 3 ? c->opt->reps : 3};
+    double five[1][5];
+    int rc = tbp_measure_batches(comm, peer, c, &b, five);
+    *T = tbp_pick(five[0], c->opt->use_min);
     return rc;
 }
 
@@ -244,78 +282,46 @@ out:
     return rc;
 }
 
+/* RTT(m), then o_s(m) and o_r(m), each after one untimed operation, in
+ * batches of b operations lasting about --batch-time; g(m) up to
+ * --gsat-max. */
 static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double rtt_est,
                         tbp_size_rec *out)
 {
     const tbp_meas_opts *o = c->opt;
-    int R = o->reps, b = batch_len(o->batch_time, rtt_est), rc;
-    int im = (int)m;
-    double w = c->wtime;
-    double *x = malloc(3 * (size_t)R * sizeof *x), *xs = x + R, *xr = x + 2 * R;
-    if (!x)
-        return MPI_ERR_NO_MEM;
+    long b = batch_len(o->batch_time, rtt_est);
+    int rc;
     memset(out, 0, sizeof *out);
     out->m = (double)m;
-
-    /* RTT(m): ping-pong, after an untimed warm-up round trip.  The sender
-     * may stop once the batches agree (--agree); a stop message then ends
-     * the receiver's count early. */
-    int nr = 0;
-    CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
-    CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-    CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-    for (int r = 0; r < R; r++) {
-        double t0 = MPI_Wtime();
-        for (int k = 0; k < b; k++) {
-            CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-            CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-        }
-        x[nr++] = (MPI_Wtime() - t0 - w) / b;
-        if (nr < R && tbp_batches_agree(x, nr, AGREE_MIN, o->agree)) {
-            CHECK(tbp_cmd_stop(comm, peer));
-            break;
-        }
-    }
-    tbp_five_numbers(x, nr, out->q[TBP_Q_A]);
+    op_arg a = {.m = m};
+    tbp_batches rt = {.m = m, .nmsg = 1, .reply = m, .warm = 1, .per = b, .min = o->reps, .extend = 1, .nser = 1,
+                      .fn = rtt_batch, .arg = &a};
+    CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TBP_Q_A]));
     out->rtt = tbp_pick(out->q[TBP_Q_A], o->use_min);
 
-    /* o_s(m) and o_r(m) from the same round trips */
-    nr = 0;
-    CHECK(tbp_cmd_send(comm, peer, m, 1, m, 1 + (long)R * b));
-    CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-    CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-    for (int r = 0; r < R; r++) {
-        double sos = 0, sor = 0;
-        for (int k = 0; k < b; k++) {
-            double t0 = MPI_Wtime();
-            CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-            double t1 = MPI_Wtime();
-            tbp_spin_until(t0 + o->k_wait * out->rtt);
-            double t2 = MPI_Wtime();
-            CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
-            double t3 = MPI_Wtime();
-            sos += t1 - t0 - w;
-            sor += t3 - t2 - w;
-        }
-        xs[nr] = sos / b;
-        xr[nr++] = sor / b;
-        if (nr < R && tbp_batches_agree(xs, nr, AGREE_MIN, o->agree) &&
-            tbp_batches_agree(xr, nr, AGREE_MIN, o->agree)) {
-            CHECK(tbp_cmd_stop(comm, peer));
-            break;
-        }
-    }
-    tbp_five_numbers(xs, nr, out->q[TBP_Q_B]);
-    tbp_five_numbers(xr, nr, out->q[TBP_Q_C]);
+    a.rtt = out->rtt;
+    tbp_batches ov = rt;
+    ov.nser = 2;
+    ov.fn = overhead_batch;
+    CHECK(tbp_measure_batches(comm, peer, c, &ov, &out->q[TBP_Q_B]));
     out->o_s = tbp_pick(out->q[TBP_Q_B], o->use_min);
     out->o_r = tbp_pick(out->q[TBP_Q_C], o->use_min);
 
-    if (m <= o->gsat_max)
+    /* In the model a message of m bytes takes L + g(m) one way, so
+     * g(m) <= RTT(m)/2 (L >= 0).  Saturation breaks that only when a slow
+     * phase hit its bursts (T(2n) - T(n) magnifies it), and g(0) above
+     * RTT(0)/2 would make L = 0 and D(0) = t(0) too large by the excess. */
+    if (m <= o->gsat_max) {
         CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
+        if (out->g > out->rtt / 2)
+            out->g = out->rtt / 2;
+    }
 out:
-    free(x);
     return rc;
 }
+
+/* Measurements of a suspect base size beyond the first. */
+#define REMEASURE_MAX 2
 
 static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_rec *rec)
 {
@@ -331,11 +337,19 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_r
         return MPI_ERR_NO_MEM;
     }
     double est;
-    CHECK(rtt_estimate(comm, peer, c, &est));
+    CHECK(tbp_warm_up(comm, peer, c, &est));
     for (int k = 0; k < nb; k++) {
         CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
         est = s[ns++].rtt;
     }
+    /* suspect sizes are measured again, at most twice, from the largest
+     * down so that a run of them is undone */
+    for (int k = ns - 1; k >= 0; k--)
+        for (int tries = 0; tries < REMEASURE_MAX && tbp_size_suspect(s, k, ns, o->eps); tries++) {
+            tbp_size_rec again;
+            CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
+            tbp_size_keep_lower(&s[k], &again);
+        }
     for (int ins = 0; ins < o->max_insert; ins++) {
         double *m = tmp, *y[3] = {tmp + cap, tmp + 2 * cap, tmp + 3 * cap};
         double *nz[3] = {tmp + 4 * cap, tmp + 5 * cap, tmp + 6 * cap};

@@ -27,6 +27,30 @@ void tbp_measure_free(tbp_measure_ctx *c);
 /* The harness callback (tbp_pair_fn): measures one pair by opt->mode. */
 int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
 
+/* The repetition of a measurement (batches.c).  A batch: fn performs
+ * reps operations against peer and writes their mean per series to v;
+ * the receiver's part of one operation is "receive nmsg messages of m
+ * bytes, answer with reply bytes".  warm operations go untimed first; per
+ * operations make a batch; at least min batches (R, or fewer), more while
+ * cheap (--max-reps, --rep-budget) when extend is set. */
+#define TBP_MAX_SERIES 2
+typedef int (*tbp_batch_fn)(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *arg, long reps, double *v);
+typedef struct tbp_batches {
+    long m, nmsg, reply;
+    long warm, per;
+    int min;
+    int extend;
+    int nser; /* series per batch, at most TBP_MAX_SERIES */
+    tbp_batch_fn fn;
+    const void *arg;
+} tbp_batches;
+/* Runs the batches of one measurement and writes the robust five-number
+ * summary of each series (tbp_summarize) to five[s]. */
+int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_batches *b, double five[][5]);
+/* A pair's warm-up: empty round trips until they are stable; *rtt is the
+ * best chunk's round trip, to size the first batches. */
+int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt);
+
 /* Sender side of the LogGP mode (loggp.c); the receiver side is the
  * common command loop. */
 int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec);

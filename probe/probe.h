@@ -70,6 +70,8 @@ typedef struct tbp_pair_rec {
 typedef struct tbp_meas_opts {
     tbp_mode mode;
     int reps;            /* R: batches per measurement */
+    int max_reps;        /* cheap, noisy measurements: batches up to this many */
+    double rep_budget;   /* ... while a measurement has taken less (seconds) */
     long max_size;       /* M */
     double eps;          /* interpolation / saturation tolerance */
     int max_insert;      /* extra sizes per pair at most */
@@ -111,6 +113,12 @@ void tbp_pair_rec_free(tbp_pair_rec *p);
 /* Five-number summary of x[0..n) (x is reordered): min, q1, median, q3,
  * max, quartiles by linear interpolation between order statistics. */
 void tbp_five_numbers(double *x, int n, double out[5]);
+/* Outlier rejection, then the five numbers of what is left: batches
+ * farther from the median than 3 robust standard deviations (1.4826 MAD)
+ * and than 1 % of the median are dropped (Hampel's identifier; nothing is
+ * dropped below 3 batches).  The kept batches end up in x[0..k), sorted;
+ * returns k (at least 1 when n >= 1). */
+int tbp_summarize(double *x, int n, double out[5]);
 /* The statistic a run uses over its batches: minimum or median. */
 static inline double tbp_pick(const double five[5], int use_min)
 {
@@ -137,6 +145,15 @@ int tbp_sizes_base(long max, long *out, int cap);
  * min_spacing wide, the next triple is tried. */
 long tbp_sizes_next(const double *m, int n, const double *const *y, const double *const *noise,
                     int nseries, double eps, long min_spacing);
+/* Whether size k of the measured sizes s[0..ns) (ascending) looks hit by
+ * a stall: RTT, o_s or o_r above the next size's by more than eps
+ * (relative); the largest size: RTT above the previous one's times the
+ * size ratio by more than eps, or an interquartile range of RTT, o_s or
+ * o_r above eps of its median.  Such a size is measured again. */
+int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps);
+/* Two measurements of a size into s: each of RTT, o_s and o_r the lower
+ * with its summary, g and its burst length with the lower RTT. */
+void tbp_size_keep_lower(tbp_size_rec *s, const tbp_size_rec *t);
 
 /* ---- identity and truth (identity_probe.c, truth.c) ------------------- */
 

@@ -1,7 +1,7 @@
 # topobcast-probe: the measurement program (MPI) and its analysis half.
 # The clustering library (libtbprobe.a, probe/module.mk) is linked in; the
 # object rule of probe/module.mk compiles these files too.
-PROBE_SRCS := probe/main.c probe/harness.c probe/schedule.c probe/plogp.c probe/loggp.c \
+PROBE_SRCS := probe/main.c probe/harness.c probe/schedule.c probe/plogp.c probe/batches.c probe/loggp.c \
               probe/identity_probe.c probe/stats.c probe/sizes.c probe/meas.c probe/truth.c \
               probe/save.c probe/analyze.c probe/topo_write.c
 PROBE_OBJS := $(patsubst probe/%.c,$(BUILD)/obj/probe/%.o,$(PROBE_SRCS))

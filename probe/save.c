@@ -22,10 +22,11 @@ int tbp_save_write(const tbp_meas *m, FILE *out)
     fprintf(out, "nprocs %d\n", m->n);
     fprintf(out,
             "options reps=%d max-size=%ld eps=%.17g max-insert=%d min-spacing=%d k-wait=%.17g gsat-max=%ld "
-            "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu agree=%.17g\n",
+            "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu agree=%.17g "
+            "max-reps=%d rep-budget=%.17g\n",
             o->reps, o->max_size, o->eps, o->max_insert, o->min_spacing, o->k_wait, o->gsat_max, o->gsat_cap,
             o->batch_time, o->use_min ? "min" : "median", o->prtt_n, tbp_concurrency_name(o->conc), o->fast,
-            o->seed, o->agree);
+            o->seed, o->agree, o->max_reps, o->rep_budget);
     fprintf(out, "run pairs=%d rounds=%d elapsed=%.17g wtime-overhead=%.17g\n", m->npairs, m->nrounds,
             m->elapsed, m->wtime_overhead);
     for (int r = 0; r < m->n; r++) {
@@ -152,6 +153,12 @@ static int read_options(reader *R, tbp_meas_opts *o)
     /* agree= came later: files without it stopped no batch early */
     o->agree = 0;
     if (value_of(R->buf, "agree", v, sizeof v) && get_num(R, "agree", &o->agree) != 0)
+        return -1;
+    /* so did max-reps= and rep-budget=: before them, R batches at most */
+    o->max_reps = o->reps;
+    o->rep_budget = 0;
+    if ((value_of(R->buf, "max-reps", v, sizeof v) && get_int(R, "max-reps", &o->max_reps) != 0) ||
+        (value_of(R->buf, "rep-budget", v, sizeof v) && get_num(R, "rep-budget", &o->rep_budget) != 0))
         return -1;
     if (!value_of(R->buf, "stat", v, sizeof v) || (strcmp(v, "min") && strcmp(v, "median")))
         return fail(R, "stat=min or stat=median");

@@ -2,8 +2,10 @@
  * curve is not straight between its neighbours (protocol switches, cache
  * limits), so that piecewise-linear interpolation between measured sizes
  * is within epsilon everywhere (seed thesis sec. 3.1.2, "Additional
- * measurements"). */
+ * measurements"), and base sizes measured again where the curve says a
+ * stall hit them. */
 #include <math.h>
+#include <string.h>
 
 #include "probe.h"
 
@@ -75,4 +77,46 @@ long tbp_sizes_next(const double *m, int n, const double *const *y, const double
         return (long)m[upper ? b : b - 1] + gap / 2;
     }
     return -1;
+}
+
+/* Whether base size k of s[0..ns) looks disturbed: its RTT, o_s or o_r
+ * above the next larger size's by more than eps (relative).  The largest
+ * size has no next one: its RTT above the previous one's scaled by the
+ * size ratio (an affine cost a + b m with a >= 0 never grows faster than
+ * m), or batches that still spread, after outlier rejection, over an
+ * interquartile range of more than eps of the median (half of them slow:
+ * no median can tell).  Such a size was measured in a bad moment: on a
+ * shared node a slow phase can outlast the warm-up and hit the first
+ * sizes, or any other.  A protocol switch can look the same; then the size
+ * is measured again for nothing.  A simulator's base sizes pass. */
+int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps)
+{
+    if (k + 1 < ns)
+        return s[k].rtt > (1 + eps) * s[k + 1].rtt || s[k].o_s > (1 + eps) * s[k + 1].o_s ||
+               s[k].o_r > (1 + eps) * s[k + 1].o_r;
+    for (int q = 0; q < TBP_NQ; q++)
+        if (s[k].q[q][3] - s[k].q[q][1] > eps * s[k].q[q][2])
+            return 1;
+    return k > 0 && s[k - 1].m > 0 && s[k].rtt > (1 + eps) * (s[k].m / s[k - 1].m) * s[k - 1].rtt;
+}
+
+/* Of two measurements of a size, each of RTT, o_s and o_r is the lower
+ * (noise only ever adds time), with its summary; g comes with the lower
+ * RTT, from the quieter moment. */
+void tbp_size_keep_lower(tbp_size_rec *s, const tbp_size_rec *t)
+{
+    if (t->rtt < s->rtt) {
+        s->rtt = t->rtt;
+        s->g = t->g;
+        s->gsat = t->gsat;
+        memcpy(s->q[TBP_Q_A], t->q[TBP_Q_A], sizeof s->q[TBP_Q_A]);
+    }
+    if (t->o_s < s->o_s) {
+        s->o_s = t->o_s;
+        memcpy(s->q[TBP_Q_B], t->q[TBP_Q_B], sizeof s->q[TBP_Q_B]);
+    }
+    if (t->o_r < s->o_r) {
+        s->o_r = t->o_r;
+        memcpy(s->q[TBP_Q_C], t->q[TBP_Q_C], sizeof s->q[TBP_Q_C]);
+    }
 }

@@ -1,9 +1,12 @@
 /* Robust summaries of repeated timings.  Single timings on a shared
- * machine have a long upper tail (interrupts, other traffic), so the probe
- * keeps each measurement as R batch means and reports the minimum or the
- * median of them, never the mean (Bufe 2014, sec. 1.5). */
+ * machine have a long upper tail (interrupts, other traffic, a rank
+ * descheduled for a time slice), so the probe keeps each measurement as
+ * batch means, rejects the outlying batches and reports the minimum or the
+ * median of the others, never the mean (Bufe 2014, sec. 1.5 and 3.2.1;
+ * the seed thesis leaves outliers out of its figures likewise). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "probe.h"
 
@@ -36,6 +39,43 @@ void tbp_five_numbers(double *x, int n, double out[5])
     out[2] = quantile_sorted(x, n, 0.5);
     out[3] = quantile_sorted(x, n, 0.75);
     out[4] = x[n - 1];
+}
+
+/* Hampel's identifier: a batch is an outlier when it lies more than
+ * HAMPEL_K robust standard deviations (1.4826 MAD, the MAD of a normal
+ * sample scaled to its sigma) from the median, and more than REJECT_FLOOR
+ * relative: batches that close can never matter, and a deterministic
+ * simulator, whose batches differ by rounding only, keeps all of them.
+ * The median and the MAD each stand up to nearly half the batches being
+ * outliers, so one pass finds them even when the median alone (R = 4: two
+ * slow batches of four) would be dragged up. */
+#define HAMPEL_K 3.0
+#define MAD_TO_SIGMA 1.4826
+#define REJECT_FLOOR 0.01
+
+int tbp_summarize(double *x, int n, double out[5])
+{
+    int lo = 0, hi = n;
+    double *dev = n >= 3 ? malloc((size_t)n * sizeof *dev) : NULL;
+    if (dev) {
+        qsort(x, (size_t)n, sizeof *x, cmp_double);
+        double med = quantile_sorted(x, n, 0.5);
+        for (int k = 0; k < n; k++)
+            dev[k] = fabs(x[k] - med);
+        qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+        double cut = HAMPEL_K * MAD_TO_SIGMA * quantile_sorted(dev, n, 0.5);
+        if (cut < REJECT_FLOOR * fabs(med))
+            cut = REJECT_FLOOR * fabs(med);
+        while (lo < n && med - x[lo] > cut)
+            lo++;
+        while (hi > lo && x[hi - 1] - med > cut)
+            hi--;
+        free(dev);
+        if (lo > 0)
+            memmove(x, x + lo, (size_t)(hi - lo) * sizeof *x);
+    }
+    tbp_five_numbers(x, hi - lo, out);
+    return hi - lo;
 }
 
 /* Batches that agree this closely cannot move the median or the minimum by

@@ -99,6 +99,73 @@ static void test_stats(void)
     TAP_OK(f[0] == 7 && f[2] == 7 && f[4] == 7, "five numbers of a single sample");
 }
 
+/* Outlier rejection: what the summary keeps and what it reports. */
+static void test_summarize(void)
+{
+    double f[5];
+    /* clean batches 1.0..1.4 and four stalls: the plain median is the
+     * largest clean batch, the summary's the middle one */
+    double a[] = {60, 1.2, 1.0, 70, 1.4, 50, 1.1, 80, 1.3};
+    double raw[9];
+    memcpy(raw, a, sizeof a);
+    tbp_five_numbers(raw, 9, f);
+    double plain = f[2];
+    int k = tbp_summarize(a, 9, f);
+    TAP_OK(plain == 1.4 && k == 5 && f[0] == 1.0 && f[2] == 1.2 && f[4] == 1.4,
+           "4 stalls of 9 batches rejected: median %g (plain %g), max %g, %d kept", f[2], plain, f[4], k);
+    TAP_OK(a[0] == 1.0 && a[4] == 1.4, "kept batches first, sorted");
+    /* one slow batch of R = 4 */
+    double b[] = {1.01, 1.0, 9.0, 1.02};
+    k = tbp_summarize(b, 4, f);
+    TAP_OK(k == 3 && f[4] == 1.02 && f[2] == 1.01, "R = 4, one stall: rejected (median %g, max %g)", f[2], f[4]);
+    /* a simulator: equal but for rounding, nothing goes */
+    double c[] = {2.2e-6, 2.2e-6 * (1 + 1e-13), 2.2e-6 * (1 - 1e-13), 2.2e-6};
+    k = tbp_summarize(c, 4, f);
+    TAP_OK(k == 4 && f[2] == tbp_pick(f, 0), "rounding-level differences: all 4 kept");
+    /* within 1 % of the median nothing is an outlier, however tight the rest */
+    double d[] = {1.0, 1.0, 1.0, 1.0, 1.009};
+    k = tbp_summarize(d, 5, f);
+    TAP_OK(k == 5 && f[4] == 1.009, "a batch 0.9 %% off is kept");
+    /* fewer than 3 batches: no rejection */
+    double e[] = {1.0, 100.0};
+    k = tbp_summarize(e, 2, f);
+    TAP_OK(k == 2 && f[2] == 50.5, "2 batches: both kept");
+    /* half of them slow: no median can tell, and none is dropped */
+    double g[] = {1.0, 1.02, 50, 60};
+    k = tbp_summarize(g, 4, f);
+    TAP_OK(k == 4, "2 stalls of 4: kept (more batches are the remedy)");
+}
+
+/* Base sizes measured again, and how two measurements combine. */
+static void test_suspect(void)
+{
+    tbp_size_rec s[4] = {
+        {.m = 0, .rtt = 12e-3, .o_s = 14e-3, .o_r = 4e-6, .g = 1e-7},  /* stalled */
+        {.m = 1, .rtt = 1.3e-6, .o_s = 1.4e-6, .o_r = 0.18e-6, .g = 1e-7},
+        {.m = 2, .rtt = 1.3e-6, .o_s = 1.4e-6, .o_r = 0.19e-6, .g = 1e-7},
+        {.m = 4, .rtt = 1.35e-6, .o_s = 1.45e-6, .o_r = 0.19e-6, .g = 1e-7},
+    };
+    TAP_OK(tbp_size_suspect(s, 0, 4, 0.05), "size 0 slower than size 1: suspect");
+    TAP_OK(!tbp_size_suspect(s, 1, 4, 0.05) && !tbp_size_suspect(s, 2, 4, 0.05), "monotone sizes pass");
+    TAP_OK(!tbp_size_suspect(s, 3, 4, 0.05), "largest size within twice the previous passes");
+    double bimodal[5] = {0.26e-6, 0.4e-6, 1.77e-6, 2.3e-6, 2.5e-6};
+    memcpy(s[3].q[TBP_Q_B], bimodal, sizeof bimodal);
+    TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size with half its o_s batches slow: suspect");
+    memset(s[3].q, 0, sizeof s[3].q);
+    s[3].rtt = 40e-6;
+    TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size 30x the previous one (size ratio 2): suspect");
+    s[2].o_r = 0.3e-6;
+    TAP_OK(tbp_size_suspect(s, 2, 4, 0.05), "o_r above the next size's: suspect");
+    tbp_size_rec again = {.m = 0, .rtt = 1.25e-6, .o_s = 20e-3, .o_r = 0.17e-6, .g = 2e-7, .gsat = 64};
+    again.q[TBP_Q_A][2] = 1.25e-6;
+    s[0].q[TBP_Q_B][2] = 14e-3;
+    tbp_size_keep_lower(&s[0], &again);
+    TAP_OK(s[0].rtt == 1.25e-6 && s[0].q[TBP_Q_A][2] == 1.25e-6 && s[0].g == 2e-7 && s[0].gsat == 64,
+           "lower RTT taken with its summary and g");
+    TAP_OK(s[0].o_s == 14e-3 && s[0].q[TBP_Q_B][2] == 14e-3 && s[0].o_r == 0.17e-6,
+           "o_s kept where the first was lower, o_r taken where the second was");
+}
+
 static void test_sizes(void)
 {
     long s[64];
@@ -199,6 +266,8 @@ static void test_loggp(void)
 int main(void)
 {
     test_stats();
+    test_summarize();
+    test_suspect();
     test_sizes();
     test_loggp();
     TAP_DONE();
