@@ -57,7 +57,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tb_nbc *head, *tail;
 static int nactive, npersistent; /* read without the lock by the wrappers */
 static tb_nbc **pers;            /* the application's persistent requests */
+#if MPI_VERSION >= 4
 static int pers_cap;
+#endif
 static comm_entry *comms;
 static int ncomms, comms_cap;
 static MPI_Comm selfcomm = MPI_COMM_NULL;

@@ -61,33 +61,39 @@ static MPI_Datatype mtype(const msg *m)
     return m->t == T_BYTE ? MPI_BYTE : m->t == T_INT ? MPI_INT : vec;
 }
 
+/* Root: the pattern of seed; others: the sentinel everywhere. */
+static void msg_fill(msg *m, unsigned seed)
+{
+    m->seed = seed;
+    for (size_t i = 0; i < m->nints; i++)
+        m->buf[i] = SENTINEL;
+    if (m->crank != m->root)
+        return;
+    if (m->t == T_BYTE) {
+        unsigned char *b = (unsigned char *)m->buf;
+        for (int i = 0; i < m->count; i++)
+            b[i] = (unsigned char)value(seed, (size_t)i);
+    } else if (m->t == T_INT) {
+        for (int i = 0; i < m->count; i++)
+            m->buf[i] = value(seed, (size_t)i);
+    } else {
+        for (int e = 0; e < m->count; e++)
+            for (int k = 0; k < 6; k++)
+                m->buf[(size_t)e * 8 + vec_pos[k]] = value(seed, (size_t)e * 6 + k);
+    }
+}
+
 static void msg_init(msg *m, ttype t, int count, int root, MPI_Comm comm, unsigned seed)
 {
     m->t = t;
     m->count = count;
     m->root = root;
     m->comm = comm;
-    m->seed = seed;
     MPI_Comm_rank(comm, &m->crank);
     MPI_Comm_size(comm, &m->csize);
     m->nints = t == T_BYTE ? ((size_t)count + 3) / 4 + 1 : t == T_INT ? (size_t)count + 1 : (size_t)count * 8 + 1;
     m->buf = malloc(m->nints * sizeof(int));
-    for (size_t i = 0; i < m->nints; i++)
-        m->buf[i] = SENTINEL;
-    if (m->crank == root) {
-        if (t == T_BYTE) {
-            unsigned char *b = (unsigned char *)m->buf;
-            for (int i = 0; i < count; i++)
-                b[i] = (unsigned char)value(seed, (size_t)i);
-        } else if (t == T_INT) {
-            for (int i = 0; i < count; i++)
-                m->buf[i] = value(seed, (size_t)i);
-        } else {
-            for (int e = 0; e < count; e++)
-                for (int k = 0; k < 6; k++)
-                    m->buf[(size_t)e * 8 + vec_pos[k]] = value(seed, (size_t)e * 6 + k);
-        }
-    }
+    msg_fill(m, seed);
 }
 
 /* Every rank counts the broadcasts it is the root of (like the stats). */
@@ -301,20 +307,6 @@ static void case_two_comms(void)
 }
 
 #if MPI_VERSION >= 4
-static void refill(msg *m, unsigned seed)
-{
-    ttype t = m->t;
-    int count = m->count, root = m->root;
-    MPI_Comm comm = m->comm;
-    int *keep = m->buf;
-    size_t n = m->nints;
-    msg fresh;
-    msg_init(&fresh, t, count, root, comm, seed);
-    memcpy(keep, fresh.buf, n * sizeof(int)); /* same buffer: the request keeps its address */
-    msg_free(&fresh);
-    m->seed = seed;
-}
-
 static void case_persistent(void)
 {
     /* one request, started 4 times with MPI_Start */
@@ -323,7 +315,7 @@ static void case_persistent(void)
     MPI_Request req;
     long bad = MPI_Bcast_init(m.buf, m.count, vec, m.root, MPI_COMM_WORLD, MPI_INFO_NULL, &req) != MPI_SUCCESS;
     for (int it = 0; it < 4; it++) {
-        refill(&m, 600 + (unsigned)it);
+        msg_fill(&m, 600 + (unsigned)it);
         count_bcast(&m);
         bad += MPI_Start(&req) != MPI_SUCCESS;
         bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
@@ -347,7 +339,7 @@ static void case_persistent(void)
                MPI_SUCCESS;
     for (int it = 0; it < 3; it++) {
         for (int k = 0; k < 2; k++) {
-            refill(&p[k], 710 + 10 * (unsigned)it + (unsigned)k);
+            msg_fill(&p[k], 710 + 10 * (unsigned)it + (unsigned)k);
             count_bcast(&p[k]);
         }
         bad += MPI_Startall(2, r) != MPI_SUCCESS;
@@ -364,6 +356,31 @@ static void case_persistent(void)
         msg_free(&p[k]);
     }
     report("bcast_init: 2 requests x 3 MPI_Startall + an ibcast in one waitall", bad, NULL);
+
+    /* the communicator freed while requests on it live: a persistent one
+     * still starts, an active Ibcast still completes */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    msg d, e;
+    msg_init(&d, T_INT, BIG, root_of(2, size), dup, 900);
+    msg_init(&e, T_VEC, 4097, 0, dup, 901);
+    bad = MPI_Bcast_init(d.buf, d.count, MPI_INT, d.root, dup, MPI_INFO_NULL, &req) != MPI_SUCCESS;
+    MPI_Request re;
+    bad += ibcast(&e, &re) != MPI_SUCCESS;
+    bad += MPI_Comm_free(&dup) != MPI_SUCCESS;
+    bad += MPI_Wait(&re, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    for (int it = 0; it < 2; it++) {
+        msg_fill(&d, 910 + (unsigned)it);
+        count_bcast(&d);
+        bad += MPI_Start(&req) != MPI_SUCCESS;
+        bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        bad += msg_check(&d);
+    }
+    bad += MPI_Request_free(&req) != MPI_SUCCESS;
+    bad += msg_check(&e);
+    msg_free(&d);
+    msg_free(&e);
+    report("communicator freed with an active ibcast and a persistent request on it", bad, NULL);
 
     if (mpi_rules)
         return;
