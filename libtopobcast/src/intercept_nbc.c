@@ -7,13 +7,40 @@
  * the application's requests) until it is satisfied; when none is, each
  * call goes straight to MPI.  A rank that stops calling these functions
  * stops forwarding: its subtree waits for it. */
+#define _GNU_SOURCE /* dladdr */
 #include "nbc.h"
 
+#include <dlfcn.h>
+#include <string.h>
+
 #define TB_EXPORT __attribute__((visibility("default")))
+
+/* MPICH's mpi_f08 binding calls the C MPI_Ibcast and MPI_Bcast_init, but
+ * PMPI_Wait, PMPI_Test, PMPI_Start ... for the rest, which never reach the
+ * library: its broadcasts would never progress.  The binding's functions
+ * are not in the dynamic symbol table, so calls made from a Fortran binding
+ * library (MPICH's libmpichfort, Open MPI's libmpi_mpifh and
+ * libmpi_usempif08) all go to MPI; the same call site on every rank, so
+ * every rank decides alike.  One lookup per call site and thread. */
+static int from_fortran(const void *ret)
+{
+    static __thread const void *last;
+    static __thread int last_fortran;
+    if (ret != last) {
+        Dl_info info;
+        last_fortran = dladdr(ret, &info) && info.dli_fname &&
+                       (strstr(info.dli_fname, "fort") || strstr(info.dli_fname, "f08") ||
+                        strstr(info.dli_fname, "mpifh"));
+        last = ret;
+    }
+    return last_fortran;
+}
 
 TB_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                          MPI_Request *request)
 {
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     return tb_ibcast(buffer, count, datatype, root, comm, request);
 }
 
@@ -21,18 +48,24 @@ TB_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int roo
 TB_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request *request)
 {
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     return tb_ibcast(buffer, count, datatype, root, comm, request);
 }
 
 TB_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                              MPI_Info info, MPI_Request *request)
 {
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     return tb_bcast_init(buffer, count, datatype, root, comm, info, request);
 }
 
 TB_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                MPI_Info info, MPI_Request *request)
 {
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     return tb_bcast_init(buffer, count, datatype, root, comm, info, request);
 }
 #endif

@@ -7,7 +7,8 @@
 # repeatedly) with every algorithm forced, on 2-4 ranks.  Each run also
 # checks that the library ran every broadcast itself: TOPOBCAST_STATS counts
 # the forced algorithm exactly as often as the program broadcast, and
-# nothing else.
+# nothing else.  Then a few specs under valgrind (2 ranks), and under
+# SimGrid SMPI when `make smpi` has built the program (16 ranks, MPI 3.1).
 # Runs where MPI handles some broadcasts (plain MPI, the built-in table,
 # TOPOBCAST_DISABLE) check only what MPI promises (ibcast --mpi-rules).
 # Knobs: TB_NBC_SPECS="spec ...", TB_NBC_SIZES="2 3 4", TB_NBC_TIMEOUT (120 s).
@@ -67,3 +68,53 @@ check "built-in table np=4: the library ran some broadcasts" \
     grep -qE '^topobcast: stats: algorithm=[a-z_0-9]+ calls=[1-9]' <<<"$OUT"
 run_mpi 3 "$TIMEOUT" TOPOBCAST_DISABLE=1 -- "$PROG" --mpi-rules
 summary "TOPOBCAST_DISABLE=1 np=3"
+
+# Fortran: use mpi and use mpi_f08 (whose waits bypass the library, so
+# Fortran's non-blocking broadcasts are left to MPI) must end, values right.
+for binding in mpi f08; do
+    run_mpi 2 60 TOPOBCAST_ALGORITHM=binomial -- "$T/fortran_ibcast_$binding"
+    check "fortran $binding: ibcast and bcast_init end with the right values (exit $RC)" \
+        [ "$RC" -eq 0 ] && grep -q '^ok fortran ibcast and bcast_init values' <<<"$OUT"
+done
+
+# memcheck on 2 ranks: the resumable engine's paths (bounded non-blocking
+# sends with a full ring, one send in flight for send=blocking, exchange
+# steps), request bookkeeping, frees while active.
+if command -v valgrind >/dev/null; then
+    VG=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+        --show-leak-kinds=definite --num-callers=30 --suppressions="$PWD/test/valgrind.supp")
+    vgdir=$(mktemp -d)
+    trap 'rm -rf "$vgdir"' EXIT
+    # shellcheck disable=SC2054 # commas separate spec parameters
+    for spec in flat:send=nonblocking,outstanding=2 pipeline:segment=3001,send=blocking \
+        scatter_allgather:allgather=recursive_doubling split_binary; do
+        rm -f "$vgdir"/vg.*.log
+        run_mpi 2 600 TOPOBCAST_ALGORITHM="$spec" -- "${VG[@]}" --log-file="$vgdir/vg.%p.log" "$PROG"
+        summary "valgrind alg=$spec np=2"
+        errors=$(cat "$vgdir"/vg.*.log 2>/dev/null | awk '/ERROR SUMMARY:/ {n++; s += $4} END {if (n == 2) print s}')
+        check "valgrind alg=$spec np=2: memcheck errors ${errors:-?}" [ "${errors:-1}" = 0 ]
+    done
+else
+    echo "ok valgrind # skip: valgrind is not installed"
+fi
+
+# SimGrid SMPI (MPI 3.1, no persistent collectives): the same program built
+# by `make smpi`, 16 ranks on the FRAM-like platform.  Skipped when not built.
+SMPI_BIN=$BUILD/smpi/bin/ibcast
+if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
+    # shellcheck source=test/smpi/smpi-opts.sh
+    . test/smpi/smpi-opts.sh
+    for spec in binomial scatter_allgather:allgather=recursive_doubling magpie; do
+        OUT=$(TOPOBCAST_ALGORITHM=$spec TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+            -platform test/platforms/fram.xml -hostfile test/platforms/fram-contiguous.txt -np 16 \
+            "$SMPI_BIN" 2>&1)
+        RC=$?
+        grep -q 'Deadlock detected' <<<"$OUT" && RC=98
+        summary "smpi alg=$spec np=16"
+        want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+        check "smpi alg=$spec np=16: stats count ${spec%%:*} = broadcasts made (${want:-?})" \
+            grep -q "^topobcast: stats: algorithm=${spec%%:*} calls=${want:-x} " <<<"$OUT"
+    done
+else
+    echo "ok smpi # skip: smpirun or $SMPI_BIN missing (make smpi)"
+fi
