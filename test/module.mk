@@ -10,6 +10,8 @@ FORT_BINS := $(addprefix $(BUILD)/test/mpi/fortran_bcast,_mpi _f08 _mpifh)
 FORT_DEFS_mpi   := $(FORT_MPI_MODULE_DEFS)
 FORT_DEFS_f08   := -DUSE_F08
 FORT_DEFS_mpifh := -DUSE_MPIFH
+# test/mpi/fortran_ibcast.F90: non-blocking and persistent calls, use mpi and use mpi_f08.
+FORT_BINS += $(addprefix $(BUILD)/test/mpi/fortran_ibcast,_mpi _f08)
 
 $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -22,6 +24,10 @@ $(BUILD)/test/mpi/%: test/mpi/%.c
 $(BUILD)/test/mpi/fortran_bcast_%: test/mpi/fortran_bcast.F90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@ $(FORT_LDFLAGS)
+
+$(BUILD)/test/mpi/fortran_ibcast_%: test/mpi/fortran_ibcast.F90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@
 
 tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS)
 

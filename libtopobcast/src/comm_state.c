@@ -8,6 +8,7 @@
 
 #include "finalize.h"
 #include "log.h"
+#include "nbc.h"
 #include "settings.h"
 #include "stats.h"
 #include "topo_map.h"
@@ -25,7 +26,9 @@ static void state_free(tb_comm_state *cs)
             tb_schedule_free(&cs->cache[i].sched);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
-        PMPI_Comm_free(&cs->dup);
+        /* non-blocking broadcasts end first; persistent ones may keep it */
+        if (!tb_nbc_release_comm(cs->dup))
+            PMPI_Comm_free(&cs->dup);
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
     }
     free(cs);

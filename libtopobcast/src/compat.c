@@ -42,3 +42,22 @@ int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_C
 #endif
     return PMPI_Bcast(buf, (int)count, type, root, comm);
 }
+
+int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+{
+#if TB_HAVE_LARGE_COUNT
+    if (count > INT_MAX)
+        return PMPI_Ibcast_c(buf, count, type, root, comm, req);
+#endif
+    return PMPI_Ibcast(buf, (int)count, type, root, comm, req);
+}
+
+#if MPI_VERSION >= 4
+int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req)
+{
+    if (count > INT_MAX)
+        return PMPI_Bcast_init_c(buf, count, type, root, comm, info, req);
+    return PMPI_Bcast_init(buf, (int)count, type, root, comm, info, req);
+}
+#endif

@@ -10,6 +10,14 @@
 #define TB_HAVE_LARGE_COUNT 1
 #else
 #define TB_HAVE_LARGE_COUNT 0
+/* Non-blocking and persistent counterparts, for the calls the library
+ * leaves to MPI. */
+int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
+#if MPI_VERSION >= 4
+int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req);
+#endif
+
 #endif
 
 /* Largest message the library handles itself; above it everything goes to
@@ -19,5 +27,13 @@ int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_
 int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
 /* PMPI_Bcast with a large count where the library supports it. */
 int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+
+/* Non-blocking and persistent counterparts, for the calls the library
+ * leaves to MPI. */
+int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
+#if MPI_VERSION >= 4
+int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req);
+#endif
 
 #endif

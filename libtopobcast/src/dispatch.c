@@ -67,65 +67,81 @@ static inline int fast_default(MPI_Count count, MPI_Datatype type, MPI_Comm comm
     return tsize && (size_t)count <= cs->default_upto / tsize;
 }
 
-int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-             const tb_alg_spec *explicit_spec)
+tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                             const tb_alg_spec *explicit_spec, tb_bcast_call *c)
 {
     if (!explicit_spec && fast_default(count, type, comm))
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        return TB_CALL_MPI;
     const tb_settings *st = tb_settings_get();
     int size = 0;
     tb_comm_state *cs = NULL;
     if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs))
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        return TB_CALL_MPI;
     if (size == 1)
-        return MPI_SUCCESS;
-    tb_msg msg;
-    if (tb_msg_init(&msg, buf, count, type) != MPI_SUCCESS || msg.bytes > tb_max_bytes())
-        return tb_pmpi_bcast(buf, count, type, root, comm);
-    if (msg.bytes == 0)
-        return MPI_SUCCESS;
+        return TB_CALL_NOTHING;
+    if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS || c->msg.bytes > tb_max_bytes())
+        return TB_CALL_MPI;
+    if (c->msg.bytes == 0)
+        return TB_CALL_NOTHING;
 
     if (!cs && !(cs = tb_comm_state_get(comm)))
-        return tb_pmpi_bcast(buf, count, type, root, comm);
-    const int is_root = cs->rank == root;
-    tb_alg_spec spec;
-    int rule = -1;
+        return TB_CALL_MPI;
+    c->is_root = cs->rank == root;
+    c->rule = -1;
     if (explicit_spec)
-        spec = *explicit_spec;
+        c->spec = *explicit_spec;
     else
-        choose(cs, msg.bytes, &spec, &rule);
+        choose(cs, c->msg.bytes, &c->spec, &c->rule);
     /* each broadcast counted once, at its root; no shared counter touched
      * (atomics on every call) unless TOPOBCAST_STATS asks for them */
-    const int count_it = is_root && st->stats;
+    c->count_it = c->is_root && st->stats;
     if (!cs->usable && !explicit_spec)
-        tb_stats_fallback((tb_fallback_why)cs->why, count_it);
-    MPI_Comm priv = MPI_COMM_NULL;
-    if (spec.id != TB_ALG_DEFAULT && (priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)
-        tb_stats_fallback(TB_FALLBACK_CAPACITY, count_it);
-    if (priv == MPI_COMM_NULL) {
-        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        tb_stats_fallback((tb_fallback_why)cs->why, c->count_it);
+    c->priv = MPI_COMM_NULL;
+    if (c->spec.id != TB_ALG_DEFAULT && (c->priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)
+        tb_stats_fallback(TB_FALLBACK_CAPACITY, c->count_it);
+    if (c->priv == MPI_COMM_NULL) {
+        tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, c->rule, c->count_it);
+        return TB_CALL_MPI;
     }
     char err[256];
-    const tb_schedule *sched = tb_comm_schedule(cs, root, &spec, err, sizeof err);
-    if (!sched) {
+    c->sched = tb_comm_schedule(cs, root, &c->spec, err, sizeof err);
+    if (!c->sched) {
         /* builders are deterministic, so every rank lands here together */
         static int warned;
         if (tb_world_rank() == 0)
             tb_log_once(&warned, "%s; using MPI_Bcast", err);
         else if (tb_settings_get()->verbose >= 1 && cs->rank == 0)
             tb_log("communicator of %d processes: %s; using MPI_Bcast", cs->size, err);
-        tb_stats_count(TB_ALG_DEFAULT, msg.bytes, rule, count_it);
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, c->rule, c->count_it);
+        return TB_CALL_MPI;
     }
-    int rc = tb_msg_prepare(&msg, is_root, comm);
+    c->cs = cs;
+    return TB_CALL_LIBRARY;
+}
+
+int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+             const tb_alg_spec *explicit_spec)
+{
+    if (!explicit_spec && fast_default(count, type, comm))
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    tb_bcast_call c;
+    switch (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, &c)) {
+    case TB_CALL_NOTHING:
+        return MPI_SUCCESS;
+    case TB_CALL_MPI:
+        return tb_pmpi_bcast(buf, count, type, root, comm);
+    default:
+        break;
+    }
+    int rc = tb_msg_prepare(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
-        rc = tb_engine_run(sched, msg.image, msg.bytes, priv);
-    int frc = tb_msg_finish(&msg, is_root, comm);
+        rc = tb_engine_run(c.sched, c.msg.image, c.msg.bytes, c.priv);
+    int frc = tb_msg_finish(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
         rc = frc;
     if (rc == MPI_SUCCESS)
-        tb_stats_count(spec.id, msg.bytes, rule, count_it);
+        tb_stats_count(c.spec.id, c.msg.bytes, c.rule, c.count_it);
     return rc;
 }
 

@@ -6,10 +6,30 @@
 #include <mpi.h>
 
 #include "algorithm.h"
+#include "comm_state.h"
+#include "datatype.h"
 
 /* explicit_spec NULL: choose by TOPOBCAST_ALGORITHM or the selection table. */
 int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              const tb_alg_spec *explicit_spec);
+/* What tb_bcast decides before moving bytes, shared with the non-blocking
+ * and persistent entry points (nbc.c).  The same on every rank of comm. */
+typedef enum {
+    TB_CALL_NOTHING, /* nothing to move: size-1 communicator or empty message */
+    TB_CALL_MPI,     /* MPI's own broadcast (already counted in the stats) */
+    TB_CALL_LIBRARY  /* the library runs c->sched on c->priv */
+} tb_call_kind;
+typedef struct tb_bcast_call {
+    tb_comm_state *cs;
+    MPI_Comm priv;               /* the private duplicate */
+    tb_alg_spec spec;
+    int rule, is_root, count_it; /* for tb_stats_count once the broadcast ends */
+    const tb_schedule *sched;    /* cached: valid until the next lookup on cs */
+    tb_msg msg;
+} tb_bcast_call;
+/* Collective on first use of comm (state, private duplicate). */
+tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                             const tb_alg_spec *explicit_spec, tb_bcast_call *c);
 /* The spec tb_bcast would choose (without broadcasting).  Collective on
  * first use of comm. */
 int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_spec *out);

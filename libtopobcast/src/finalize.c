@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "comm_state.h"
+#include "nbc.h"
 #include "settings.h"
 #include "stats.h"
 
@@ -35,6 +36,7 @@ void tb_finalize_run(int every_rank)
 {
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
         return;
+    tb_nbc_finalize(); /* broadcasts still in progress end (and count) first */
     const tb_settings *st = tb_settings_get();
     /* A state on MPI_COMM_WORLD was set up by every rank together (and each
      * armed this), so all of them are in here: the sum is safe. */

@@ -121,6 +121,31 @@ int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_s
     return rc;
 }
 
+int tb_schedule_copy(tb_schedule *dst, const tb_schedule *src)
+{
+    *dst = *src;
+    dst->children = NULL;
+    dst->child_blocks = NULL;
+    dst->steps = NULL;
+    if (src->nchildren > 0) {
+        dst->children = malloc(sizeof(int) * (size_t)src->nchildren);
+        dst->child_blocks = malloc(sizeof(tb_blocks) * (size_t)src->nchildren);
+    }
+    if (src->nsteps > 0)
+        dst->steps = malloc(sizeof(tb_xchg_step) * (size_t)src->nsteps);
+    if ((src->nchildren > 0 && (!dst->children || !dst->child_blocks)) || (src->nsteps > 0 && !dst->steps)) {
+        tb_schedule_free(dst);
+        return -1;
+    }
+    if (src->nchildren > 0) {
+        memcpy(dst->children, src->children, sizeof(int) * (size_t)src->nchildren);
+        memcpy(dst->child_blocks, src->child_blocks, sizeof(tb_blocks) * (size_t)src->nchildren);
+    }
+    if (src->nsteps > 0)
+        memcpy(dst->steps, src->steps, sizeof(tb_xchg_step) * (size_t)src->nsteps);
+    return 0;
+}
+
 void tb_schedule_free(tb_schedule *s)
 {
     free(s->children);

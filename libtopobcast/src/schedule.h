@@ -65,6 +65,9 @@ int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg
 /* tb_plan_build + tb_schedule_from_plan. */
 int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_spec *spec,
                       const tb_hier *h, char *err, size_t errlen);
+/* A copy that owns its arrays (for operations that outlive the cache
+ * entry).  0, or -1 on allocation failure (dst then empty). */
+int tb_schedule_copy(tb_schedule *dst, const tb_schedule *src);
 void tb_schedule_free(tb_schedule *s);
 
 /* Builders (one file each).  Each adds edges to a tree whose members are

@@ -1,0 +1,185 @@
+/* Exported entry points for non-blocking and persistent broadcasts, and the
+ * calls that make them progress (nbc.h).
+ *
+ * Progress happens here and only here: in MPI_Ibcast / MPI_Start /
+ * MPI_Startall, and in the wait/test family below.  While a broadcast of the
+ * library is in progress, a wait polls (drives every broadcast, then tests
+ * the application's requests) until it is satisfied; when none is, each
+ * call goes straight to MPI.  A rank that stops calling these functions
+ * stops forwarding: its subtree waits for it. */
+#define _GNU_SOURCE /* dladdr */
+#include "nbc.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+/* MPICH's mpi_f08 binding calls the C MPI_Ibcast and MPI_Bcast_init, but
+ * PMPI_Wait, PMPI_Test, PMPI_Start ... for the rest, which never reach the
+ * library: its broadcasts would never progress.  The binding's functions
+ * are not in the dynamic symbol table, so calls made from a Fortran binding
+ * library (MPICH's libmpichfort, Open MPI's libmpi_mpifh and
+ * libmpi_usempif08) all go to MPI; the same call site on every rank, so
+ * every rank decides alike.  One lookup per call site and thread. */
+static int from_fortran(const void *ret)
+{
+    static __thread const void *last;
+    static __thread int last_fortran;
+    if (ret != last) {
+        Dl_info info;
+        last_fortran = dladdr(ret, &info) && info.dli_fname &&
+                       (strstr(info.dli_fname, "fort") || strstr(info.dli_fname, "f08") ||
+                        strstr(info.dli_fname, "mpifh"));
+        last = ret;
+    }
+    return last_fortran;
+}
+
+TB_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    return tb_ibcast(buffer, count, datatype, root, comm, request);
+}
+
+#if MPI_VERSION >= 4
+TB_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request *request)
+{
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+    return tb_ibcast(buffer, count, datatype, root, comm, request);
+}
+
+TB_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request)
+{
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    return tb_bcast_init(buffer, count, datatype, root, comm, info, request);
+}
+
+TB_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request)
+{
+    if (from_fortran(__builtin_return_address(0)))
+        return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    return tb_bcast_init(buffer, count, datatype, root, comm, info, request);
+}
+#endif
+
+TB_EXPORT int MPI_Start(MPI_Request *request)
+{
+    int rc;
+    if (tb_nbc_start(request, &rc))
+        return rc;
+    return PMPI_Start(request);
+}
+
+TB_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (!tb_nbc_persistent())
+        return PMPI_Startall(count, array_of_requests);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        int r;
+        if (!tb_nbc_start(&array_of_requests[i], &r))
+            r = PMPI_Start(&array_of_requests[i]);
+        if (rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+TB_EXPORT int MPI_Request_free(MPI_Request *request)
+{
+    int rc;
+    if (tb_nbc_request_free(request, &rc))
+        return rc;
+    return PMPI_Request_free(request);
+}
+
+/* Waits: poll while the library has work, then leave the rest to MPI. */
+
+TB_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Test(request, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Wait(request, status);
+}
+
+TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+}
+
+TB_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Testany(count, array_of_requests, index, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Waitany(count, array_of_requests, index, status);
+}
+
+TB_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                           MPI_Status array_of_statuses[])
+{
+    while (tb_nbc_busy()) {
+        tb_nbc_progress();
+        int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        if (rc != MPI_SUCCESS || *outcount != 0)
+            return rc;
+    }
+    return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+/* Tests: one progress pass, then MPI's test. */
+
+TB_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    tb_nbc_progress();
+    return PMPI_Test(request, flag, status);
+}
+
+TB_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    tb_nbc_progress();
+    return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+
+TB_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    tb_nbc_progress();
+    return PMPI_Testany(count, array_of_requests, index, flag, status);
+}
+
+TB_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                           MPI_Status array_of_statuses[])
+{
+    tb_nbc_progress();
+    return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+TB_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    tb_nbc_progress();
+    return PMPI_Request_get_status(request, flag, status);
+}

@@ -1,0 +1,422 @@
+/* Requests for non-blocking and persistent broadcasts (see nbc.h).
+ *
+ * Each operation owns a copy of its schedule (a persistent one builds it
+ * once, at MPI_Bcast_init) and a tb_engine_op.  Operations in progress are
+ * kept in one list in start order; a progress pass moves each engine on,
+ * then completes, front to back, every finished operation that no earlier
+ * unfinished one on the same communicator precedes -- so broadcasts on one
+ * communicator complete in the order they were started, on every rank.
+ *
+ * Tags on a private duplicate: blocking broadcasts use
+ * TB_ENGINE_TAG_BLOCKING..+2; every non-blocking operation gets its own
+ * TB_ENGINE_TAGS tags from a slot: MPI_Ibcast number k on the communicator
+ * (counted identically on every rank, since all ranks make the same
+ * decisions in the same order) takes slot k mod half, a persistent request
+ * takes slot half + (its init number mod half), fixed for its life.  An
+ * MPI_Ibcast whose slot is still held by an unfinished one on this rank
+ * first waits for it, so outstanding operations never share tags. */
+#include "nbc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "compat.h"
+#include "dispatch.h"
+#include "engine.h"
+#include "log.h"
+#include "stats.h"
+
+#define TB_NBC_TAG0 (TB_ENGINE_TAG_BLOCKING + TB_ENGINE_TAGS)
+#define TB_NBC_MAX_SLOTS (1 << 20)
+
+typedef struct tb_nbc {
+    struct tb_nbc *next; /* list of operations in progress */
+    tb_schedule sched;   /* own copy */
+    tb_msg msg;
+    MPI_Comm priv;
+    int tag;             /* first engine tag on priv */
+    int is_root, rule, count_it;
+    tb_alg_id alg;
+    int persistent;
+    int released;        /* the application freed its request while active */
+    int active, engine_done;
+    int shell_tag;       /* tag of the user's request on selfcomm */
+    MPI_Request shell;   /* the application's request (the library's again once released) */
+    tb_engine_op op;
+} tb_nbc;
+
+/* Per private duplicate: operation counters, and the persistent requests
+ * that refer to it (which keep it alive once its communicator is freed). */
+typedef struct comm_entry {
+    MPI_Comm priv;
+    unsigned long started, inits;
+    int refs, orphan;
+} comm_entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static tb_nbc *head, *tail;
+static int nactive, npersistent; /* read without the lock by the wrappers */
+static tb_nbc **pers;            /* the application's persistent requests */
+#if MPI_VERSION >= 4
+static int pers_cap;
+#endif
+static comm_entry *comms;
+static int ncomms, comms_cap;
+static MPI_Comm selfcomm = MPI_COMM_NULL;
+static int half_slots;  /* slots per kind of operation on a private duplicate */
+static int shell_ub;    /* largest tag on selfcomm */
+static unsigned long shell_next;
+
+int tb_nbc_busy(void)
+{
+    return __atomic_load_n(&nactive, __ATOMIC_RELAXED);
+}
+
+int tb_nbc_persistent(void)
+{
+    return __atomic_load_n(&npersistent, __ATOMIC_RELAXED);
+}
+
+/* selfcomm and the tag bounds, on first use (lock held). */
+static int setup(void)
+{
+    if (selfcomm != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    void *v = NULL;
+    int found = 0, ub = 32767;
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &found) == MPI_SUCCESS && found && v)
+        ub = *(int *)v;
+    shell_ub = ub;
+    long slots = ((long)ub - TB_NBC_TAG0 + 1) / TB_ENGINE_TAGS;
+    if (slots > TB_NBC_MAX_SLOTS)
+        slots = TB_NBC_MAX_SLOTS;
+    half_slots = (int)(slots / 2);
+    return PMPI_Comm_dup(MPI_COMM_SELF, &selfcomm);
+}
+
+static comm_entry *comm_find(MPI_Comm priv, int create)
+{
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].priv == priv)
+            return &comms[i];
+    if (!create)
+        return NULL;
+    if (ncomms == comms_cap) {
+        int cap = comms_cap ? 2 * comms_cap : 8;
+        comm_entry *c = realloc(comms, sizeof *c * (size_t)cap);
+        if (!c)
+            return NULL;
+        comms = c;
+        comms_cap = cap;
+    }
+    comm_entry *e = &comms[ncomms++];
+    *e = (comm_entry){.priv = priv};
+    return e;
+}
+
+static void comm_drop(comm_entry *e)
+{
+    *e = comms[--ncomms];
+}
+
+/* A tag on selfcomm that no request of the library waits on (lock held). */
+static int shell_tag_new(void)
+{
+    for (;;) {
+        int t = (int)(shell_next++ % ((unsigned long)shell_ub + 1));
+        int used = 0;
+        for (tb_nbc *nb = head; nb && !used; nb = nb->next)
+            used = nb->shell_tag == t;
+        for (int i = 0; i < npersistent && !used; i++)
+            used = pers[i]->shell_tag == t;
+        if (!used)
+            return t;
+    }
+}
+
+static void nbc_free(tb_nbc *nb)
+{
+    if (nb->persistent) {
+        comm_entry *e = comm_find(nb->priv, 0);
+        if (e && --e->refs == 0 && e->orphan) {
+            PMPI_Comm_free(&e->priv);
+            comm_drop(e);
+        }
+    }
+    tb_schedule_free(&nb->sched);
+    free(nb);
+}
+
+/* The operation for a decided call (lock held). */
+static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
+{
+    comm_entry *e = comm_find(c->priv, 1);
+    tb_nbc *nb = e ? calloc(1, sizeof *nb) : NULL;
+    if (!nb)
+        return NULL;
+    if (tb_schedule_copy(&nb->sched, c->sched) != 0) {
+        free(nb);
+        return NULL;
+    }
+    nb->msg = c->msg;
+    nb->priv = c->priv;
+    nb->is_root = c->is_root;
+    nb->rule = c->rule;
+    nb->count_it = c->count_it;
+    nb->alg = c->spec.id;
+    nb->persistent = persistent;
+    nb->shell = MPI_REQUEST_NULL;
+    nb->shell_tag = shell_tag_new();
+    if (persistent) {
+        e->refs++;
+        nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (half_slots + (int)(e->inits++ % (unsigned long)half_slots));
+    } else {
+        nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (int)(e->started++ % (unsigned long)half_slots);
+    }
+    return nb;
+}
+
+/* The application's request completes: its receive gets its message. */
+static void complete(tb_nbc *nb)
+{
+    int rc = nb->op.rc;
+    int frc = tb_msg_finish(&nb->msg, nb->is_root, nb->priv);
+    if (rc == MPI_SUCCESS)
+        rc = frc;
+    if (rc == MPI_SUCCESS) {
+        tb_stats_count(nb->alg, nb->msg.bytes, nb->rule, nb->count_it);
+    } else {
+        static int warned;
+        tb_log_once(&warned, "a non-blocking broadcast failed with MPI error %d", rc);
+    }
+    nb->active = 0;
+    __atomic_sub_fetch(&nactive, 1, __ATOMIC_RELAXED);
+    MPI_Request sreq;
+    if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, &sreq) == MPI_SUCCESS)
+        PMPI_Request_free(&sreq);
+    if (nb->released) {
+        /* the application let go of it: the library completes and frees it
+         * (freeing an active receive in MPI could leave it unmatched) */
+        PMPI_Wait(&nb->shell, MPI_STATUS_IGNORE);
+        if (nb->persistent)
+            PMPI_Request_free(&nb->shell);
+    }
+    if (!nb->persistent || nb->released)
+        nbc_free(nb);
+}
+
+/* Is an unfinished operation on nb's communicator ahead of nb? */
+static int preceded(const tb_nbc *nb)
+{
+    for (const tb_nbc *o = head; o != nb; o = o->next)
+        if (o->priv == nb->priv)
+            return 1;
+    return 0;
+}
+
+static void progress_locked(void)
+{
+    for (tb_nbc *nb = head; nb; nb = nb->next)
+        if (!nb->engine_done)
+            nb->engine_done = tb_engine_progress(&nb->op);
+    tb_nbc **pp = &head;
+    tail = NULL;
+    while (*pp) {
+        tb_nbc *nb = *pp;
+        if (nb->engine_done && !preceded(nb)) {
+            *pp = nb->next;
+            complete(nb);
+        } else {
+            tail = nb;
+            pp = &nb->next;
+        }
+    }
+}
+
+void tb_nbc_progress(void)
+{
+    if (!tb_nbc_busy() || pthread_mutex_trylock(&lock) != 0)
+        return;
+    progress_locked();
+    pthread_mutex_unlock(&lock);
+}
+
+/* Starts nb's engine and queues it (lock held). */
+static void launch(tb_nbc *nb)
+{
+    /* an Ibcast whose tags an unfinished one on this rank still uses waits
+     * for it (only after half_slots outstanding operations) */
+    for (int busy = 1; busy && !nb->persistent;) {
+        busy = 0;
+        for (tb_nbc *o = head; o && !busy; o = o->next)
+            busy = o->priv == nb->priv && o->tag == nb->tag;
+        if (busy)
+            progress_locked();
+    }
+    int rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
+    /* a failed preparation ends the operation at once, with its error */
+    tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv, nb->tag,
+                    0);
+    if (rc != MPI_SUCCESS)
+        nb->op.rc = rc;
+    nb->engine_done = rc != MPI_SUCCESS;
+    nb->active = 1;
+    nb->next = NULL;
+    if (tail)
+        tail->next = nb;
+    else
+        head = nb;
+    tail = nb;
+    __atomic_add_fetch(&nactive, 1, __ATOMIC_RELAXED);
+    progress_locked();
+}
+
+int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+{
+    tb_bcast_call c;
+    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
+        return tb_pmpi_ibcast(buf, count, type, root, comm, req);
+    pthread_mutex_lock(&lock);
+    int rc = setup();
+    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(&c, 0) : NULL;
+    if (rc == MPI_SUCCESS && !nb)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, req);
+    if (rc == MPI_SUCCESS) {
+        nb->shell = *req;
+        launch(nb);
+    }
+    else if (nb)
+        nbc_free(nb);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+#if MPI_VERSION >= 4
+int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req)
+{
+    tb_bcast_call c;
+    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
+        return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+    pthread_mutex_lock(&lock);
+    int rc = setup();
+    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(&c, 1) : NULL;
+    if (rc == MPI_SUCCESS && !nb)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && npersistent == pers_cap) {
+        int cap = pers_cap ? 2 * pers_cap : 8;
+        tb_nbc **p = realloc(pers, sizeof *p * (size_t)cap);
+        if (p) {
+            pers = p;
+            pers_cap = cap;
+        } else {
+            rc = MPI_ERR_NO_MEM;
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, &nb->shell);
+    if (rc == MPI_SUCCESS) {
+        pers[npersistent] = nb;
+        __atomic_add_fetch(&npersistent, 1, __ATOMIC_RELAXED);
+        *req = nb->shell;
+    } else if (nb) {
+        nbc_free(nb);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+#endif
+
+/* Index of the persistent request *req in pers[], or -1 (lock held). */
+static int pers_find(const MPI_Request *req)
+{
+    for (int i = 0; i < npersistent; i++)
+        if (pers[i]->shell == *req)
+            return i;
+    return -1;
+}
+
+int tb_nbc_start(MPI_Request *req, int *rc)
+{
+    if (!tb_nbc_persistent() || !req)
+        return 0;
+    pthread_mutex_lock(&lock);
+    int i = pers_find(req);
+    if (i >= 0) {
+        tb_nbc *nb = pers[i];
+        *rc = nb->active ? MPI_ERR_REQUEST : PMPI_Start(&nb->shell);
+        if (*rc == MPI_SUCCESS)
+            launch(nb);
+    }
+    pthread_mutex_unlock(&lock);
+    return i >= 0;
+}
+
+int tb_nbc_request_free(MPI_Request *req, int *rc)
+{
+    if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req)
+        return 0;
+    pthread_mutex_lock(&lock);
+    tb_nbc *nb = NULL;
+    int i = pers_find(req);
+    if (i >= 0) {
+        nb = pers[i];
+        pers[i] = pers[npersistent - 1];
+        __atomic_sub_fetch(&npersistent, 1, __ATOMIC_RELAXED);
+    } else {
+        for (tb_nbc *o = head; o && !nb; o = o->next)
+            if (!o->persistent && !o->released && o->shell == *req)
+                nb = o;
+    }
+    if (nb) {
+        *rc = MPI_SUCCESS;
+        *req = MPI_REQUEST_NULL;
+        if (nb->active) {
+            nb->released = 1; /* completed and freed with the broadcast */
+        } else {
+            *rc = PMPI_Request_free(&nb->shell);
+            nbc_free(nb);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return nb != NULL;
+}
+
+/* Runs to their end the operations in progress on priv, or on every
+ * communicator when priv is MPI_COMM_NULL (lock held). */
+static void drain(MPI_Comm priv)
+{
+    for (;;) {
+        int left = 0;
+        for (tb_nbc *nb = head; nb && !left; nb = nb->next)
+            left = priv == MPI_COMM_NULL || nb->priv == priv;
+        if (!left)
+            return;
+        progress_locked();
+    }
+}
+
+void tb_nbc_finalize(void)
+{
+    pthread_mutex_lock(&lock);
+    drain(MPI_COMM_NULL);
+    if (selfcomm != MPI_COMM_NULL && npersistent == 0)
+        PMPI_Comm_free(&selfcomm);
+    pthread_mutex_unlock(&lock);
+}
+
+int tb_nbc_release_comm(MPI_Comm priv)
+{
+    pthread_mutex_lock(&lock);
+    drain(priv);
+    comm_entry *e = comm_find(priv, 0);
+    int keep = e && e->refs > 0;
+    if (keep)
+        e->orphan = 1;
+    else if (e)
+        comm_drop(e);
+    pthread_mutex_unlock(&lock);
+    return keep;
+}

@@ -1,0 +1,45 @@
+/* Non-blocking (MPI_Ibcast) and persistent (MPI_Bcast_init + MPI_Start)
+ * broadcasts: the same decision and schedules as MPI_Bcast, run by the
+ * engine one step at a time from the application's MPI calls.
+ *
+ * The request the application holds is a real MPI request: a zero-byte
+ * receive (persistent for MPI_Bcast_init) on a private duplicate of
+ * MPI_COMM_SELF, which the library completes by sending itself the
+ * matching message once the broadcast has ended on this rank.  MPI's own
+ * wait/test/free functions then work on it, mixed with any other request.
+ *
+ * Progress: tb_nbc_progress, called by the intercepted wait/test family
+ * (intercept_nbc.c) and by every start.  No thread. */
+#ifndef TB_NBC_H
+#define TB_NBC_H
+
+#include <mpi.h>
+
+int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
+#if MPI_VERSION >= 4
+int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req);
+#endif
+/* MPI_Start of *req: 1 (with *rc) when *req is one of the library's
+ * persistent broadcasts, which it then starts; 0 otherwise. */
+int tb_nbc_start(MPI_Request *req, int *rc);
+/* MPI_Request_free of *req: 1 (with *rc) when it was the library's. */
+int tb_nbc_request_free(MPI_Request *req, int *rc);
+/* Nonzero while any broadcast of the library is in progress on this
+ * process (a load, no lock): the wait/test wrappers then drive progress. */
+int tb_nbc_busy(void);
+/* Nonzero while the library holds persistent requests. */
+int tb_nbc_persistent(void);
+/* Moves every broadcast in progress as far as it goes without waiting and
+ * completes the requests of those that ended, in start order on each
+ * communicator.  Returns at once if another thread is doing it. */
+void tb_nbc_progress(void);
+/* At MPI_Finalize: runs every broadcast in progress to its end. */
+void tb_nbc_finalize(void);
+/* Before priv (a private duplicate) is freed with its communicator: runs
+ * the broadcasts in progress on it to their end.  Returns 1 when persistent
+ * requests still refer to priv: the library then keeps it and frees it with
+ * the last of them; 0 when the caller frees it. */
+int tb_nbc_release_comm(MPI_Comm priv);
+
+#endif

@@ -1,0 +1,434 @@
+/* MPI_Ibcast and MPI_Bcast_init correctness: a plain MPI program (no
+ * topobcast headers), so the same binary checks plain MPICH and, under
+ * LD_PRELOAD, the library.
+ *
+ * Every case fills the root's buffer with a pattern that depends on (case,
+ * element) and every other rank's buffer (gaps of the derived type
+ * included) with a sentinel, then checks every byte after completion.  Rank 0
+ * prints one "ok CASE" / "not ok CASE (detail)" line per case, and at the
+ * end "# ibcast broadcasts: N", the number of non-empty broadcasts made on
+ * communicators of 2+ ranks (what TOPOBCAST_STATS must count at their roots).
+ *
+ * Cases: roots 0/mid/last x counts 0/1/odd/~1M x byte/int/vector (Ibcast +
+ * Wait); several outstanding Ibcasts with an Isend/Irecv pair in one
+ * Waitall; completion order (Testany polling: whenever a request completes,
+ * every earlier one on the communicator has too); an MPI_Test loop;
+ * MPI_Request_free of an active Ibcast; two communicators at once; and with
+ * MPI 4, persistent broadcasts (MPI_Start, MPI_Startall, repeated, freed --
+ * once while active).
+ *
+ * --mpi-rules: check only what MPI itself promises (for runs on plain MPI
+ * or where some broadcasts go to MPI): skips the completion order and the
+ * MPI_Request_free cases, which are the library's own guarantees (MPICH
+ * 4.0 refuses MPI_Request_free of an MPI_Ibcast request). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENTINEL 0x5A5A5A5A
+#define BIG 1048579
+
+static int rank, size;
+static long nbcasts; /* non-empty broadcasts on 2+ ranks this rank was the root of */
+static int failures;
+static int mpi_rules;
+
+/* vector of 3 blocks of 2 ints, stride 3: ints 0,1,3,4,6,7 of 8 */
+static MPI_Datatype vec;
+static const int vec_pos[6] = {0, 1, 3, 4, 6, 7};
+
+typedef enum { T_BYTE, T_INT, T_VEC } ttype;
+static const char *tname[] = {"byte", "int", "vector"};
+
+typedef struct msg {
+    ttype t;
+    int count, root;
+    MPI_Comm comm;
+    int crank, csize;
+    int *buf; /* ints (bytes for T_BYTE: stored in an int array too) */
+    size_t nints;
+    unsigned seed;
+} msg;
+
+static int value(unsigned seed, size_t i)
+{
+    return (int)(seed * 2654435761u + (unsigned)i * 40503u + 17u);
+}
+
+static MPI_Datatype mtype(const msg *m)
+{
+    return m->t == T_BYTE ? MPI_BYTE : m->t == T_INT ? MPI_INT : vec;
+}
+
+/* Root: the pattern of seed; others: the sentinel everywhere. */
+static void msg_fill(msg *m, unsigned seed)
+{
+    m->seed = seed;
+    for (size_t i = 0; i < m->nints; i++)
+        m->buf[i] = SENTINEL;
+    if (m->crank != m->root)
+        return;
+    if (m->t == T_BYTE) {
+        unsigned char *b = (unsigned char *)m->buf;
+        for (int i = 0; i < m->count; i++)
+            b[i] = (unsigned char)value(seed, (size_t)i);
+    } else if (m->t == T_INT) {
+        for (int i = 0; i < m->count; i++)
+            m->buf[i] = value(seed, (size_t)i);
+    } else {
+        for (int e = 0; e < m->count; e++)
+            for (int k = 0; k < 6; k++)
+                m->buf[(size_t)e * 8 + vec_pos[k]] = value(seed, (size_t)e * 6 + k);
+    }
+}
+
+static void msg_init(msg *m, ttype t, int count, int root, MPI_Comm comm, unsigned seed)
+{
+    m->t = t;
+    m->count = count;
+    m->root = root;
+    m->comm = comm;
+    MPI_Comm_rank(comm, &m->crank);
+    MPI_Comm_size(comm, &m->csize);
+    m->nints = t == T_BYTE ? ((size_t)count + 3) / 4 + 1 : t == T_INT ? (size_t)count + 1 : (size_t)count * 8 + 1;
+    m->buf = malloc(m->nints * sizeof(int));
+    msg_fill(m, seed);
+}
+
+/* Every rank counts the broadcasts it is the root of (like the stats). */
+static void count_bcast(const msg *m)
+{
+    if (m->crank == m->root && m->count > 0 && m->csize > 1)
+        nbcasts++;
+}
+
+/* Number of wrong ints (bytes), after the broadcast, on this rank. */
+static long msg_check(const msg *m)
+{
+    long bad = 0;
+    if (m->t == T_BYTE) {
+        const unsigned char *b = (const unsigned char *)m->buf;
+        for (int i = 0; i < m->count; i++)
+            bad += b[i] != (unsigned char)value(m->seed, (size_t)i);
+        bad += m->buf[m->nints - 1] != SENTINEL;
+    } else if (m->t == T_INT) {
+        for (int i = 0; i < m->count; i++)
+            bad += m->buf[i] != value(m->seed, (size_t)i);
+        bad += m->buf[m->count] != SENTINEL;
+    } else {
+        for (int e = 0; e < m->count; e++) {
+            for (int k = 0; k < 6; k++)
+                bad += m->buf[(size_t)e * 8 + vec_pos[k]] != value(m->seed, (size_t)e * 6 + k);
+            bad += m->buf[(size_t)e * 8 + 2] != SENTINEL;
+            bad += m->buf[(size_t)e * 8 + 5] != SENTINEL;
+        }
+        bad += m->buf[m->nints - 1] != SENTINEL;
+    }
+    return bad;
+}
+
+static void msg_free(msg *m)
+{
+    free(m->buf);
+    m->buf = NULL;
+}
+
+static int ibcast(msg *m, MPI_Request *r)
+{
+    count_bcast(m);
+    return MPI_Ibcast(m->buf, m->count, mtype(m), m->root, m->comm, r);
+}
+
+/* Reports a case: ok when every rank has bad == 0. */
+static void report(const char *name, long bad, const char *detail)
+{
+    long all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (all == 0)
+            printf("ok %s\n", name);
+        else
+            printf("not ok %s (%ld wrong values or errors%s%s)\n", name, all, detail ? "; " : "", detail ? detail : "");
+        fflush(stdout);
+    }
+    if (all)
+        failures++;
+}
+
+static int root_of(int which, int n)
+{
+    return which == 0 ? 0 : which == 1 ? n / 2 : n - 1;
+}
+
+static void case_matrix(void)
+{
+    static const int counts[] = {0, 1, 7, 4097, BIG};
+    static const char *rname[] = {"0", "mid", "last"};
+    unsigned seed = 1;
+    for (int t = T_BYTE; t <= T_VEC; t++)
+        for (int r = 0; r < 3; r++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                int count = counts[c];
+                if (t == T_VEC && count == BIG)
+                    count = 65539; /* 2 MiB of ints in a 4 MiB buffer */
+                msg m;
+                msg_init(&m, (ttype)t, count, root_of(r, size), MPI_COMM_WORLD, seed++);
+                MPI_Request req;
+                long bad = ibcast(&m, &req) != MPI_SUCCESS;
+                bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                bad += req != MPI_REQUEST_NULL;
+                bad += msg_check(&m);
+                char name[128];
+                snprintf(name, sizeof name, "ibcast wait type=%s root=%s count=%d", tname[t], rname[r], count);
+                report(name, bad, NULL);
+                msg_free(&m);
+            }
+}
+
+/* K broadcasts (large first, so that later ones could finish first) and an
+ * Isend/Irecv ring pair, all completed by one MPI_Waitall. */
+static void case_waitall(void)
+{
+    enum { K = 5 };
+    static const int counts[K] = {BIG, 1, 4097, 7, 65539};
+    msg m[K];
+    MPI_Request req[K + 2];
+    long bad = 0;
+    for (int k = 0; k < K; k++) {
+        msg_init(&m[k], k == 2 ? T_VEC : T_INT, counts[k], root_of(k % 3, size), MPI_COMM_WORLD, 100 + (unsigned)k);
+        bad += ibcast(&m[k], &req[k]) != MPI_SUCCESS;
+    }
+    int out = rank * 7 + 3, in = -1;
+    MPI_Irecv(&in, 1, MPI_INT, (rank + size - 1) % size, 42, MPI_COMM_WORLD, &req[K]);
+    MPI_Isend(&out, 1, MPI_INT, (rank + 1) % size, 42, MPI_COMM_WORLD, &req[K + 1]);
+    MPI_Status st[K + 2];
+    bad += MPI_Waitall(K + 2, req, st) != MPI_SUCCESS;
+    for (int k = 0; k < K; k++) {
+        bad += msg_check(&m[k]);
+        bad += req[k] != MPI_REQUEST_NULL;
+        msg_free(&m[k]);
+    }
+    bad += in != ((rank + size - 1) % size) * 7 + 3;
+    report("5 outstanding ibcasts + isend/irecv in one waitall", bad, NULL);
+}
+
+/* Completion order: polled with MPI_Testany; whenever request j is reported,
+ * every earlier one must be complete (reported before, or complete now). */
+static void case_order(void)
+{
+    enum { K = 6 };
+    msg m[K];
+    MPI_Request req[K];
+    int reported[K] = {0};
+    long bad = 0, order_bad = 0;
+    for (int k = 0; k < K; k++) {
+        msg_init(&m[k], T_INT, k % 2 == 0 ? BIG : 3, root_of(k % 3, size), MPI_COMM_WORLD, 200 + (unsigned)k);
+        bad += ibcast(&m[k], &req[k]) != MPI_SUCCESS;
+    }
+    for (int done = 0; done < K;) {
+        int idx, flag = 0;
+        bad += MPI_Testany(K, req, &idx, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        if (!flag || idx == MPI_UNDEFINED)
+            continue;
+        for (int i = 0; i < idx; i++) {
+            if (reported[i])
+                continue;
+            int f = 0;
+            MPI_Request_get_status(req[i], &f, MPI_STATUS_IGNORE);
+            order_bad += !f;
+        }
+        reported[idx] = 1;
+        done++;
+    }
+    for (int k = 0; k < K; k++) {
+        bad += msg_check(&m[k]);
+        msg_free(&m[k]);
+    }
+    report("6 outstanding ibcasts, testany polling: data", bad, NULL);
+    if (!mpi_rules)
+        report("6 outstanding ibcasts, testany polling: complete in start order", order_bad, NULL);
+}
+
+static void case_test_loop(void)
+{
+    msg m;
+    msg_init(&m, T_INT, BIG, root_of(1, size), MPI_COMM_WORLD, 300);
+    MPI_Request req;
+    long bad = ibcast(&m, &req) != MPI_SUCCESS;
+    long polls = 0;
+    for (int flag = 0; !flag; polls++)
+        bad += MPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&m);
+    msg_free(&m);
+    report("ibcast completed by an MPI_Test loop", bad, NULL);
+}
+
+/* A freed request's broadcast still completes, before any later one. */
+static void case_request_free(void)
+{
+    msg a, b;
+    msg_init(&a, T_VEC, 65539, root_of(2, size), MPI_COMM_WORLD, 400);
+    msg_init(&b, T_INT, 7, 0, MPI_COMM_WORLD, 401);
+    MPI_Request ra, rb;
+    long bad = ibcast(&a, &ra) != MPI_SUCCESS;
+    bad += MPI_Request_free(&ra) != MPI_SUCCESS;
+    bad += ra != MPI_REQUEST_NULL;
+    bad += ibcast(&b, &rb) != MPI_SUCCESS;
+    bad += MPI_Wait(&rb, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&a) + msg_check(&b);
+    msg_free(&a);
+    msg_free(&b);
+    report("MPI_Request_free of an active ibcast; a later one completes after it", bad, NULL);
+}
+
+/* Broadcasts on two communicators at once (halves and reversed world). */
+static void case_two_comms(void)
+{
+    MPI_Comm half, rev;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+    msg a, b;
+    msg_init(&a, T_INT, BIG, 0, half, 500);
+    msg_init(&b, T_VEC, 4097, root_of(1, size), rev, 501);
+    MPI_Request r[2];
+    long bad = ibcast(&a, &r[0]) != MPI_SUCCESS;
+    bad += ibcast(&b, &r[1]) != MPI_SUCCESS;
+    for (int n = 0; n < 2; n++) {
+        int idx;
+        bad += MPI_Waitany(2, r, &idx, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    }
+    bad += msg_check(&a) + msg_check(&b);
+    msg_free(&a);
+    msg_free(&b);
+    MPI_Comm_free(&half);
+    MPI_Comm_free(&rev);
+    report("ibcasts on two communicators at once, waitany", bad, NULL);
+}
+
+#if MPI_VERSION >= 4
+static void case_persistent(void)
+{
+    /* one request, started 4 times with MPI_Start */
+    msg m;
+    msg_init(&m, T_VEC, 65539, root_of(1, size), MPI_COMM_WORLD, 600);
+    MPI_Request req;
+    long bad = MPI_Bcast_init(m.buf, m.count, vec, m.root, MPI_COMM_WORLD, MPI_INFO_NULL, &req) != MPI_SUCCESS;
+    for (int it = 0; it < 4; it++) {
+        msg_fill(&m, 600 + (unsigned)it);
+        count_bcast(&m);
+        bad += MPI_Start(&req) != MPI_SUCCESS;
+        bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        bad += req == MPI_REQUEST_NULL; /* persistent: inactive, not freed */
+        bad += msg_check(&m);
+    }
+    bad += MPI_Request_free(&req) != MPI_SUCCESS;
+    bad += req != MPI_REQUEST_NULL;
+    msg_free(&m);
+    report("bcast_init: 4 x MPI_Start + MPI_Wait, then MPI_Request_free", bad, NULL);
+
+    /* two requests (different roots, one large) with MPI_Startall, 3 times,
+     * mixed with an Ibcast in the same Waitall */
+    msg p[3];
+    MPI_Request r[3];
+    bad = 0;
+    msg_init(&p[0], T_INT, BIG, root_of(2, size), MPI_COMM_WORLD, 700);
+    msg_init(&p[1], T_BYTE, 4097, 0, MPI_COMM_WORLD, 701);
+    for (int k = 0; k < 2; k++)
+        bad += MPI_Bcast_init(p[k].buf, p[k].count, mtype(&p[k]), p[k].root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[k]) !=
+               MPI_SUCCESS;
+    for (int it = 0; it < 3; it++) {
+        for (int k = 0; k < 2; k++) {
+            msg_fill(&p[k], 710 + 10 * (unsigned)it + (unsigned)k);
+            count_bcast(&p[k]);
+        }
+        bad += MPI_Startall(2, r) != MPI_SUCCESS;
+        msg_init(&p[2], T_INT, 7, root_of(1, size), MPI_COMM_WORLD, 790 + (unsigned)it);
+        bad += ibcast(&p[2], &r[2]) != MPI_SUCCESS;
+        MPI_Status st[3]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads its size */
+        bad += MPI_Waitall(3, r, st) != MPI_SUCCESS;
+        for (int k = 0; k < 3; k++)
+            bad += msg_check(&p[k]);
+        msg_free(&p[2]);
+    }
+    for (int k = 0; k < 2; k++) {
+        bad += MPI_Request_free(&r[k]) != MPI_SUCCESS;
+        msg_free(&p[k]);
+    }
+    report("bcast_init: 2 requests x 3 MPI_Startall + an ibcast in one waitall", bad, NULL);
+
+    /* the communicator freed while requests on it live: a persistent one
+     * still starts, an active Ibcast still completes */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    msg d, e;
+    msg_init(&d, T_INT, BIG, root_of(2, size), dup, 900);
+    msg_init(&e, T_VEC, 4097, 0, dup, 901);
+    bad = MPI_Bcast_init(d.buf, d.count, MPI_INT, d.root, dup, MPI_INFO_NULL, &req) != MPI_SUCCESS;
+    MPI_Request re;
+    bad += ibcast(&e, &re) != MPI_SUCCESS;
+    bad += MPI_Comm_free(&dup) != MPI_SUCCESS;
+    bad += MPI_Wait(&re, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    for (int it = 0; it < 2; it++) {
+        msg_fill(&d, 910 + (unsigned)it);
+        count_bcast(&d);
+        bad += MPI_Start(&req) != MPI_SUCCESS;
+        bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        bad += msg_check(&d);
+    }
+    bad += MPI_Request_free(&req) != MPI_SUCCESS;
+    bad += msg_check(&e);
+    msg_free(&d);
+    msg_free(&e);
+    report("communicator freed with an active ibcast and a persistent request on it", bad, NULL);
+
+    if (mpi_rules)
+        return;
+    /* freed while active: its broadcast still completes before a later one */
+    msg a, b;
+    msg_init(&a, T_INT, BIG, root_of(1, size), MPI_COMM_WORLD, 800);
+    msg_init(&b, T_INT, 1, 0, MPI_COMM_WORLD, 801);
+    bad = MPI_Bcast_init(a.buf, a.count, MPI_INT, a.root, MPI_COMM_WORLD, MPI_INFO_NULL, &req) != MPI_SUCCESS;
+    count_bcast(&a);
+    bad += MPI_Start(&req) != MPI_SUCCESS;
+    bad += MPI_Request_free(&req) != MPI_SUCCESS;
+    MPI_Request rb;
+    bad += ibcast(&b, &rb) != MPI_SUCCESS;
+    bad += MPI_Wait(&rb, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&a) + msg_check(&b);
+    msg_free(&a);
+    msg_free(&b);
+    report("bcast_init: MPI_Request_free while active; a later ibcast completes after it", bad, NULL);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpi_rules = argc > 1 && strcmp(argv[1], "--mpi-rules") == 0;
+    MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+
+    case_matrix();
+    case_waitall();
+    case_order();
+    case_test_loop();
+    if (!mpi_rules)
+        case_request_free();
+    case_two_comms();
+#if MPI_VERSION >= 4
+    case_persistent();
+#endif
+
+    MPI_Type_free(&vec);
+    long total = 0;
+    MPI_Reduce(&nbcasts, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("# ibcast broadcasts: %ld\n", total);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return failures != 0;
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# MPI_Ibcast and MPI_Bcast_init / MPI_Start / MPI_Startall under LD_PRELOAD:
+# test/mpi/ibcast (roots 0/mid/last, counts 0/1/odd/~1M, a derived type,
+# outstanding broadcasts mixed with point-to-point requests in one
+# MPI_Waitall, MPI_Testany and MPI_Test polling, completion in start order,
+# MPI_Request_free of active requests, persistent requests started
+# repeatedly) with every algorithm forced, on 2-4 ranks.  Each run also
+# checks that the library ran every broadcast itself: TOPOBCAST_STATS counts
+# the forced algorithm exactly as often as the program broadcast, and
+# nothing else.  Then a few specs under valgrind (2 ranks), and under
+# SimGrid SMPI when `make smpi` has built the program (16 ranks, MPI 3.1).
+# Runs where MPI handles some broadcasts (plain MPI, the built-in table,
+# TOPOBCAST_DISABLE) check only what MPI promises (ibcast --mpi-rules).
+# Knobs: TB_NBC_SPECS="spec ...", TB_NBC_SIZES="2 3 4", TB_NBC_TIMEOUT (120 s).
+cd "$(dirname "$0")/../.." || exit 1
+. test/suites/lib.sh
+PROG=$T/ibcast
+TIMEOUT=${TB_NBC_TIMEOUT:-120}
+SIZES=${TB_NBC_SIZES:-2 3 4}
+if [ -n "${TB_NBC_SPECS:-}" ]; then
+    read -ra SPECS <<<"$TB_NBC_SPECS"
+else
+    # shellcheck disable=SC2054 # commas separate spec parameters
+    SPECS=(binomial pipeline:segment=16K scatter_allgather scatter_allgather:allgather=recursive_doubling
+        knomial:radix=3 magpie interpipe split_binary flat:send=nonblocking,outstanding=2 chain:chains=2
+        binary:segment=3001,send=blocking distance_tree)
+fi
+for f in "$LIB" "$PROG"; do
+    if [ ! -e "$f" ]; then
+        echo "not ok nbc: $f is missing (make tests)"
+        exit 1
+    fi
+done
+
+# summary NAME: the program's verdicts and exit status
+summary() {
+    local name=$1 n_ok n_bad
+    n_ok=$(grep -c '^ok ' <<<"$OUT")
+    n_bad=$(grep -c '^not ok ' <<<"$OUT")
+    grep '^not ok ' <<<"$OUT" | head -5 | sed "s/^not ok /not ok $name: /"
+    check "$name: $n_ok cases ok, exit $RC" [ "$RC" -eq 0 ] && [ "$n_ok" -gt 0 ] && [ "$n_bad" -eq 0 ]
+}
+
+# The program itself, on MPI alone.
+OUT=$(timeout "$TIMEOUT" mpiexec -n 3 "$PROG" --mpi-rules 2>&1)
+RC=$?
+summary "plain MPI np=3"
+
+for spec in "${SPECS[@]}"; do
+    name=${spec%%:*}
+    for p in $SIZES; do
+        run_mpi "$p" "$TIMEOUT" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 -- "$PROG"
+        summary "alg=$spec np=$p"
+        want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+        calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" <<<"$OUT" | head -1)
+        others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' <<<"$OUT" | grep -v "algorithm=$name " | tr '\n' ' ')
+        check "alg=$spec np=$p: stats count $name calls=${calls:-0} = broadcasts made (${want:-?})${others:+; also: $others}" \
+            [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ]
+    done
+done
+
+# The built-in selection table: small broadcasts go to MPI_Ibcast, the rest
+# to the library; data correct either way (completion order is promised
+# among the library's broadcasts only).
+run_mpi 4 "$TIMEOUT" TOPOBCAST_STATS=1 -- "$PROG" --mpi-rules
+summary "built-in table np=4"
+check "built-in table np=4: the library ran some broadcasts" \
+    grep -qE '^topobcast: stats: algorithm=[a-z_0-9]+ calls=[1-9]' <<<"$OUT"
+run_mpi 3 "$TIMEOUT" TOPOBCAST_DISABLE=1 -- "$PROG" --mpi-rules
+summary "TOPOBCAST_DISABLE=1 np=3"
+
+# Fortran: use mpi and use mpi_f08 (whose waits bypass the library, so
+# Fortran's non-blocking broadcasts are left to MPI) must end, values right.
+for binding in mpi f08; do
+    run_mpi 2 60 TOPOBCAST_ALGORITHM=binomial -- "$T/fortran_ibcast_$binding"
+    check "fortran $binding: ibcast and bcast_init end with the right values (exit $RC)" \
+        [ "$RC" -eq 0 ] && grep -q '^ok fortran ibcast and bcast_init values' <<<"$OUT"
+done
+
+# memcheck on 2 ranks: the resumable engine's paths (bounded non-blocking
+# sends with a full ring, one send in flight for send=blocking, exchange
+# steps), request bookkeeping, frees while active.
+if command -v valgrind >/dev/null; then
+    VG=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+        --show-leak-kinds=definite --num-callers=30 --suppressions="$PWD/test/valgrind.supp")
+    vgdir=$(mktemp -d)
+    trap 'rm -rf "$vgdir"' EXIT
+    # shellcheck disable=SC2054 # commas separate spec parameters
+    for spec in flat:send=nonblocking,outstanding=2 pipeline:segment=3001,send=blocking \
+        scatter_allgather:allgather=recursive_doubling split_binary; do
+        rm -f "$vgdir"/vg.*.log
+        run_mpi 2 600 TOPOBCAST_ALGORITHM="$spec" -- "${VG[@]}" --log-file="$vgdir/vg.%p.log" "$PROG"
+        summary "valgrind alg=$spec np=2"
+        errors=$(cat "$vgdir"/vg.*.log 2>/dev/null | awk '/ERROR SUMMARY:/ {n++; s += $4} END {if (n == 2) print s}')
+        check "valgrind alg=$spec np=2: memcheck errors ${errors:-?}" [ "${errors:-1}" = 0 ]
+    done
+else
+    echo "ok valgrind # skip: valgrind is not installed"
+fi
+
+# SimGrid SMPI (MPI 3.1, no persistent collectives): the same program built
+# by `make smpi`, 16 ranks on the FRAM-like platform.  Skipped when not built.
+SMPI_BIN=$BUILD/smpi/bin/ibcast
+if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
+    # shellcheck source=test/smpi/smpi-opts.sh
+    . test/smpi/smpi-opts.sh
+    for spec in binomial scatter_allgather:allgather=recursive_doubling magpie; do
+        OUT=$(TOPOBCAST_ALGORITHM=$spec TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+            -platform test/platforms/fram.xml -hostfile test/platforms/fram-contiguous.txt -np 16 \
+            "$SMPI_BIN" 2>&1)
+        RC=$?
+        grep -q 'Deadlock detected' <<<"$OUT" && RC=98
+        summary "smpi alg=$spec np=16"
+        want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+        check "smpi alg=$spec np=16: stats count ${spec%%:*} = broadcasts made (${want:-?})" \
+            grep -q "^topobcast: stats: algorithm=${spec%%:*} calls=${want:-x} " <<<"$OUT"
+    done
+else
+    echo "ok smpi # skip: smpirun or $SMPI_BIN missing (make smpi)"
+fi
