@@ -34,22 +34,13 @@ static void state_free(tb_comm_state *cs)
     free(cs);
 }
 
-/* Bumped whenever a state is freed, so that a freed communicator's handle,
- * reused by MPI for a new one, never hits a thread's lookup cache. */
-static unsigned long state_gen;
-
-/* Each thread's last lookup: a broadcast on the communicator of the
- * previous one (the common case) skips MPI's attribute search. */
-static __thread struct {
-    MPI_Comm comm;
-    tb_comm_state *cs;
-    unsigned long gen;
-} last = {MPI_COMM_NULL, NULL, 0};
+unsigned long tb_state_gen;
+TB_TLS tb_state_lookup tb_state_last = {MPI_COMM_NULL, NULL, 0};
 
 static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
 {
     (void)comm, (void)kv, (void)extra;
-    __atomic_add_fetch(&state_gen, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&tb_state_gen, 1, __ATOMIC_RELEASE);
     state_free(value);
     return MPI_SUCCESS;
 }
@@ -242,18 +233,19 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
 
 tb_comm_state *tb_comm_state_find(MPI_Comm comm)
 {
-    unsigned long gen = __atomic_load_n(&state_gen, __ATOMIC_ACQUIRE);
-    if (last.cs && last.comm == comm && last.gen == gen)
-        return last.cs;
+    tb_comm_state *hit = tb_comm_state_cached(comm);
+    if (hit)
+        return hit;
+    unsigned long gen = __atomic_load_n(&tb_state_gen, __ATOMIC_ACQUIRE);
     pthread_once(&keyval_once, keyval_create);
     if (keyval == MPI_KEYVAL_INVALID)
         return NULL;
     void *val = NULL;
     int found = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &found) == MPI_SUCCESS && found) {
-        last.comm = comm;
-        last.cs = val;
-        last.gen = gen;
+        tb_state_last.comm = comm;
+        tb_state_last.cs = val;
+        tb_state_last.gen = gen;
         return val;
     }
     return NULL;

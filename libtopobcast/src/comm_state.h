@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include "compat.h"
+
 #include "hier.h"
 #include "schedule.h"
 
@@ -37,6 +39,27 @@ tb_comm_state *tb_comm_state_get(MPI_Comm comm);
 /* comm's state if it has one (it is then an intracommunicator of size > 1),
  * else NULL; never creates. */
 tb_comm_state *tb_comm_state_find(MPI_Comm comm);
+
+/* Each thread's last lookup: a broadcast on the communicator of the previous
+ * one (the common case) skips MPI's attribute search.  tb_state_gen is
+ * bumped whenever a state is freed, so that a freed communicator's handle,
+ * reused by MPI for a new one, never hits the cache.  Initial-exec TLS: a
+ * plain load on every broadcast. */
+typedef struct tb_state_lookup {
+    MPI_Comm comm;
+    tb_comm_state *cs;
+    unsigned long gen;
+} tb_state_lookup;
+extern unsigned long tb_state_gen;
+extern TB_TLS tb_state_lookup tb_state_last;
+/* tb_comm_state_find's cached answer, or NULL (then ask tb_comm_state_find). */
+static inline tb_comm_state *tb_comm_state_cached(MPI_Comm comm)
+{
+    if (tb_state_last.cs && tb_state_last.comm == comm &&
+        tb_state_last.gen == __atomic_load_n(&tb_state_gen, __ATOMIC_ACQUIRE))
+        return tb_state_last.cs;
+    return NULL;
+}
 /* The private duplicate of comm that the library's messages travel on,
  * created (collectively, on first use) only when an algorithm other than
  * MPI_Bcast runs, so communicators whose rules all say default cost the

@@ -6,6 +6,15 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* Thread-local data read on every broadcast: initial-exec TLS is a plain
+ * load instead of a __tls_get_addr call.  Not under SimGrid SMPI, which may
+ * load one copy of the library per simulated rank (static TLS is small). */
+#if defined(SMPI_H)
+#define TB_TLS __thread
+#else
+#define TB_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
+
 #if MPI_VERSION >= 4
 #define TB_HAVE_LARGE_COUNT 1
 #else

@@ -38,28 +38,25 @@ static int is_contiguous(MPI_Datatype t)
     return ok;
 }
 
-size_t tb_named_type_size(MPI_Datatype type)
+TB_TLS tb_type_slot tb_type_cache[TB_TYPE_SLOTS];
+
+size_t tb_named_type_size_slow(MPI_Datatype type)
 {
     /* A predefined type's handle names the same type until MPI_Finalize, so
      * its size can be cached by handle; a derived type's handle can be freed
      * and reused, so derived types are never cached. */
-    enum { SLOTS = 4 };
-    static __thread struct {
-        MPI_Datatype type;
-        size_t size;
-    } cache[SLOTS];
     static __thread unsigned next;
-    for (int i = 0; i < SLOTS; i++)
-        if (cache[i].size && cache[i].type == type)
-            return cache[i].size;
+    size_t hit = tb_named_type_size(type);
+    if (hit)
+        return hit;
     int ni, na, nd, combiner;
     MPI_Count size;
     if (type == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
         combiner != MPI_COMBINER_NAMED || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size <= 0)
         return 0;
-    unsigned slot = next++ % SLOTS;
-    cache[slot].type = type;
-    cache[slot].size = (size_t)size;
+    unsigned slot = next++ % TB_TYPE_SLOTS;
+    tb_type_cache[slot].type = type;
+    tb_type_cache[slot].size = (size_t)size;
     return (size_t)size;
 }
 

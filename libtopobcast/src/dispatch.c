@@ -63,7 +63,7 @@ static inline int fast_default(MPI_Count count, MPI_Datatype type, MPI_Comm comm
     const tb_comm_state *cs = tb_comm_state_find(comm);
     if (!cs || !cs->default_upto)
         return 0;
-    size_t tsize = tb_named_type_size(type);
+    size_t tsize = tb_named_type_size_slow(type);
     return tsize && (size_t)count <= cs->default_upto / tsize;
 }
 

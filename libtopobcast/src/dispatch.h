@@ -9,6 +9,20 @@
 #include "comm_state.h"
 #include "datatype.h"
 
+/* The fast path of MPI_Bcast, inlined into the entry point: 1 if the call
+ * surely goes to PMPI_Bcast -- a communicator this thread used last, a
+ * predefined type it has seen, and no more bytes than the communicator's
+ * default_upto (computed from the agreed settings, so every rank agrees).
+ * 0 means "ask tb_bcast", never "the library runs". */
+static inline int tb_bcast_fast_default(int count, MPI_Datatype type, MPI_Comm comm)
+{
+    const tb_comm_state *cs = tb_comm_state_cached(comm);
+    if (!cs || count < 0)
+        return 0;
+    size_t tsize = tb_named_type_size(type);
+    /* count < 2^31 and a predefined type's size are far from overflowing */
+    return tsize && (size_t)count * tsize <= cs->default_upto;
+}
 /* explicit_spec NULL: choose by TOPOBCAST_ALGORITHM or the selection table. */
 int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
              const tb_alg_spec *explicit_spec);

@@ -12,6 +12,8 @@
 
 TB_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (tb_bcast_fast_default(count, datatype, comm))
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
     return tb_bcast(buffer, count, datatype, root, comm, NULL);
 }
 
