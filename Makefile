@@ -32,8 +32,12 @@ endif
 OPT      ?= -O2 -g
 WERROR   ?=
 CFLAGS_COMMON = -std=gnu11 $(OPT) -Wall -Wextra $(WERROR) -pthread
-LIB_CFLAGS    = $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -Ilibtopobcast/include -Ilibtopobcast/src
-TOOL_CFLAGS   = $(CFLAGS_COMMON) -Ilibtopobcast/include -Ilibtopobcast/src
+# Header tiers: include/ is public (installed); private/ is what the tools
+# may use of the library (libtopobcast/DESIGN.md); src/ is the library's own.
+LIB_CFLAGS    = $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -Ilibtopobcast/include -Ilibtopobcast/private -Ilibtopobcast/src
+TOOL_CFLAGS   = $(CFLAGS_COMMON) -Ilibtopobcast/include -Ilibtopobcast/private
+# Unit tests may look inside the library.
+TEST_CFLAGS   = $(TOOL_CFLAGS) -Ilibtopobcast/src
 DEP_LIBS      = -lyaml -lhwloc -lm -pthread
 VERSION       = 0.1.0
 

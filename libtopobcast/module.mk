@@ -8,7 +8,7 @@ PC_SED    = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@N
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
-$(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*.h libtopobcast/include/*.h)
+$(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -c $< -o $@
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "plogp.h"
-#include "topo_map.h"
+#include "identity.h"
 
 int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
 {

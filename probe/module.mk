@@ -7,7 +7,7 @@ TBP_SRCS := $(wildcard probe/cluster_*.c) probe/distance.c probe/graph.c
 TBP_OBJS := $(patsubst probe/%.c,$(BUILD)/obj/probe/%.o,$(TBP_SRCS))
 TBP_HDRS := $(wildcard probe/*.h)
 TBP_A    := $(BUILD)/lib/libtbprobe.a
-TBP_CFLAGS = $(CFLAGS_COMMON) -Iprobe -Ilibtopobcast/include -Ilibtopobcast/src
+TBP_CFLAGS = $(TOOL_CFLAGS) -Iprobe
 
 all: $(TBP_A)
 
@@ -26,4 +26,4 @@ TBP_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(TBP_TEST_SRCS))
 
 $(TBP_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(TBP_A) $(TBP_HDRS)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(TBP_CFLAGS) -Itest/unit $< -o $@ $(TBP_A) -lm
+	$(MPICC) $(TBP_CFLAGS) -Ilibtopobcast/src -Itest/unit $< -o $@ $(TBP_A) -lm

@@ -23,6 +23,6 @@ PROBE_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(PROBE_TEST_SR
 
 $(PROBE_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(PROBE_LIBOBJS) $(TBP_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(TBP_CFLAGS) -Itest/unit $< -o $@ $(PROBE_LIBOBJS) $(TBP_A) $(LIB_A) -lyaml -lhwloc -lm -pthread
+	$(MPICC) $(TBP_CFLAGS) -Ilibtopobcast/src -Itest/unit $< -o $@ $(PROBE_LIBOBJS) $(TBP_A) $(LIB_A) -lyaml -lhwloc -lm -pthread
 
 tests: $(PROBE_TEST_BINS)

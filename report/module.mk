@@ -9,13 +9,13 @@ REPORT_SRCS      := $(wildcard report/*.c)
 REPORT_OBJS      := $(patsubst report/%.c,$(BUILD)/obj/report/%.o,$(REPORT_SRCS))
 REPORT_PURE_OBJS := $(filter-out $(BUILD)/obj/report/report_main.o,$(REPORT_OBJS))
 REPORT_PROBE_OBJS := $(patsubst %,$(BUILD)/obj/probe/%.o,save meas truth analyze)
-REPORT_CFLAGS     = $(CFLAGS_COMMON) -Ireport -Iprobe -Ilibtopobcast/include -Ilibtopobcast/src
+REPORT_CFLAGS     = $(TOOL_CFLAGS) -Ireport -Iprobe
 REPORT_LIBS       = $(TBP_A) $(LIB_A) $(DEP_LIBS)
 TOOL_BINS        += $(REPORT_BIN)
 
 all: $(REPORT_BIN)
 
-$(BUILD)/obj/report/%.o: report/%.c $(wildcard report/*.h) $(wildcard probe/*.h) $(wildcard libtopobcast/src/*.h)
+$(BUILD)/obj/report/%.o: report/%.c $(wildcard report/*.h) $(wildcard probe/*.h) $(wildcard libtopobcast/private/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(REPORT_CFLAGS) -c $< -o $@
 

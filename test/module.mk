@@ -18,7 +18,7 @@ endif
 
 $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(TOOL_CFLAGS) -Itest/unit $< -o $@ $(LIB_A) $(DEP_LIBS)
+	$(MPICC) $(TEST_CFLAGS) -Itest/unit $< -o $@ $(LIB_A) $(DEP_LIBS)
 
 $(BUILD)/test/mpi/%: test/mpi/%.c
 	@mkdir -p $(dir $@)

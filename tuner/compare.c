@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_state.h"
-#include "settings.h"
 #include "timing.h"
+#include "tools.h"
 #include "topobcast.h"
 
 typedef struct op_ctx {
@@ -99,12 +98,13 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
 
     /* say plainly when the library is not using the configuration: the
      * comparison would then measure default against default */
-    const tb_settings *st = tb_settings_get();
-    tb_comm_state *cs = size > 1 ? tb_comm_state_get(comm) : NULL;
-    int usable = st->config_ok && cs && cs->usable && !st->disabled;
+    const tb_tool_setup *st = tb_tool_setup_get();
+    int cs_usable = 0;
+    const tb_hier *ch = size > 1 ? tb_tool_comm_hier(comm, &cs_usable) : NULL;
+    int usable = st->config_ok && ch && cs_usable && !st->disabled;
     FILE *csv = NULL;
     if (me == 0) {
-        fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s%s\n", size, st->config.source,
+        fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s%s\n", size, st->config->source,
                 usable ? "" : " NOT IN USE (see the warning above): the library falls back to MPI_Bcast");
         if (st->forced)
             fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");

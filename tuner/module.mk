@@ -7,7 +7,7 @@ TOOL_BINS   += $(BENCH_BIN)
 
 all: $(BENCH_BIN)
 
-$(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h libtopobcast/include/*.h)
+$(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TOOL_CFLAGS) -Ituner -c $< -o $@
 
@@ -41,4 +41,4 @@ TUNER_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(wildcard test
 
 $(TUNER_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(TUNER_PURE_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(TOOL_CFLAGS) -Ituner -Itest/unit $< -o $@ $(TUNER_PURE_OBJS) $(LIB_A) $(DEP_LIBS)
+	$(MPICC) $(TEST_CFLAGS) -Ituner -Itest/unit $< -o $@ $(TUNER_PURE_OBJS) $(LIB_A) $(DEP_LIBS)

@@ -28,18 +28,17 @@
 
 #include "calibrate.h"
 #include "candidates.h"
-#include "comm_state.h"
 #include "compare.h"
 #include "config.h"
 #include "costs.h"
 #include "costs_probe.h"
-#include "dispatch.h"
 #include "fanout.h"
 #include "model.h"
 #include "progress.h"
 #include "results.h"
 #include "table.h"
 #include "timing.h"
+#include "tools.h"
 
 #define MAX_SIZES 128
 #define MAX_COMMS 8
@@ -542,7 +541,7 @@ static int bcast_op(void *ctx, int rep)
     int root = c->rotate ? (rep < 0 ? -rep : rep) % c->size : 0;
     /* the library's own dispatch with a parsed spec: what an application
      * gets when the table selects it, without parsing text per call */
-    return tb_bcast(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root, c->comm, &c->spec);
+    return tb_tool_bcast(c->buf, c->bytes, root, c->comm, &c->spec);
 }
 
 /* One broadcast of a pattern from the last rank: 0 right everywhere, 1
@@ -552,7 +551,7 @@ static int validate(op_ctx *c, int me)
     int root = c->size - 1;
     for (size_t i = 0; i < c->bytes; i++)
         c->buf[i] = me == root ? (unsigned char)(i * 29 + 3 + i / 253) : 0xC3;
-    int rc = tb_bcast(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root, c->comm, &c->spec);
+    int rc = tb_tool_bcast(c->buf, c->bytes, root, c->comm, &c->spec);
     int bad = rc != MPI_SUCCESS ? 2 : 0, any;
     for (size_t i = 0; i < c->bytes && !bad; i++)
         if (c->buf[i] != (unsigned char)(i * 29 + 3 + i / 253))
@@ -712,8 +711,9 @@ static int setup_comms(tuner *T)
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm == MPI_COMM_NULL)
             continue;
-        tb_comm_state *cs = tb_comm_state_get(T->comms[c].comm);
-        int ok = cs != NULL && (!T->have_topo || cs->usable), all;
+        int usable = 0;
+        const tb_hier *ch = tb_tool_comm_hier(T->comms[c].comm, &usable);
+        int ok = ch != NULL && (!T->have_topo || usable), all;
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, T->comms[c].comm);
         if (!all) {
             /* tuning hierarchical algorithms on another hierarchy than the
@@ -725,11 +725,11 @@ static int setup_comms(tuner *T)
                         T->o.topology, T->comms[c].size);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        T->comms[c].hier = &cs->hier;
+        T->comms[c].hier = ch;
     }
     /* the job's own hierarchy names the pair classes of the costs */
-    tb_comm_state *wcs = tb_comm_state_get(MPI_COMM_WORLD);
-    T->world_hier = wcs && wcs->hier.size ? &wcs->hier : NULL;
+    const tb_hier *wh = tb_tool_comm_hier(MPI_COMM_WORLD, NULL);
+    T->world_hier = wh && wh->size ? wh : NULL;
     return 0;
 }
 

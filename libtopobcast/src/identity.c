@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "topo_map.h"
+#include "identity.h"
 
 /* Loading an hwloc topology costs milliseconds; one per process is enough
  * (the machine does not change, only the binding is asked each time).  It

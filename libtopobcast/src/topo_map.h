@@ -11,17 +11,8 @@
 
 #include "config.h"
 #include "hier.h"
+#include "identity.h"
 
-typedef struct tb_identity {
-    char host[256];
-    int bound;          /* 1 if bound to a single PU (or a set within one package) */
-    int pu, core, package, numa; /* hwloc logical indexes, -1 if unknown */
-    int node;           /* lowest comm rank sharing memory (MPI_COMM_TYPE_SHARED) */
-    int world_rank;
-} tb_identity;
-
-/* This process's identity (hostname, hwloc binding); node/world_rank unset. */
-int tb_identity_self(tb_identity *id);
 /* Collective over comm: fills all[0..size) (malloc'd) with every rank's
  * identity; host is MPI's processor name, as the probe records it. */
 int tb_topo_exchange(MPI_Comm comm, tb_identity **all);

@@ -13,12 +13,12 @@ FUZZ_SRCS    := test/fuzz/fuzz_config.c $(addprefix libtopobcast/src/,config_yam
 # topo_map.h includes mpi.h; nothing MPI is linked (no PMPI call is reached)
 FUZZ_MPI_INC  = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
 FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-                -Ilibtopobcast/src -Ilibtopobcast/include $(FUZZ_MPI_INC)
+                -Ilibtopobcast/src -Ilibtopobcast/private -Ilibtopobcast/include $(FUZZ_MPI_INC)
 
 .PHONY: fuzz fuzz-run
 fuzz: $(FUZZ_BIN)
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard libtopobcast/src/*.h)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard libtopobcast/src/*.h libtopobcast/private/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ -lyaml -lm
 

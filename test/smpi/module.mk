@@ -15,7 +15,7 @@
 SMPICC     ?= smpicc
 SMPI_DIR   := $(BUILD)/smpi
 SMPI_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra $(WERROR) -pthread -MMD -MP \
-              -Ilibtopobcast/include -Ilibtopobcast/src
+              -Ilibtopobcast/include -Ilibtopobcast/private -Ilibtopobcast/src
 # The library's own allocations stay private per rank even when a timing run
 # turns on SMPI's automatic shared malloc (see test/smpi/smpi-opts.sh).
 SMPI_LIB_FLAGS := -fvisibility=hidden -DSMPI_NO_OVERRIDE_MALLOC

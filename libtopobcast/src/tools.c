@@ -1,0 +1,45 @@
+/* The tool-facing calls of private/tools.h, over the library's internals. */
+#include "tools.h"
+
+#include "comm_state.h"
+#include "dispatch.h"
+#include "settings.h"
+
+int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg_spec *spec)
+{
+    return tb_bcast(buf, (MPI_Count)bytes, MPI_BYTE, root, comm, spec);
+}
+
+const tb_tool_setup *tb_tool_setup_get(void)
+{
+    static tb_tool_setup v;
+    static int done;
+    const tb_settings *st = tb_settings_get();
+    if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+        /* every field is a copy of the settings, which never change once
+         * read: threads racing here write the same values */
+        v.disabled = st->disabled;
+        v.forced = st->forced;
+        v.config_ok = st->config_ok;
+        v.config_error = st->config_error;
+        v.config = &st->config;
+        __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    }
+    return &v;
+}
+
+const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable)
+{
+    if (usable)
+        *usable = 0;
+    int inter = 0, size = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2)
+        return NULL;
+    tb_comm_state *cs = tb_comm_state_get(comm);
+    if (!cs)
+        return NULL;
+    if (usable)
+        *usable = cs->usable;
+    return &cs->hier;
+}
