@@ -40,7 +40,7 @@
 
 /* Whether a series of n batches (R the minimum) is complete: before R,
  * when the batches agree (--agree); from R on, unless cheap and noisy. */
-static int enough(const tbp_meas_opts *o, int R, int cap, const double *x, int n, double spent)
+static int enough(const tt_meas_opts *o, int R, int cap, const double *x, int n, double spent)
 {
     if (n < R)
         return tbp_batches_agree(x, n, AGREE_MIN, o->agree);
@@ -49,7 +49,7 @@ static int enough(const tbp_meas_opts *o, int R, int cap, const double *x, int n
 
 int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_batches *b, double five[][5])
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     int R = b->min, cap = b->extend && o->max_reps > R ? o->max_reps : R, n = 0, rc;
     double *x = malloc((size_t)b->nser * (size_t)cap * sizeof *x), v[TBP_MAX_SERIES];
     if (!x)

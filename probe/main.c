@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "topology.h"
 #include "config.h"
 #include "harness.h"
 #include "plogp.h"
 
 typedef struct cli {
-    tbp_meas_opts meas;
-    tbp_analysis_opts an;
+    tt_meas_opts meas;
+    tt_analysis_opts an;
     const char *save, *output, *analyze, *truth, *graph, *groups, *check;
     int validate, quiet, no_distance;
     tbp_progress_mode progress;
@@ -138,8 +138,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    tbp_meas_opts_default(&c->meas);
-    tbp_analysis_opts_default(&c->an);
+    tt_meas_opts_default(&c->meas);
+    tt_analysis_opts_default(&c->an);
     c->progress = TBP_PROGRESS_AUTO;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i], *val = NULL, name[64];
@@ -179,15 +179,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         } else if (IS("-q") || IS("--quiet")) {
             c->quiet = 1;
         } else if (IS("--serial")) {
-            c->meas.conc = TBP_CONC_SERIAL;
+            c->meas.conc = TT_CONC_SERIAL;
         } else if (IS("--no-distance-matrix")) {
             c->no_distance = 1;
         } else if (IS("--mode")) {
             NEEDVAL();
             if (strcmp(val, "plogp") == 0)
-                c->meas.mode = TBP_MODE_PLOGP;
+                c->meas.mode = TT_MODE_PLOGP;
             else if (strcmp(val, "loggp") == 0)
-                c->meas.mode = TBP_MODE_LOGGP;
+                c->meas.mode = TT_MODE_LOGGP;
             else
                 BAD();
         } else if (IS("-M") || IS("--max-size")) {
@@ -244,9 +244,9 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
                 BAD();
         } else if (IS("--concurrency")) {
             NEEDVAL();
-            if ((k = tbp_concurrency_from_name(val)) < 0)
+            if ((k = tt_concurrency_from_name(val)) < 0)
                 BAD();
-            c->meas.conc = (tbp_concurrency)k;
+            c->meas.conc = (tt_concurrency)k;
         } else if (IS("--groups")) {
             NEEDVAL();
             c->groups = val;
@@ -294,9 +294,9 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         } else if (IS("--distance")) {
             NEEDVAL();
             if (strcmp(val, "time") == 0)
-                c->an.dist = TBP_DIST_TIME;
+                c->an.dist = TT_DIST_TIME;
             else if (strcmp(val, "vectors") == 0)
-                c->an.dist = TBP_DIST_VECTORS;
+                c->an.dist = TT_DIST_VECTORS;
             else
                 BAD();
         } else if (IS("--at")) {
@@ -307,16 +307,16 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         } else if (IS("--interp")) {
             NEEDVAL();
             if (strcmp(val, "piecewise") == 0)
-                c->an.interp = TBP_INTERP_PIECEWISE;
+                c->an.interp = TT_INTERP_PIECEWISE;
             else if (strcmp(val, "linfit") == 0)
-                c->an.interp = TBP_INTERP_LINFIT;
+                c->an.interp = TT_INTERP_LINFIT;
             else
                 BAD();
         } else if (IS("--method")) {
             NEEDVAL();
-            if ((k = tbp_method_from_name(val)) < 0)
+            if ((k = tt_method_from_name(val)) < 0)
                 BAD();
-            c->an.method = (tbp_method)k;
+            c->an.method = (tt_method)k;
         } else if (IS("--rel-gap")) {
             NEEDVAL();
             if (parse_double(val, 1e-6, 1e6, &c->an.rel_gap) != 0)
@@ -353,7 +353,7 @@ static int close_out(FILE *f)
     return fclose(f);
 }
 
-static void print_levels(FILE *out, const tbp_analysis *a)
+static void print_levels(FILE *out, const tt_analysis *a)
 {
     fprintf(out, "probe: %d level%s found (%s):", a->h.nlevels, a->h.nlevels == 1 ? "" : "s", a->desc);
     for (int l = 0; l < a->h.nlevels; l++)
@@ -365,64 +365,64 @@ static void print_levels(FILE *out, const tbp_analysis *a)
  * partitions nobody writes down: the whole job (one group) and the ranks
  * themselves (below the last level); a truth such as "node" with one rank
  * per node, or "island" on a single island, is matched by those. */
-static void validate(const tbp_hierarchy *h, const tbp_truth *tt, int nt)
+static void validate(const tt_hierarchy *h, const tt_truth *tt, int nt)
 {
     int n = h->n;
     int add_job = h->nlevels == 0 || h->nclusters[0] > 1;
     int add_rank = h->nlevels == 0 || h->nclusters[h->nlevels - 1] < n;
-    tbp_hierarchy v;
-    if (tbp_hierarchy_alloc(&v, n, h->nlevels + add_job + add_rank) != 0) {
-        tbp_validate_print(stdout, h, tt, nt);
+    tt_hierarchy v;
+    if (tt_hierarchy_alloc(&v, n, h->nlevels + add_job + add_rank) != 0) {
+        tt_validate_print(stdout, h, tt, nt);
         return;
     }
     int l = 0;
     if (add_job) {
-        snprintf(v.name[l], TBP_NAME_MAX, "(job)");
+        snprintf(v.name[l], TT_NAME_MAX, "(job)");
         v.nclusters[l++] = 1; /* labels are zero */
     }
     for (int k = 0; k < h->nlevels; k++, l++) {
         memcpy(v.labels[l], h->labels[k], (size_t)n * sizeof *v.labels[l]);
         v.nclusters[l] = h->nclusters[k];
-        memcpy(v.name[l], h->name[k], TBP_NAME_MAX);
+        memcpy(v.name[l], h->name[k], TT_NAME_MAX);
     }
     if (add_rank) {
-        snprintf(v.name[l], TBP_NAME_MAX, "(ranks)");
+        snprintf(v.name[l], TT_NAME_MAX, "(ranks)");
         for (int r = 0; r < n; r++)
             v.labels[l][r] = r;
         v.nclusters[l] = n;
     }
-    tbp_validate_print(stdout, &v, tt, nt);
-    tbp_hierarchy_free(&v);
+    tt_validate_print(stdout, &v, tt, nt);
+    tt_hierarchy_free(&v);
 }
 
 /* Everything after the measurement: save, analyse, write, validate. */
-static int finish(tbp_meas *m, const cli *c)
+static int finish(tt_meas *m, const cli *c)
 {
     char err[512];
     int rc = 0;
     if (c->save) {
         FILE *f = open_out(c->save);
-        if (!f || tbp_save_write(m, f) != 0 || close_out(f) != 0) {
+        if (!f || tt_save_write(m, f) != 0 || close_out(f) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the measurements\n", c->save);
             return 1;
         }
     }
-    tbp_truthset truth;
-    if (tbp_truth_build(m, c->truth, &truth, err, sizeof err) != 0) {
+    tt_truthset truth;
+    if (tt_truth_build(m, c->truth, &truth, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
         return 1;
     }
-    tbp_analysis a;
-    if (tbp_analyze(m, &c->an, &truth, &a, err, sizeof err) != 0) {
+    tt_analysis a;
+    if (tt_analyze(m, &c->an, &truth, &a, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
-        tbp_truth_free(&truth);
+        tt_truth_free(&truth);
         return 1;
     }
     if (!c->quiet)
         print_levels(stdout, &a);
     if (c->output) {
         FILE *f = open_out(c->output);
-        if (!f || tbp_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
+        if (!f || tt_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the topology\n", c->output);
             rc = 1;
         } else if (strcmp(c->output, "-") != 0) {
@@ -437,9 +437,9 @@ static int finish(tbp_meas *m, const cli *c)
         }
     }
     if (c->validate) {
-        tbp_truth tt[TBP_MAX_TRUTH];
+        tt_truth tt[TT_MAX_TRUTH];
         for (int k = 0; k < truth.ntruth; k++)
-            tt[k] = (tbp_truth){.name = truth.name[k], .labels = truth.labels[k]};
+            tt[k] = (tt_truth){.name = truth.name[k], .labels = truth.labels[k]};
         printf("validation against the recorded ground truth (%d ranks):\n", m->n);
         validate(&a.h, tt, truth.ntruth);
     }
@@ -451,7 +451,7 @@ static int finish(tbp_meas *m, const cli *c)
         else
             snprintf(tgfname, sizeof tgfname, "%s.tgf", c->graph);
         FILE *fd = fopen(c->graph, "w"), *ft = fopen(tgfname, "w");
-        if (!fd || !ft || tbp_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
+        if (!fd || !ft || tt_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");
             rc = 1;
         }
@@ -460,8 +460,8 @@ static int finish(tbp_meas *m, const cli *c)
         if (ft)
             fclose(ft);
     }
-    tbp_analysis_free(&a);
-    tbp_truth_free(&truth);
+    tt_analysis_free(&a);
+    tt_truth_free(&truth);
     return rc;
 }
 
@@ -494,9 +494,9 @@ static int analyze_offline(const cli *c)
         fprintf(stderr, "topobcast-probe: %s: %s\n", c->analyze, strerror(errno));
         return 1;
     }
-    tbp_meas m;
+    tt_meas m;
     char err[512];
-    int rc = tbp_save_read(f, c->analyze, &m, err, sizeof err);
+    int rc = tt_save_read(f, c->analyze, &m, err, sizeof err);
     fclose(f);
     if (rc != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
@@ -505,7 +505,7 @@ static int analyze_offline(const cli *c)
     cli cc = *c;
     cc.save = NULL;
     rc = finish(&m, &cc);
-    tbp_meas_free(&m);
+    tt_meas_free(&m);
     return rc;
 }
 
@@ -558,7 +558,7 @@ static int measure(const cli *c)
         MPI_Comm_free(&comm);
         return 2;
     }
-    tbp_meas m;
+    tt_meas m;
     memset(&m, 0, sizeof m);
     m.opt = c->meas;
     m.n = size;
@@ -583,7 +583,7 @@ static int measure(const cli *c)
             MPI_Comm_free(&comm);
             free(group);
             free(measured);
-            tbp_meas_free(&m);
+            tt_meas_free(&m);
             return 2;
         }
     }
@@ -598,19 +598,19 @@ static int measure(const cli *c)
             ngroups = group[r] + 1;
     }
 
-    tbp_schedule s;
+    tbp_rounds s;
     memset(&s, 0, sizeof s);
-    if (me == 0 && tbp_schedule_build(size, group, measured, c->meas.conc, &s) != 0) {
+    if (me == 0 && tbp_rounds_build(size, group, measured, c->meas.conc, &s) != 0) {
         fprintf(stderr, "topobcast-probe: out of memory building the schedule\n");
         MPI_Abort(comm, 1);
     }
-    tbp_schedule_bcast(&s, 0, comm);
+    tbp_rounds_bcast(&s, 0, comm);
     long all_pairs = (long)size * (size - 1) / 2;
     if (me == 0 && !c->quiet) {
         printf("probe: %d ranks on %d hosts, %d independence groups; %s, M=%ld, R=%d\n", size, nhosts, ngroups,
-               c->meas.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
+               c->meas.mode == TT_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
         printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs, all_pairs,
-               s.nrounds, tbp_concurrency_name(c->meas.conc));
+               s.nrounds, tt_concurrency_name(c->meas.conc));
         if (m.opt.fast < 1 || c->meas.fast_auto)
             printf(", fast %s%g (seed %lu)", c->meas.fast_auto ? "auto = " : "", m.opt.fast, c->meas.seed);
         printf("\n");
@@ -635,7 +635,7 @@ static int measure(const cli *c)
     tbp_measure_free(&ctx);
     int status = 0;
     if (me == 0) {
-        if (tbp_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
+        if (tt_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
             fprintf(stderr, "topobcast-probe: internal error: %d results for %d pairs\n", m.npairs, s.npairs);
             status = 1;
         } else {
@@ -648,8 +648,8 @@ static int measure(const cli *c)
         }
     }
     PMPI_Bcast(&status, 1, MPI_INT, 0, comm);
-    tbp_schedule_free(&s);
-    tbp_meas_free(&m);
+    tbp_rounds_free(&s);
+    tt_meas_free(&m);
     free(group);
     free(measured);
     MPI_Comm_free(&comm);

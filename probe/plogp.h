@@ -15,14 +15,14 @@
 #include "probe.h"
 
 typedef struct tbp_measure_ctx {
-    const tbp_meas_opts *opt;
+    const tt_meas_opts *opt;
     char *buf;          /* opt->max_size bytes, reused for sending and receiving */
     double wtime;       /* this rank's MPI_Wtime overhead, subtracted from timings */
-    tbp_pair_rec *rec;  /* the pairs this rank sent in */
+    tt_pair_rec *rec;  /* the pairs this rank sent in */
     int nrec, cap;
 } tbp_measure_ctx;
 
-int tbp_measure_init(tbp_measure_ctx *c, const tbp_meas_opts *opt);
+int tbp_measure_init(tbp_measure_ctx *c, const tt_meas_opts *opt);
 void tbp_measure_free(tbp_measure_ctx *c);
 /* The harness callback (tbp_pair_fn): measures one pair by opt->mode. */
 int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
@@ -53,25 +53,39 @@ int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt);
 
 /* Sender side of the LogGP mode (loggp.c); the receiver side is the
  * common command loop. */
-int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec);
+int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tt_pair_rec *rec);
 
-/* Helpers shared by the two modes (plogp.c). */
+/* The command protocol shared by the two modes (pair_cmd.c). */
+/** \brief Sender: tells the receiver its next command, "count times:
+ *  receive n messages of m bytes, answer with reply bytes" (count 0: the
+ *  pair is done).
+ *  \return MPI_SUCCESS or the error code of MPI_Send. */
 int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count);
-/* Ends the receiver's current command before its count (the batches
- * agreed); the next command follows. */
+/** \brief Sender: ends the receiver's current command before its count
+ *  (the batches agreed); the next command follows.
+ *  \return MPI_SUCCESS or the error code of MPI_Send. */
 int tbp_cmd_stop(MPI_Comm comm, int receiver);
-void tbp_spin_until(double t);
+/** \brief Receiver: obeys the sender's commands, with buf (large enough
+ *  for the largest message) as payload, until a command of count 0.
+ *  \return MPI_SUCCESS, or the first MPI error code. */
+int tbp_cmd_serve(MPI_Comm comm, int sender, char *buf);
 
-/* MPI_Wtime overhead of this process (seed thesis fig. 3.7): timing of a
- * fixed busy loop with and without MPI_Wtime around each call. */
+/* The clock (wtime.c). */
+/** \brief Busy-waits until MPI_Wtime() reaches t (under SMPI: sleeps in
+ *  simulated time).
+ *  \return nothing. */
+void tbp_spin_until(double t);
+/** \brief MPI_Wtime overhead of this process (seed thesis fig. 3.7): a
+ *  fixed busy loop timed with and without MPI_Wtime around each call.
+ *  \return the overhead of one call in seconds, at least 0. */
 double tbp_wtime_overhead(void);
 
 /* Everyone's identity, allgathered: host (MPI processor name), hwloc
  * place, world rank; group = dense id of the host.  *out is malloc'd. */
-int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out);
+int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out);
 
 /* Collective: rank 0 appends every rank's records to m->pair. */
-int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m);
+int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m);
 
 #define TBP_TAG_CMD 11
 #define TBP_TAG_DATA 12

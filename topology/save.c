@@ -9,42 +9,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "topology.h"
 
 #define MAGIC "topobcast-probe-measurements"
 #define VERSION 1
 
-int tbp_save_write(const tbp_meas *m, FILE *out)
+int tt_save_write(const tt_meas *m, FILE *out)
 {
-    const tbp_meas_opts *o = &m->opt;
+    const tt_meas_opts *o = &m->opt;
     fprintf(out, "%s %d\n", MAGIC, VERSION);
-    fprintf(out, "mode %s\n", o->mode == TBP_MODE_LOGGP ? "loggp" : "plogp");
+    fprintf(out, "mode %s\n", o->mode == TT_MODE_LOGGP ? "loggp" : "plogp");
     fprintf(out, "nprocs %d\n", m->n);
     fprintf(out,
             "options reps=%d max-size=%ld eps=%.17g max-insert=%d min-spacing=%d k-wait=%.17g gsat-max=%ld "
             "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu agree=%.17g "
             "max-reps=%d rep-budget=%.17g\n",
             o->reps, o->max_size, o->eps, o->max_insert, o->min_spacing, o->k_wait, o->gsat_max, o->gsat_cap,
-            o->batch_time, o->use_min ? "min" : "median", o->prtt_n, tbp_concurrency_name(o->conc), o->fast,
+            o->batch_time, o->use_min ? "min" : "median", o->prtt_n, tt_concurrency_name(o->conc), o->fast,
             o->seed, o->agree, o->max_reps, o->rep_budget);
     fprintf(out, "run pairs=%d rounds=%d elapsed=%.17g wtime-overhead=%.17g\n", m->npairs, m->nrounds,
             m->elapsed, m->wtime_overhead);
     for (int r = 0; r < m->n; r++) {
-        const tbp_rank_info *k = &m->rank[r];
+        const tt_rank_info *k = &m->rank[r];
         fprintf(out, "rank %d host=%s pu=%d core=%d package=%d numa=%d world=%d group=%d measured=%d\n", r,
                 k->host, k->pu, k->core, k->package, k->numa, k->world_rank, k->group, k->measured);
     }
     for (int p = 0; p < m->npairs; p++) {
-        const tbp_pair_rec *q = &m->pair[p];
+        const tt_pair_rec *q = &m->pair[p];
         fprintf(out, "pair %d %d L=%.17g sizes=%d", q->i, q->j, q->L, q->nsizes);
-        if (o->mode == TBP_MODE_LOGGP)
+        if (o->mode == TT_MODE_LOGGP)
             fprintf(out, " loggp=%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", q->lg.L, q->lg.o, q->lg.g, q->lg.G,
                     q->lg.S, q->lg.g2, q->lg.G2);
         fputc('\n', out);
         for (int k = 0; k < q->nsizes; k++) {
-            const tbp_size_rec *s = &q->s[k];
+            const tt_size_rec *s = &q->s[k];
             fprintf(out, "s %.17g %.17g %.17g %.17g %.17g %d", s->m, s->rtt, s->o_s, s->o_r, s->g, s->gsat);
-            for (int a = 0; a < TBP_NQ; a++)
+            for (int a = 0; a < TT_NQ; a++)
                 for (int b = 0; b < 5; b++)
                     fprintf(out, " %.9g", s->q[a][b]);
             fputc('\n', out);
@@ -139,7 +139,7 @@ static int get_int(reader *R, const char *key, int *out)
     return 0;
 }
 
-static int read_options(reader *R, tbp_meas_opts *o)
+static int read_options(reader *R, tt_meas_opts *o)
 {
     char v[64];
     long x;
@@ -164,19 +164,19 @@ static int read_options(reader *R, tbp_meas_opts *o)
         return fail(R, "stat=min or stat=median");
     o->use_min = strcmp(v, "min") == 0;
     int c;
-    if (!value_of(R->buf, "concurrency", v, sizeof v) || (c = tbp_concurrency_from_name(v)) < 0)
+    if (!value_of(R->buf, "concurrency", v, sizeof v) || (c = tt_concurrency_from_name(v)) < 0)
         return fail(R, "concurrency=serial|intra|groups|ranks");
-    o->conc = (tbp_concurrency)c;
+    o->conc = (tt_concurrency)c;
     return 0;
 }
 
-static int read_rank(reader *R, tbp_meas *m)
+static int read_rank(reader *R, tt_meas *m)
 {
     int r;
-    char host[TBP_HOST_MAX];
+    char host[TT_HOST_MAX];
     if (sscanf(R->buf, "rank %d", &r) != 1 || r < 0 || r >= m->n)
         return fail(R, "'rank R' with 0 <= R < nprocs");
-    tbp_rank_info *k = &m->rank[r];
+    tt_rank_info *k = &m->rank[r];
     if (k->host[0])
         return fail(R, "each rank once");
     if (!value_of(R->buf, "host", host, sizeof host) || !host[0])
@@ -191,7 +191,7 @@ static int read_rank(reader *R, tbp_meas *m)
     return 0;
 }
 
-static int read_pair(reader *R, tbp_meas *m, tbp_pair_rec *p)
+static int read_pair(reader *R, tt_meas *m, tt_pair_rec *p)
 {
     memset(p, 0, sizeof *p);
     if (sscanf(R->buf, "pair %d %d", &p->i, &p->j) != 2 || p->i < 0 || p->j <= p->i || p->j >= m->n)
@@ -200,9 +200,9 @@ static int read_pair(reader *R, tbp_meas *m, tbp_pair_rec *p)
         return -1;
     if (p->nsizes < 1 || p->nsizes > 1 << 20)
         return fail(R, "sizes=N with N >= 1");
-    if (m->opt.mode == TBP_MODE_LOGGP) {
+    if (m->opt.mode == TT_MODE_LOGGP) {
         char v[512];
-        tbp_loggp_fit *f = &p->lg;
+        tt_loggp_fit *f = &p->lg;
         if (!value_of(R->buf, "loggp", v, sizeof v) ||
             sscanf(v, "%lg,%lg,%lg,%lg,%lg,%lg,%lg", &f->L, &f->o, &f->g, &f->G, &f->S, &f->g2, &f->G2) != 7)
             return fail(R, "loggp=L,o,g,G,S,g2,G2");
@@ -213,7 +213,7 @@ static int read_pair(reader *R, tbp_meas *m, tbp_pair_rec *p)
     for (int k = 0; k < p->nsizes; k++) {
         if (next_line(R) != 0 || strncmp(R->buf, "s ", 2) != 0)
             return fail(R, "a size line 's M RTT O_S O_R G GSAT Q...'");
-        tbp_size_rec *s = &p->s[k];
+        tt_size_rec *s = &p->s[k];
         char *c = R->buf + 2, *end;
         double v[6 + 15];
         for (int x = 0; x < 21; x++) {
@@ -243,11 +243,11 @@ static int read_pair(reader *R, tbp_meas *m, tbp_pair_rec *p)
     return 0;
 }
 
-int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t errlen)
+int tt_save_read(FILE *in, const char *name, tt_meas *m, char *err, size_t errlen)
 {
     reader R = {.in = in, .name = name, .err = err, .errlen = errlen};
     memset(m, 0, sizeof *m);
-    tbp_meas_opts_default(&m->opt);
+    tt_meas_opts_default(&m->opt);
     int rc = -1, version = 0, npairs_decl = -1;
     char mode[16];
     if (next_line(&R) != 0 || sscanf(R.buf, MAGIC " %d", &version) != 1 || version != VERSION) {
@@ -259,7 +259,7 @@ int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t err
         fail(&R, "'mode plogp' or 'mode loggp'");
         goto out;
     }
-    m->opt.mode = strcmp(mode, "loggp") == 0 ? TBP_MODE_LOGGP : TBP_MODE_PLOGP;
+    m->opt.mode = strcmp(mode, "loggp") == 0 ? TT_MODE_LOGGP : TT_MODE_PLOGP;
     if (next_line(&R) != 0 || sscanf(R.buf, "nprocs %d", &m->n) != 1 || m->n < 1 || m->n > 1 << 20) {
         fail(&R, "'nprocs N' with N >= 1");
         goto out;
@@ -308,7 +308,7 @@ int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t err
             goto out;
         }
         if (read_pair(&R, m, &m->pair[m->npairs]) != 0) {
-            tbp_pair_rec_free(&m->pair[m->npairs]);
+            tt_pair_rec_free(&m->pair[m->npairs]);
             goto out;
         }
         m->npairs++;
@@ -317,7 +317,7 @@ int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t err
         fail(&R, "as many pairs as the 'run' line declares");
         goto out;
     }
-    if (tbp_meas_sort_pairs(m) != 0) {
+    if (tt_meas_sort_pairs(m) != 0) {
         snprintf(err, errlen, "%s: a pair appears twice", name);
         goto out;
     }
@@ -325,6 +325,6 @@ int tbp_save_read(FILE *in, const char *name, tbp_meas *m, char *err, size_t err
 out:
     free(R.buf);
     if (rc != 0)
-        tbp_meas_free(m);
+        tt_meas_free(m);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* Small helpers shared by the clustering files (not part of the API). */
-#ifndef TBP_CLUSTER_INTERNAL_H
-#define TBP_CLUSTER_INTERNAL_H
+#ifndef TT_CLUSTER_INTERNAL_H
+#define TT_CLUSTER_INTERNAL_H
 
 #include <stdint.h>
 
@@ -8,7 +8,7 @@
 
 /* Union-find with path halving; the root of a set is its smallest member so
  * that results never depend on union order. */
-static inline int tbp_uf_find(int *parent, int x)
+static inline int tt_uf_find(int *parent, int x)
 {
     while (parent[x] != x) {
         parent[x] = parent[parent[x]];
@@ -17,10 +17,10 @@ static inline int tbp_uf_find(int *parent, int x)
     return x;
 }
 
-static inline int tbp_uf_union(int *parent, int a, int b)
+static inline int tt_uf_union(int *parent, int a, int b)
 {
-    a = tbp_uf_find(parent, a);
-    b = tbp_uf_find(parent, b);
+    a = tt_uf_find(parent, a);
+    b = tt_uf_find(parent, b);
     if (a == b)
         return a;
     if (a < b) {
@@ -32,7 +32,7 @@ static inline int tbp_uf_union(int *parent, int a, int b)
 }
 
 /* splitmix64: tiny, seedable, good enough for choosing start medoids. */
-static inline uint64_t tbp_rng_next(uint64_t *s)
+static inline uint64_t tt_rng_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -41,17 +41,17 @@ static inline uint64_t tbp_rng_next(uint64_t *s)
 }
 
 /* Uniform double in [0,1). */
-static inline double tbp_rng_unit(uint64_t *s)
+static inline double tt_rng_unit(uint64_t *s)
 {
-    return (double)(tbp_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(tt_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* Labels from a union-find forest, canonical order; returns k. */
-int tbp_labels_from_uf(int *parent, int n, int *labels);
+int tt_labels_from_uf(int *parent, int n, int *labels);
 
 /* HDBSCAN with precomputed core distances (the search sorts every row once
  * instead of selecting per min_samples). */
-int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
-                     int *labels, tbp_dendrogram *mr);
+int tt_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
+                    int *labels, tt_dendrogram *mr);
 
 #endif

@@ -1,5 +1,5 @@
 /* Scheduling the pair tests into rounds of independent pairs (see
- * harness.h for what independent means in each mode).
+ * pair_rounds.h for what independent means in each mode).
  *
  * This is edge colouring of a multigraph of resources.  First fit over an
  * arbitrary pair order can need up to twice the optimal number of rounds,
@@ -8,12 +8,13 @@
  * listed diagonal by diagonal, then of the ranks inside each group.  First
  * fit over that order reproduces the tournament's optimal schedule for
  * equal groups and still packs unequal ones and fast mode's subsets.
- * Pure computation: rank 0 builds the schedule and broadcasts it. */
+ * Pure computation: rank 0 builds the rounds, the harness broadcasts
+ * them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "pair_rounds.h"
 
 int tbp_pair_wanted(const int *group, const int *measured, int i, int j)
 {
@@ -22,15 +23,15 @@ int tbp_pair_wanted(const int *group, const int *measured, int i, int j)
     return !measured || (measured[i] && measured[j]);
 }
 
-int tbp_pair_resources(int n, int ngroups, const int *group, tbp_concurrency c, int i, int j,
+int tbp_pair_resources(int n, int ngroups, const int *group, tt_concurrency c, int i, int j,
                        int res[4])
 {
     int net = n + ngroups, gi = n + group[i], gj = n + group[j];
     switch (c) {
-    case TBP_CONC_SERIAL:
+    case TT_CONC_SERIAL:
         res[0] = net;
         return 1;
-    case TBP_CONC_INTRA:
+    case TT_CONC_INTRA:
         if (gi == gj) {
             res[0] = gi;
             return 1;
@@ -39,7 +40,7 @@ int tbp_pair_resources(int n, int ngroups, const int *group, tbp_concurrency c, 
         res[1] = gj;
         res[2] = net;
         return 3;
-    case TBP_CONC_GROUPS:
+    case TT_CONC_GROUPS:
         res[0] = gi;
         if (gi == gj)
             return 1;
@@ -110,10 +111,10 @@ static int group_members(int n, const int *group, int ngroups, const int *measur
     return 0;
 }
 
-static int build_order(int n, const int *group, int ngroups, const int *measured, tbp_concurrency c,
+static int build_order(int n, const int *group, int ngroups, const int *measured, tt_concurrency c,
                        order *o)
 {
-    if (c == TBP_CONC_RANKS) {
+    if (c == TT_CONC_RANKS) {
         /* one tournament over all ranks: each round is a perfect matching */
         int mm = n + (n & 1);
         for (int t = 0; t < mm - 1; t++)
@@ -213,7 +214,7 @@ static int is_busy(const busy *b, int res, size_t round)
     return (int)((b->bits[(size_t)res * b->words + round / 64] >> (round % 64)) & 1u);
 }
 
-void tbp_schedule_free(tbp_schedule *s)
+void tbp_rounds_free(tbp_rounds *s)
 {
     if (!s)
         return;
@@ -222,8 +223,7 @@ void tbp_schedule_free(tbp_schedule *s)
     memset(s, 0, sizeof *s);
 }
 
-int tbp_schedule_build(int n, const int *group, const int *measured, tbp_concurrency c,
-                       tbp_schedule *s)
+int tbp_rounds_build(int n, const int *group, const int *measured, tt_concurrency c, tbp_rounds *s)
 {
     memset(s, 0, sizeof *s);
     if (n < 1 || !group)
@@ -309,7 +309,7 @@ int tbp_schedule_build(int n, const int *group, const int *measured, tbp_concurr
     free(b.bits);
     free(b.first_free);
     if (rc != 0)
-        tbp_schedule_free(s);
+        tbp_rounds_free(s);
     return rc;
 }
 

@@ -24,31 +24,31 @@ static int cmp_raw(const void *x, const void *y)
     return p->order - q->order;
 }
 
-const char *tbp_linkage_name(tbp_linkage link)
+const char *tt_linkage_name(tt_linkage link)
 {
     switch (link) {
-    case TBP_LINK_SINGLE: return "single";
-    case TBP_LINK_AVERAGE: return "average";
-    case TBP_LINK_COMPLETE: return "complete";
+    case TT_LINK_SINGLE: return "single";
+    case TT_LINK_AVERAGE: return "average";
+    case TT_LINK_COMPLETE: return "complete";
     }
     return "?";
 }
 
 /* Lance-Williams update for the three linkages. */
-static double combine(tbp_linkage link, double dak, double dbk, int sa, int sb)
+static double combine(tt_linkage link, double dak, double dbk, int sa, int sb)
 {
     switch (link) {
-    case TBP_LINK_SINGLE: return dak < dbk ? dak : dbk;
-    case TBP_LINK_COMPLETE: return dak > dbk ? dak : dbk;
-    case TBP_LINK_AVERAGE: break;
+    case TT_LINK_SINGLE: return dak < dbk ? dak : dbk;
+    case TT_LINK_COMPLETE: return dak > dbk ? dak : dbk;
+    case TT_LINK_AVERAGE: break;
     }
     return ((double)sa * dak + (double)sb * dbk) / (double)(sa + sb);
 }
 
-int tbp_agglomerative(const double *D, int n, tbp_linkage link, tbp_dendrogram *out)
+int tt_agglomerative(const double *D, int n, tt_linkage link, tt_dendrogram *out)
 {
-    if (!D || !out || n < 1 || (link != TBP_LINK_SINGLE && link != TBP_LINK_AVERAGE &&
-                                link != TBP_LINK_COMPLETE))
+    if (!D || !out || n < 1 || (link != TT_LINK_SINGLE && link != TT_LINK_AVERAGE &&
+                                link != TT_LINK_COMPLETE))
         return -1;
     out->n = n;
     out->merge = NULL;
@@ -132,11 +132,11 @@ int tbp_agglomerative(const double *D, int n, tbp_linkage link, tbp_dendrogram *
         height[i] = 0.0;
     }
     for (int r = 0; r < nraw; r++) {
-        int ra = tbp_uf_find(parent, raw[r].a), rb = tbp_uf_find(parent, raw[r].b);
+        int ra = tt_uf_find(parent, raw[r].a), rb = tt_uf_find(parent, raw[r].b);
         double h = height[ra] > height[rb] ? height[ra] : height[rb];
         if (raw[r].dist < h)
             raw[r].dist = h;
-        int root = tbp_uf_union(parent, ra, rb);
+        int root = tt_uf_union(parent, ra, rb);
         height[root] = raw[r].dist;
     }
     qsort(raw, (size_t)nraw, sizeof *raw, cmp_raw);
@@ -146,14 +146,14 @@ int tbp_agglomerative(const double *D, int n, tbp_linkage link, tbp_dendrogram *
         size[i] = 1;
     }
     for (int r = 0; r < nraw; r++) {
-        int ra = tbp_uf_find(parent, raw[r].a), rb = tbp_uf_find(parent, raw[r].b);
+        int ra = tt_uf_find(parent, raw[r].a), rb = tt_uf_find(parent, raw[r].b);
         int ca = cid[ra], cb = cid[rb];
-        tbp_merge *m = &out->merge[r];
+        tt_merge *m = &out->merge[r];
         m->a = ca < cb ? ca : cb;
         m->b = ca < cb ? cb : ca;
         m->dist = raw[r].dist;
         m->size = size[ra] + size[rb];
-        int root = tbp_uf_union(parent, ra, rb);
+        int root = tt_uf_union(parent, ra, rb);
         cid[root] = n + r;
         size[root] = m->size;
     }
@@ -162,7 +162,7 @@ int tbp_agglomerative(const double *D, int n, tbp_linkage link, tbp_dendrogram *
     return 0;
 }
 
-void tbp_dendrogram_free(tbp_dendrogram *dg)
+void tt_dendrogram_free(tt_dendrogram *dg)
 {
     if (!dg)
         return;
@@ -172,7 +172,7 @@ void tbp_dendrogram_free(tbp_dendrogram *dg)
 }
 
 /* Applies the first nmerges merges to singleton clusters. */
-static int apply_merges(const tbp_dendrogram *dg, int nmerges, int *labels)
+static int apply_merges(const tt_dendrogram *dg, int nmerges, int *labels)
 {
     int n = dg->n;
     int *parent = malloc((size_t)n * sizeof *parent);
@@ -187,24 +187,24 @@ static int apply_merges(const tbp_dendrogram *dg, int nmerges, int *labels)
         rep[i] = i;
     }
     for (int r = 0; r < nmerges; r++) {
-        const tbp_merge *m = &dg->merge[r];
-        tbp_uf_union(parent, rep[m->a], rep[m->b]);
+        const tt_merge *m = &dg->merge[r];
+        tt_uf_union(parent, rep[m->a], rep[m->b]);
         rep[n + r] = rep[m->a];
     }
-    int k = tbp_labels_from_uf(parent, n, labels);
+    int k = tt_labels_from_uf(parent, n, labels);
     free(parent);
     free(rep);
     return k;
 }
 
-int tbp_dendrogram_cut_k(const tbp_dendrogram *dg, int k, int *labels)
+int tt_dendrogram_cut_k(const tt_dendrogram *dg, int k, int *labels)
 {
     if (!dg || !labels || k < 1 || k > dg->n)
         return -1;
     return apply_merges(dg, dg->n - k, labels);
 }
 
-int tbp_dendrogram_cut_height(const tbp_dendrogram *dg, double height, int *labels)
+int tt_dendrogram_cut_height(const tt_dendrogram *dg, double height, int *labels)
 {
     if (!dg || !labels || dg->n < 1)
         return -1;

@@ -109,7 +109,7 @@ static void seed_medoids(pam *p, uint64_t *rng)
 {
     int n = p->n;
     double *mind = p->dn; /* scratch */
-    int first = (int)(tbp_rng_unit(rng) * n);
+    int first = (int)(tt_rng_unit(rng) * n);
     if (first >= n)
         first = n - 1;
     p->med[0] = first;
@@ -121,7 +121,7 @@ static void seed_medoids(pam *p, uint64_t *rng)
             total += mind[o];
         int pick = -1;
         if (total > 0.0) {
-            double r = tbp_rng_unit(rng) * total;
+            double r = tt_rng_unit(rng) * total;
             for (int o = 0; o < n; o++) {
                 if (mind[o] <= 0.0)
                     continue;
@@ -150,8 +150,8 @@ static void seed_medoids(pam *p, uint64_t *rng)
     }
 }
 
-int tbp_kmedoids(const double *D, int n, int k, unsigned long seed, int *labels, int *medoids,
-                 double *cost)
+int tt_kmedoids(const double *D, int n, int k, unsigned long seed, int *labels, int *medoids,
+                double *cost)
 {
     if (!D || !labels || n < 1 || k < 1 || k > n)
         return -1;
@@ -242,7 +242,7 @@ int tbp_kmedoids(const double *D, int n, int k, unsigned long seed, int *labels,
         labels[o] = p.med[p.nearest[o]];
     for (int s = 0; s < k; s++)
         labels[p.med[s]] = p.med[s];
-    rc = tbp_labels_canonical(labels, n);
+    rc = tt_labels_canonical(labels, n);
     if (medoids) {
         /* slot order sorted ascending for a stable interface */
         for (int s = 0; s < k; s++)

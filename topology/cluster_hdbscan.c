@@ -66,8 +66,8 @@ typedef struct ccluster {
     int nchild;
 } ccluster;
 
-int tbp_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, int *labels,
-                tbp_dendrogram *mr)
+int tt_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, int *labels,
+               tt_dendrogram *mr)
 {
     if (!D || !labels || n < 1 || min_samples < 1 || min_cluster_size < 2)
         return -1;
@@ -91,13 +91,13 @@ int tbp_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, i
         core[i] = select_kth(tmp, n, min_samples - 1);
     }
     free(tmp);
-    int rc = tbp_hdbscan_core(D, n, core, min_cluster_size, labels, mr);
+    int rc = tt_hdbscan_core(D, n, core, min_cluster_size, labels, mr);
     free(core);
     return rc;
 }
 
-int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
-                     int *labels, tbp_dendrogram *mr)
+int tt_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
+                    int *labels, tt_dendrogram *mr)
 {
     if (!D || !core || !labels || n < 1 || min_cluster_size < 2)
         return -1;
@@ -116,7 +116,7 @@ int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster
     mst_edge *e = malloc((size_t)(n - 1) * sizeof *e);
     int *parent = malloc((size_t)n * sizeof *parent);
     int *cid = malloc((size_t)n * sizeof *cid);
-    tbp_merge *mg = malloc((size_t)(n - 1) * sizeof *mg);
+    tt_merge *mg = malloc((size_t)(n - 1) * sizeof *mg);
     int *lab = malloc((size_t)(2 * n - 1) * sizeof *lab);    /* dendrogram node -> cluster */
     int *stack = malloc((size_t)(2 * n) * sizeof *stack);
     int *pt_parent = malloc((size_t)n * sizeof *pt_parent);
@@ -166,13 +166,13 @@ int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster
     for (int i = 0; i < n; i++)
         size[i] = 1;
     for (int r = 0; r < n - 1; r++) {
-        int ra = tbp_uf_find(parent, e[r].a), rb = tbp_uf_find(parent, e[r].b);
+        int ra = tt_uf_find(parent, e[r].a), rb = tt_uf_find(parent, e[r].b);
         int ca = cid[ra], cb = cid[rb];
         mg[r].a = ca < cb ? ca : cb;
         mg[r].b = ca < cb ? cb : ca;
         mg[r].dist = e[r].w;
         mg[r].size = size[ra] + size[rb];
-        int root = tbp_uf_union(parent, ra, rb);
+        int root = tt_uf_union(parent, ra, rb);
         cid[root] = n + r;
         size[root] = mg[r].size;
     }
@@ -200,7 +200,7 @@ int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster
              * when its cluster does, handled below by the falling branch */
             continue;
         }
-        const tbp_merge *m = &mg[node - n];
+        const tt_merge *m = &mg[node - n];
         double lam = LAMBDA(m->dist);
         int kids[2] = {m->a, m->b};
         int big[2];
@@ -272,7 +272,7 @@ int tbp_hdbscan_core(const double *D, int n, const double *core, int min_cluster
                 break;
             }
     }
-    rc = tbp_labels_canonical(labels, n);
+    rc = tt_labels_canonical(labels, n);
     if (mr && rc >= 0) {
         mr->merge = mg;
         mg = NULL;

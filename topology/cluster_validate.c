@@ -114,7 +114,7 @@ out:
     return total;
 }
 
-double tbp_accuracy(const int *pred, const int *truth, int n)
+double tt_accuracy(const int *pred, const int *truth, int n)
 {
     if (!pred || !truth || n < 1)
         return NAN;
@@ -168,7 +168,7 @@ static double choose2(double x)
     return x * (x - 1.0) / 2.0;
 }
 
-double tbp_ari(const int *pred, const int *truth, int n)
+double tt_ari(const int *pred, const int *truth, int n)
 {
     if (!pred || !truth || n < 1)
         return NAN;
@@ -217,7 +217,7 @@ out:
     return ari;
 }
 
-double tbp_validate_print(FILE *out, const tbp_hierarchy *h, const tbp_truth *truth, int ntruth)
+double tt_validate_print(FILE *out, const tt_hierarchy *h, const tt_truth *truth, int ntruth)
 {
     if (!h || !truth || ntruth < 1)
         return NAN;
@@ -230,8 +230,8 @@ double tbp_validate_print(FILE *out, const tbp_hierarchy *h, const tbp_truth *tr
         int bl = -1;
         double bacc = -1.0, bari = NAN;
         for (int l = 0; l < h->nlevels; l++) {
-            double a = tbp_accuracy(h->labels[l], truth[t].labels, h->n);
-            double r = tbp_ari(h->labels[l], truth[t].labels, h->n);
+            double a = tt_accuracy(h->labels[l], truth[t].labels, h->n);
+            double r = tt_ari(h->labels[l], truth[t].labels, h->n);
             if (a > bacc || (a == bacc && r > bari)) {
                 bacc = a;
                 bari = r;

@@ -7,7 +7,7 @@
 #include "cluster.h"
 #include "cluster_internal.h"
 
-int tbp_components(const double *D, int n, double threshold, int *labels)
+int tt_components(const double *D, int n, double threshold, int *labels)
 {
     if (!D || !labels || n < 1)
         return -1;
@@ -20,9 +20,9 @@ int tbp_components(const double *D, int n, double threshold, int *labels)
         const double *row = D + (size_t)i * n;
         for (int j = i + 1; j < n; j++)
             if (row[j] < threshold)
-                tbp_uf_union(parent, i, j);
+                tt_uf_union(parent, i, j);
     }
-    int k = tbp_labels_from_uf(parent, n, labels);
+    int k = tt_labels_from_uf(parent, n, labels);
     free(parent);
     return k;
 }

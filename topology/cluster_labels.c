@@ -5,7 +5,7 @@
 #include "cluster.h"
 #include "cluster_internal.h"
 
-int tbp_labels_canonical(int *labels, int n)
+int tt_labels_canonical(int *labels, int n)
 {
     int maxl = -1;
     for (int i = 0; i < n; i++)
@@ -32,7 +32,7 @@ int tbp_labels_canonical(int *labels, int n)
     return k;
 }
 
-int tbp_labels_count(const int *labels, int n)
+int tt_labels_count(const int *labels, int n)
 {
     int maxl = -1;
     for (int i = 0; i < n; i++)
@@ -53,7 +53,7 @@ int tbp_labels_count(const int *labels, int n)
     return k;
 }
 
-int tbp_labels_noise(const int *labels, int n)
+int tt_labels_noise(const int *labels, int n)
 {
     int c = 0;
     for (int i = 0; i < n; i++)
@@ -61,9 +61,9 @@ int tbp_labels_noise(const int *labels, int n)
     return c;
 }
 
-int tbp_labels_from_uf(int *parent, int n, int *labels)
+int tt_labels_from_uf(int *parent, int n, int *labels)
 {
     for (int i = 0; i < n; i++)
-        labels[i] = tbp_uf_find(parent, i);
-    return tbp_labels_canonical(labels, n);
+        labels[i] = tt_uf_find(parent, i);
+    return tt_labels_canonical(labels, n);
 }

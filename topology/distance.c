@@ -1,14 +1,14 @@
 /* Distance matrices from PLogP measurements (seed thesis sec. 3.2): the
  * predicted time of one message t(m) = L + (o_s + o_r)/2 + g(m), and the
  * Euclidean distance between the ranks' parameter vectors.  The probe fills a
- * tbp_plogp; everything downstream only sees an n x n matrix. */
+ * tt_plogp; everything downstream only sees an n x n matrix. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cluster.h"
 
-int tbp_plogp_alloc(tbp_plogp *p, int n)
+int tt_plogp_alloc(tt_plogp *p, int n)
 {
     if (!p || n < 1)
         return -1;
@@ -18,7 +18,7 @@ int tbp_plogp_alloc(tbp_plogp *p, int n)
     return p->pair ? 0 : -1;
 }
 
-void tbp_plogp_free(tbp_plogp *p)
+void tt_plogp_free(tt_plogp *p)
 {
     if (!p)
         return;
@@ -32,8 +32,8 @@ void tbp_plogp_free(tbp_plogp *p)
     p->n = 0;
 }
 
-int tbp_plogp_set_pair(tbp_plogp *p, int i, int j, double L, int nsizes, const double *m,
-                       const double *o_s, const double *o_r, const double *g)
+int tt_plogp_set_pair(tt_plogp *p, int i, int j, double L, int nsizes, const double *m,
+                      const double *o_s, const double *o_r, const double *g)
 {
     if (!p || !p->pair || i == j || i < 0 || j < 0 || i >= p->n || j >= p->n || nsizes < 1 ||
         !m || !o_s || !o_r || !g)
@@ -44,7 +44,7 @@ int tbp_plogp_set_pair(tbp_plogp *p, int i, int j, double L, int nsizes, const d
     double *blk = malloc((size_t)nsizes * 4 * sizeof *blk);
     if (!blk)
         return -1;
-    tbp_plogp_pair *q = &p->pair[tbp_pair_index(p->n, i, j)];
+    tt_plogp_pair *q = &p->pair[tt_pair_index(p->n, i, j)];
     free(q->m);
     q->nsizes = nsizes;
     q->L = L;
@@ -59,13 +59,13 @@ int tbp_plogp_set_pair(tbp_plogp *p, int i, int j, double L, int nsizes, const d
     return 0;
 }
 
-double tbp_interp_at(const double *m, const double *y, int ns, double x, tbp_interp how)
+double tt_interp_at(const double *m, const double *y, int ns, double x, tt_interp how)
 {
     if (!m || !y || ns < 1)
         return NAN;
     if (ns == 1)
         return y[0];
-    if (how == TBP_INTERP_LINFIT) {
+    if (how == TT_INTERP_LINFIT) {
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
         for (int k = 0; k < ns; k++) {
             sx += m[k];
@@ -90,17 +90,17 @@ double tbp_interp_at(const double *m, const double *y, int ns, double x, tbp_int
     return y[k - 1] + t * (y[k] - y[k - 1]);
 }
 
-double tbp_plogp_time(const tbp_plogp_pair *p, double m, tbp_interp how)
+double tt_plogp_time(const tt_plogp_pair *p, double m, tt_interp how)
 {
     if (!p || p->nsizes < 1)
         return NAN;
-    double os = tbp_interp_at(p->m, p->o_s, p->nsizes, m, how);
-    double orr = tbp_interp_at(p->m, p->o_r, p->nsizes, m, how);
-    double g = tbp_interp_at(p->m, p->g, p->nsizes, m, how);
+    double os = tt_interp_at(p->m, p->o_s, p->nsizes, m, how);
+    double orr = tt_interp_at(p->m, p->o_r, p->nsizes, m, how);
+    double g = tt_interp_at(p->m, p->g, p->nsizes, m, how);
     return p->L + 0.5 * (os + orr) + g;
 }
 
-int tbp_distance_time(const tbp_plogp *p, double m, tbp_interp how, double *D)
+int tt_distance_time(const tt_plogp *p, double m, tt_interp how, double *D)
 {
     if (!p || !p->pair || !D)
         return -1;
@@ -108,7 +108,7 @@ int tbp_distance_time(const tbp_plogp *p, double m, tbp_interp how, double *D)
     for (int i = 0; i < n; i++) {
         D[(size_t)i * n + i] = 0.0;
         for (int j = i + 1; j < n; j++) {
-            double t = tbp_plogp_time(&p->pair[tbp_pair_index(n, i, j)], m, how);
+            double t = tt_plogp_time(&p->pair[tt_pair_index(n, i, j)], m, how);
             D[(size_t)i * n + j] = t;
             D[(size_t)j * n + i] = t;
         }
@@ -116,7 +116,7 @@ int tbp_distance_time(const tbp_plogp *p, double m, tbp_interp how, double *D)
     return 0;
 }
 
-int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned flags, double *D)
+int tt_distance_vectors(const tt_plogp *p, double m, tt_interp how, unsigned flags, double *D)
 {
     if (!p || !p->pair || !D)
         return -1;
@@ -127,18 +127,18 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned 
     if (!v)
         return -1;
     for (size_t q = 0; q < np; q++) {
-        const tbp_plogp_pair *pp = &p->pair[q];
+        const tt_plogp_pair *pp = &p->pair[q];
         if (pp->nsizes < 1) {
             for (int c = 0; c < 4; c++)
                 v[4 * q + c] = NAN;
             continue;
         }
         v[4 * q + 0] = pp->L;
-        v[4 * q + 1] = tbp_interp_at(pp->m, pp->o_s, pp->nsizes, m, how);
-        v[4 * q + 2] = tbp_interp_at(pp->m, pp->o_r, pp->nsizes, m, how);
-        v[4 * q + 3] = tbp_interp_at(pp->m, pp->g, pp->nsizes, m, how);
+        v[4 * q + 1] = tt_interp_at(pp->m, pp->o_s, pp->nsizes, m, how);
+        v[4 * q + 2] = tt_interp_at(pp->m, pp->o_r, pp->nsizes, m, how);
+        v[4 * q + 3] = tt_interp_at(pp->m, pp->g, pp->nsizes, m, how);
     }
-    if (flags & TBP_VEC_STANDARDIZE) {
+    if (flags & TT_VEC_STANDARDIZE) {
         for (int c = 0; c < 4; c++) {
             double s = 0, ss = 0;
             long cnt = 0;
@@ -156,7 +156,7 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned 
         }
     }
     /* ||V_i - V_j||^2 = sum over k of |v_ik - v_jk|^2 (v_ii = 0) */
-    int diag = (flags & TBP_VEC_THESIS_DIAGONAL) != 0;
+    int diag = (flags & TT_VEC_THESIS_DIAGONAL) != 0;
     for (int i = 0; i < n; i++) {
         D[(size_t)i * n + i] = 0.0;
         for (int j = i + 1; j < n; j++) {
@@ -164,8 +164,8 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned 
             for (int k = 0; k < n; k++) {
                 if (!diag && (k == i || k == j))
                     continue;
-                const double *a = k == i ? NULL : v + 4 * tbp_pair_index(n, i, k);
-                const double *b = k == j ? NULL : v + 4 * tbp_pair_index(n, j, k);
+                const double *a = k == i ? NULL : v + 4 * tt_pair_index(n, i, k);
+                const double *b = k == j ? NULL : v + 4 * tt_pair_index(n, j, k);
                 for (int c = 0; c < 4; c++) {
                     double x = a ? a[c] : 0.0, y = b ? b[c] : 0.0;
                     if (isnan(x) || isnan(y))
@@ -182,7 +182,7 @@ int tbp_distance_vectors(const tbp_plogp *p, double m, tbp_interp how, unsigned 
     return 0;
 }
 
-int tbp_distance_check(const double *D, int n)
+int tt_distance_check(const double *D, int n)
 {
     if (!D || n < 1)
         return -1;
@@ -198,7 +198,7 @@ int tbp_distance_check(const double *D, int n)
     return 0;
 }
 
-void tbp_distance_symmetrize(double *D, int n)
+void tt_distance_symmetrize(double *D, int n)
 {
     if (!D)
         return;
@@ -212,7 +212,7 @@ void tbp_distance_symmetrize(double *D, int n)
     }
 }
 
-void tbp_distance_range(const double *D, int n, double *dmin, double *dmax)
+void tt_distance_range(const double *D, int n, double *dmin, double *dmax)
 {
     double lo = INFINITY, hi = 0.0;
     for (int i = 0; i < n; i++)

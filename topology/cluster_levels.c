@@ -11,7 +11,7 @@
 
 #include "cluster.h"
 
-int tbp_hierarchy_alloc(tbp_hierarchy *h, int n, int nlevels)
+int tt_hierarchy_alloc(tt_hierarchy *h, int n, int nlevels)
 {
     if (!h || n < 1 || nlevels < 0)
         return -1;
@@ -26,23 +26,23 @@ int tbp_hierarchy_alloc(tbp_hierarchy *h, int n, int nlevels)
     h->gap = calloc((size_t)nlevels, sizeof *h->gap);
     h->name = calloc((size_t)nlevels, sizeof *h->name);
     if (!h->labels || !h->nclusters || !h->cut || !h->gap || !h->name) {
-        tbp_hierarchy_free(h);
+        tt_hierarchy_free(h);
         return -1;
     }
     for (int l = 0; l < nlevels; l++) {
         h->labels[l] = calloc((size_t)n, sizeof **h->labels);
         if (!h->labels[l]) {
-            tbp_hierarchy_free(h);
+            tt_hierarchy_free(h);
             return -1;
         }
         h->cut[l] = NAN;
         h->gap[l] = NAN;
-        snprintf(h->name[l], TBP_NAME_MAX, "level-%d", l + 1);
+        snprintf(h->name[l], TT_NAME_MAX, "level-%d", l + 1);
     }
     return 0;
 }
 
-void tbp_hierarchy_free(tbp_hierarchy *h)
+void tt_hierarchy_free(tt_hierarchy *h)
 {
     if (!h)
         return;
@@ -77,18 +77,18 @@ static int cmp_gap_coarse_first(const void *a, const void *b)
     return q->i - p->i;
 }
 
-int tbp_levels_from_dendrogram(const tbp_dendrogram *dg, const tbp_levels_opts *opts,
-                               tbp_hierarchy *out)
+int tt_levels_from_dendrogram(const tt_dendrogram *dg, const tt_levels_opts *opts,
+                              tt_hierarchy *out)
 {
     if (!dg || !out || dg->n < 1)
         return -1;
-    tbp_levels_opts o = {.rel_gap = 0.25, .min_abs_frac = 0.02, .max_levels = 0};
+    tt_levels_opts o = {.rel_gap = 0.25, .min_abs_frac = 0.02, .max_levels = 0};
     if (opts)
         o = *opts;
     int n = dg->n;
     if (n < 3)
-        return tbp_hierarchy_alloc(out, n, 0);
-    const tbp_merge *m = dg->merge;
+        return tt_hierarchy_alloc(out, n, 0);
+    const tt_merge *m = dg->merge;
     double hmax = m[n - 2].dist;
     gap *g = malloc((size_t)n * sizeof *g);
     if (!g)
@@ -112,14 +112,14 @@ int tbp_levels_from_dendrogram(const tbp_dendrogram *dg, const tbp_levels_opts *
         ng = o.max_levels;
     }
     qsort(g, (size_t)ng, sizeof *g, cmp_gap_coarse_first);
-    if (tbp_hierarchy_alloc(out, n, ng) != 0) {
+    if (tt_hierarchy_alloc(out, n, ng) != 0) {
         free(g);
         return -1;
     }
     for (int l = 0; l < ng; l++) {
-        int k = tbp_dendrogram_cut_k(dg, n - (g[l].i + 1), out->labels[l]);
+        int k = tt_dendrogram_cut_k(dg, n - (g[l].i + 1), out->labels[l]);
         if (k < 0) {
-            tbp_hierarchy_free(out);
+            tt_hierarchy_free(out);
             free(g);
             return -1;
         }
@@ -131,7 +131,7 @@ int tbp_levels_from_dendrogram(const tbp_dendrogram *dg, const tbp_levels_opts *
     return 0;
 }
 
-int tbp_levels_from_ssstree(const tbp_ssstree *t, tbp_hierarchy *out)
+int tt_levels_from_ssstree(const tt_ssstree *t, tt_hierarchy *out)
 {
     if (!t || !out || t->n < 1)
         return -1;
@@ -146,7 +146,7 @@ int tbp_levels_from_ssstree(const tbp_ssstree *t, tbp_hierarchy *out)
     int nl = 0;
     for (int d = 1; d <= t->height; d++) {
         int *cur = lab + (size_t)nl * n;
-        int k = tbp_ssstree_labels(t, d, cur);
+        int k = tt_ssstree_labels(t, d, cur);
         if (k <= 1 || k >= n)
             continue;
         if (nl > 0 && memcmp(cur, lab + (size_t)(nl - 1) * n, (size_t)n * sizeof *cur) == 0)
@@ -155,7 +155,7 @@ int tbp_levels_from_ssstree(const tbp_ssstree *t, tbp_hierarchy *out)
         kk[nl] = k;
         nl++;
     }
-    int rc = tbp_hierarchy_alloc(out, n, nl);
+    int rc = tt_hierarchy_alloc(out, n, nl);
     if (rc == 0)
         for (int l = 0; l < nl; l++) {
             memcpy(out->labels[l], lab + (size_t)l * n, (size_t)n * sizeof *lab);
@@ -165,7 +165,7 @@ int tbp_levels_from_ssstree(const tbp_ssstree *t, tbp_hierarchy *out)
     return rc;
 }
 
-int tbp_levels_name(tbp_hierarchy *h, const tbp_truth *truth, int ntruth, double min_accuracy)
+int tt_levels_name(tt_hierarchy *h, const tt_truth *truth, int ntruth, double min_accuracy)
 {
     if (!h || (ntruth > 0 && !truth))
         return -1;
@@ -173,7 +173,7 @@ int tbp_levels_name(tbp_hierarchy *h, const tbp_truth *truth, int ntruth, double
     if (!named)
         return -1;
     for (int l = 0; l < h->nlevels; l++)
-        snprintf(h->name[l], TBP_NAME_MAX, "level-%d", l + 1);
+        snprintf(h->name[l], TT_NAME_MAX, "level-%d", l + 1);
     int count = 0;
     for (int t = 0; t < ntruth; t++) {
         int bl = -1;
@@ -181,8 +181,8 @@ int tbp_levels_name(tbp_hierarchy *h, const tbp_truth *truth, int ntruth, double
         for (int l = 0; l < h->nlevels; l++) {
             if (named[l])
                 continue;
-            double a = tbp_accuracy(h->labels[l], truth[t].labels, h->n);
-            double r = tbp_ari(h->labels[l], truth[t].labels, h->n);
+            double a = tt_accuracy(h->labels[l], truth[t].labels, h->n);
+            double r = tt_ari(h->labels[l], truth[t].labels, h->n);
             if (a > bacc || (a == bacc && r > bari)) {
                 bacc = a;
                 bari = r;
@@ -190,7 +190,7 @@ int tbp_levels_name(tbp_hierarchy *h, const tbp_truth *truth, int ntruth, double
             }
         }
         if (bl >= 0 && bacc >= min_accuracy) {
-            snprintf(h->name[bl], TBP_NAME_MAX, "%s", truth[t].name);
+            snprintf(h->name[bl], TT_NAME_MAX, "%s", truth[t].name);
             named[bl] = 1;
             count++;
         }

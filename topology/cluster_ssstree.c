@@ -8,7 +8,7 @@
 
 #include "cluster.h"
 
-void tbp_ssstree_free(tbp_ssstree *t)
+void tt_ssstree_free(tt_ssstree *t)
 {
     if (!t)
         return;
@@ -19,7 +19,7 @@ void tbp_ssstree_free(tbp_ssstree *t)
     memset(t, 0, sizeof *t);
 }
 
-int tbp_ssstree_build(const double *D, int n, double alpha, int min_size, tbp_ssstree *t)
+int tt_ssstree_build(const double *D, int n, double alpha, int min_size, tt_ssstree *t)
 {
     if (!D || !t || n < 1 || !(alpha > 0.0))
         return -1;
@@ -43,7 +43,7 @@ int tbp_ssstree_build(const double *D, int n, double alpha, int min_size, tbp_ss
     int rc = -1;
     if (!t->parent || !t->depth || !t->center || !t->leaf || !start || !count || !perm || !tmp ||
         !assign || !centers || !csize || !stack) {
-        tbp_ssstree_free(t);
+        tt_ssstree_free(t);
         goto out;
     }
     for (int i = 0; i < n; i++)
@@ -139,7 +139,7 @@ out:
     return rc;
 }
 
-int tbp_ssstree_labels(const tbp_ssstree *t, int depth, int *labels)
+int tt_ssstree_labels(const tt_ssstree *t, int depth, int *labels)
 {
     if (!t || !labels || t->n < 1 || !t->leaf)
         return -1;
@@ -149,5 +149,5 @@ int tbp_ssstree_labels(const tbp_ssstree *t, int depth, int *labels)
             node = t->parent[node];
         labels[i] = node;
     }
-    return tbp_labels_canonical(labels, t->n);
+    return tt_labels_canonical(labels, t->n);
 }

@@ -23,26 +23,26 @@
 #include "cluster.h"
 #include "cluster_internal.h"
 
-static const char *const method_names[TBP_M_COUNT] = {
+static const char *const method_names[TT_M_COUNT] = {
     "single", "average", "complete", "kmedoids", "dbscan", "hdbscan", "ssstree", "components",
 };
 
-const char *tbp_method_name(tbp_method m)
+const char *tt_method_name(tt_method m)
 {
-    return (unsigned)m < TBP_M_COUNT ? method_names[m] : "?";
+    return (unsigned)m < TT_M_COUNT ? method_names[m] : "?";
 }
 
-int tbp_method_from_name(const char *name)
+int tt_method_from_name(const char *name)
 {
     if (!name)
         return -1;
-    for (int m = 0; m < TBP_M_COUNT; m++)
+    for (int m = 0; m < TT_M_COUNT; m++)
         if (strcmp(name, method_names[m]) == 0)
             return m;
     return -1;
 }
 
-double tbp_silhouette(const double *D, int n, const int *labels)
+double tt_silhouette(const double *D, int n, const int *labels)
 {
     if (!D || !labels || n < 2)
         return 0.0;
@@ -99,7 +99,7 @@ double tbp_silhouette(const double *D, int n, const int *labels)
     return total / n;
 }
 
-void tbp_search_result_free(tbp_search_result *res)
+void tt_search_result_free(tt_search_result *res)
 {
     if (!res)
         return;
@@ -113,7 +113,7 @@ void tbp_search_result_free(tbp_search_result *res)
 typedef struct search_ctx {
     const double *D;
     int n;
-    tbp_search_result *res;
+    tt_search_result *res;
     int cap;
     int *cur;
     int have_best;
@@ -123,21 +123,21 @@ typedef struct search_ctx {
 /* Scores the clustering in ctx->cur and keeps it if it is the best so far. */
 static int consider(search_ctx *s, double param, double param2)
 {
-    int k = tbp_labels_count(s->cur, s->n);
-    int noise = tbp_labels_noise(s->cur, s->n);
-    double score = tbp_silhouette(s->D, s->n, s->cur);
+    int k = tt_labels_count(s->cur, s->n);
+    int noise = tt_labels_noise(s->cur, s->n);
+    double score = tt_silhouette(s->D, s->n, s->cur);
     if (isnan(score))
         return -1;
     if (s->res->ntrace == s->cap) {
         int ncap = s->cap ? 2 * s->cap : 64;
-        tbp_search_point *t = realloc(s->res->trace, (size_t)ncap * sizeof *t);
+        tt_search_point *t = realloc(s->res->trace, (size_t)ncap * sizeof *t);
         if (!t)
             return -1;
         s->res->trace = t;
         s->cap = ncap;
     }
     s->res->trace[s->res->ntrace++] =
-        (tbp_search_point){.param = param, .param2 = param2, .nclusters = k, .noise = noise,
+        (tt_search_point){.param = param, .param2 = param2, .nclusters = k, .noise = noise,
                            .score = score};
     if (!s->have_best || score > s->best_score) {
         s->have_best = 1;
@@ -188,12 +188,12 @@ static double geo_point(double lo, double hi, int i, int npoints)
     return lo * pow(hi / lo, (double)i / (npoints - 1));
 }
 
-int tbp_search(const double *D, int n, tbp_method m, const tbp_search_opts *opts,
-               tbp_search_result *res)
+int tt_search(const double *D, int n, tt_method m, const tt_search_opts *opts,
+              tt_search_result *res)
 {
-    if (!D || !res || n < 1 || (unsigned)m >= TBP_M_COUNT)
+    if (!D || !res || n < 1 || (unsigned)m >= TT_M_COUNT)
         return -1;
-    tbp_search_opts o = {.npoints = 50, .max_int_points = 512, .min_score = 0.25,
+    tt_search_opts o = {.npoints = 50, .max_int_points = 512, .min_score = 0.25,
                          .min_samples = 0, .ssstree_min_size = 2, .seed = 1};
     if (opts)
         o = *opts;
@@ -211,45 +211,45 @@ int tbp_search(const double *D, int n, tbp_method m, const tbp_search_opts *opts
     if (!res->labels || !s.cur || !grid)
         goto out;
     double dmin, dmax;
-    tbp_distance_range(D, n, &dmin, &dmax);
+    tt_distance_range(D, n, &dmin, &dmax);
     if (n >= 3 && dmax > 0.0) {
         switch (m) {
-        case TBP_M_SINGLE:
-        case TBP_M_AVERAGE:
-        case TBP_M_COMPLETE: {
-            tbp_dendrogram dg;
-            tbp_linkage link = m == TBP_M_SINGLE    ? TBP_LINK_SINGLE
-                               : m == TBP_M_AVERAGE ? TBP_LINK_AVERAGE
-                                                    : TBP_LINK_COMPLETE;
-            if (tbp_agglomerative(D, n, link, &dg) != 0)
+        case TT_M_SINGLE:
+        case TT_M_AVERAGE:
+        case TT_M_COMPLETE: {
+            tt_dendrogram dg;
+            tt_linkage link = m == TT_M_SINGLE    ? TT_LINK_SINGLE
+                               : m == TT_M_AVERAGE ? TT_LINK_AVERAGE
+                                                    : TT_LINK_COMPLETE;
+            if (tt_agglomerative(D, n, link, &dg) != 0)
                 goto out;
             int ng = int_grid(2, n - 1, o.max_int_points, grid);
             for (int i = 0; i < ng; i++)
-                if (tbp_dendrogram_cut_k(&dg, grid[i], s.cur) < 0 || consider(&s, grid[i], 0) < 0) {
-                    tbp_dendrogram_free(&dg);
+                if (tt_dendrogram_cut_k(&dg, grid[i], s.cur) < 0 || consider(&s, grid[i], 0) < 0) {
+                    tt_dendrogram_free(&dg);
                     goto out;
                 }
-            tbp_dendrogram_free(&dg);
+            tt_dendrogram_free(&dg);
             break;
         }
-        case TBP_M_KMEDOIDS: {
+        case TT_M_KMEDOIDS: {
             int ng = int_grid(2, n / 2 >= 2 ? n / 2 : 2, o.max_int_points, grid);
             for (int i = 0; i < ng; i++)
-                if (tbp_kmedoids(D, n, grid[i], o.seed, s.cur, NULL, NULL) < 0 ||
+                if (tt_kmedoids(D, n, grid[i], o.seed, s.cur, NULL, NULL) < 0 ||
                     consider(&s, grid[i], 0) < 0)
                     goto out;
             break;
         }
-        case TBP_M_DBSCAN: {
+        case TT_M_DBSCAN: {
             int minpts = o.min_samples > 0 ? o.min_samples : 2;
             for (int i = 0; i < o.npoints; i++) {
                 double eps = geo_point(dmin, dmax, i, o.npoints);
-                if (tbp_dbscan(D, n, eps, minpts, s.cur) < 0 || consider(&s, eps, minpts) < 0)
+                if (tt_dbscan(D, n, eps, minpts, s.cur) < 0 || consider(&s, eps, minpts) < 0)
                     goto out;
             }
             break;
         }
-        case TBP_M_HDBSCAN: {
+        case TT_M_HDBSCAN: {
             /* rows sorted once give every core distance */
             double *sorted = malloc((size_t)n * n * sizeof *sorted);
             double *core = malloc((size_t)n * sizeof *core);
@@ -271,7 +271,7 @@ int tbp_search(const double *D, int n, tbp_method m, const tbp_search_opts *opts
                     ms = n;
                 for (int r = 0; r < n; r++)
                     core[r] = sorted[(size_t)r * n + ms - 1];
-                ok = tbp_hdbscan_core(D, n, core, grid[i], s.cur, NULL) >= 0 &&
+                ok = tt_hdbscan_core(D, n, core, grid[i], s.cur, NULL) >= 0 &&
                      consider(&s, grid[i], ms) >= 0;
             }
             free(sorted);
@@ -280,25 +280,25 @@ int tbp_search(const double *D, int n, tbp_method m, const tbp_search_opts *opts
                 goto out;
             break;
         }
-        case TBP_M_SSSTREE:
+        case TT_M_SSSTREE:
             for (int i = 1; i <= o.npoints; i++) {
                 double alpha = 0.5 * i / o.npoints;
-                tbp_ssstree t;
-                if (tbp_ssstree_build(D, n, alpha, o.ssstree_min_size, &t) != 0)
+                tt_ssstree t;
+                if (tt_ssstree_build(D, n, alpha, o.ssstree_min_size, &t) != 0)
                     goto out;
                 for (int d = 1; d <= t.height; d++)
-                    if (tbp_ssstree_labels(&t, d, s.cur) < 0 || consider(&s, alpha, d) < 0) {
-                        tbp_ssstree_free(&t);
+                    if (tt_ssstree_labels(&t, d, s.cur) < 0 || consider(&s, alpha, d) < 0) {
+                        tt_ssstree_free(&t);
                         goto out;
                     }
-                tbp_ssstree_free(&t);
+                tt_ssstree_free(&t);
             }
             break;
-        case TBP_M_COMPONENTS:
+        case TT_M_COMPONENTS:
             for (int i = 0; i < o.npoints; i++) {
                 /* components link d < threshold: nudge up so dmin itself links */
                 double thr = geo_point(dmin, dmax, i, o.npoints) * (1.0 + 1e-9);
-                if (tbp_components(D, n, thr, s.cur) < 0 || consider(&s, thr, 0) < 0)
+                if (tt_components(D, n, thr, s.cur) < 0 || consider(&s, thr, 0) < 0)
                     goto out;
             }
             break;
@@ -320,6 +320,6 @@ out:
     free(s.cur);
     free(grid);
     if (rc != 0)
-        tbp_search_result_free(res);
+        tt_search_result_free(res);
     return rc;
 }

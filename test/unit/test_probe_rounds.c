@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "pair_rounds.h"
 #include "tap.h"
 
 /* Checks s against the rules; returns a description of the first
  * violation or NULL. */
-static const char *violation(const tbp_schedule *s, int n, const int *group, const int *measured,
-                             tbp_concurrency c)
+static const char *violation(const tbp_rounds *s, int n, const int *group, const int *measured,
+                             tt_concurrency c)
 {
     static char why[160];
     int ngroups = 0;
@@ -80,11 +80,11 @@ static void blocks(int n, int per, int *group)
         group[r] = r / per;
 }
 
-static int check(const char *name, int n, const int *group, const int *measured, tbp_concurrency c,
+static int check(const char *name, int n, const int *group, const int *measured, tt_concurrency c,
                  int expect_rounds)
 {
-    tbp_schedule s;
-    int rc = tbp_schedule_build(n, group, measured, c, &s);
+    tbp_rounds s;
+    int rc = tbp_rounds_build(n, group, measured, c, &s);
     TAP_OK(rc == 0, "%s: schedule built", name);
     if (rc != 0)
         return -1;
@@ -93,7 +93,7 @@ static int check(const char *name, int n, const int *group, const int *measured,
     if (expect_rounds >= 0)
         TAP_OK(s.nrounds == expect_rounds, "%s: %d rounds (expected %d)", name, s.nrounds, expect_rounds);
     int r = s.nrounds;
-    tbp_schedule_free(&s);
+    tbp_rounds_free(&s);
     return r;
 }
 
@@ -102,40 +102,40 @@ int main(void)
     int group[512], measured[512];
 
     blocks(6, 3, group);
-    check("serial P=6", 6, group, NULL, TBP_CONC_SERIAL, 15);
+    check("serial P=6", 6, group, NULL, TT_CONC_SERIAL, 15);
 
     /* rank-disjoint only: a round-robin tournament, P-1 rounds (P even) */
     blocks(8, 8, group);
-    check("ranks P=8", 8, group, NULL, TBP_CONC_RANKS, 7);
+    check("ranks P=8", 8, group, NULL, TT_CONC_RANKS, 7);
     blocks(7, 7, group);
-    check("ranks P=7", 7, group, NULL, TBP_CONC_RANKS, 7);
+    check("ranks P=7", 7, group, NULL, TT_CONC_RANKS, 7);
     blocks(64, 4, group);
-    check("ranks P=64 in 16 groups", 64, group, NULL, TBP_CONC_RANKS, 63);
+    check("ranks P=64 in 16 groups", 64, group, NULL, TT_CONC_RANKS, 63);
 
     /* groups: s(s-1)/2 + (G-1) s^2 for G even groups of s */
     blocks(12, 3, group);
-    check("groups 4x3", 12, group, NULL, TBP_CONC_GROUPS, 3 + 3 * 9);
+    check("groups 4x3", 12, group, NULL, TT_CONC_GROUPS, 3 + 3 * 9);
     blocks(512, 8, group);
-    check("groups 64x8 (P=512)", 512, group, NULL, TBP_CONC_GROUPS, 28 + 63 * 64);
+    check("groups 64x8 (P=512)", 512, group, NULL, TT_CONC_GROUPS, 28 + 63 * 64);
 
     /* intra: inter-group pairs one at a time, intra-group pairs hidden in
      * the rounds where their group is idle */
     blocks(12, 3, group);
-    check("intra 4x3", 12, group, NULL, TBP_CONC_INTRA, 66 - 12);
+    check("intra 4x3", 12, group, NULL, TT_CONC_INTRA, 66 - 12);
     blocks(16, 8, group);
     /* 2 groups: every inter pair uses both groups; the two groups' intra
      * pairs overlap each other only: 64 + 28 */
-    check("intra 2x8", 16, group, NULL, TBP_CONC_INTRA, 64 + 28);
+    check("intra 2x8", 16, group, NULL, TT_CONC_INTRA, 64 + 28);
 
     /* unequal groups */
     int uneq[] = {0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 0, 1};
     int nu = (int)(sizeof uneq / sizeof *uneq);
-    for (int c = 0; c < TBP_CONC_COUNT; c++) {
+    for (int c = 0; c < TT_CONC_COUNT; c++) {
         char name[64];
-        snprintf(name, sizeof name, "unequal groups, %s", tbp_concurrency_name((tbp_concurrency)c));
-        int r = check(name, nu, uneq, NULL, (tbp_concurrency)c, -1);
+        snprintf(name, sizeof name, "unequal groups, %s", tt_concurrency_name((tt_concurrency)c));
+        int r = check(name, nu, uneq, NULL, (tt_concurrency)c, -1);
         /* group 0 has 6 ranks: 15 pairs inside and 6*7 outside touch it */
-        if (c == TBP_CONC_GROUPS)
+        if (c == TT_CONC_GROUPS)
             TAP_OK(r >= 15 + 42 && r <= 2 * (15 + 42), "unequal groups: %d rounds within [57, 114]", r);
     }
 
@@ -162,11 +162,11 @@ int main(void)
     TAP_OK(all, "fast 1.0 keeps every rank");
     /* 24 inter pairs among the 8 kept, one at a time; each group has 28
      * intra pairs and 2*6 inter pairs: at least 40 rounds */
-    int nr = check("fast intra 4x8", 32, group, measured, TBP_CONC_INTRA, -1);
+    int nr = check("fast intra 4x8", 32, group, measured, TT_CONC_INTRA, -1);
     TAP_OK(nr >= 40 && nr <= 48, "fast intra: %d rounds, near the bound of 40", nr);
-    check("fast groups 4x8", 32, group, measured, TBP_CONC_GROUPS, -1);
-    check("fast ranks 4x8", 32, group, measured, TBP_CONC_RANKS, -1);
-    check("fast serial 4x8", 32, group, measured, TBP_CONC_SERIAL, 4 * 28 + 24);
+    check("fast groups 4x8", 32, group, measured, TT_CONC_GROUPS, -1);
+    check("fast ranks 4x8", 32, group, measured, TT_CONC_RANKS, -1);
+    check("fast serial 4x8", 32, group, measured, TT_CONC_SERIAL, 4 * 28 + 24);
 
     /* --fast auto: inter-group pairs within max(s(s-1)/2, G(G-1)/2) */
     static int big[1024];
@@ -174,11 +174,11 @@ int main(void)
     double f = tbp_fast_auto(512, big);
     TAP_OK(f == 0.125, "auto, 64 hosts x 8 (FRAM round robin P=512): one rank per host (F = %g)", f);
     tbp_fast_select(512, big, f, 1, measured);
-    tbp_schedule s;
-    TAP_OK(tbp_schedule_build(512, big, measured, TBP_CONC_INTRA, &s) == 0 && s.npairs == 2016 + 64 * 28 &&
+    tbp_rounds s;
+    TAP_OK(tbp_rounds_build(512, big, measured, TT_CONC_INTRA, &s) == 0 && s.npairs == 2016 + 64 * 28 &&
                s.nrounds == 2016,
            "auto P=512: 2016 + 1792 pairs in 2016 rounds (%d in %d)", s.npairs, s.nrounds);
-    tbp_schedule_free(&s);
+    tbp_rounds_free(&s);
     blocks(1024, 128, big);
     f = tbp_fast_auto(1024, big);
     /* 8 hosts of 128: 8128 intra rounds; 28 k^2 <= 8128 up to k = 17 */

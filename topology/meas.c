@@ -3,27 +3,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "topology.h"
 
-static const char *const conc_names[TBP_CONC_COUNT] = {"serial", "intra", "groups", "ranks"};
+static const char *const conc_names[TT_CONC_COUNT] = {"serial", "intra", "groups", "ranks"};
 
-const char *tbp_concurrency_name(tbp_concurrency c)
+const char *tt_concurrency_name(tt_concurrency c)
 {
-    return c >= 0 && c < TBP_CONC_COUNT ? conc_names[c] : "?";
+    return c >= 0 && c < TT_CONC_COUNT ? conc_names[c] : "?";
 }
 
-int tbp_concurrency_from_name(const char *s)
+int tt_concurrency_from_name(const char *s)
 {
-    for (int c = 0; c < TBP_CONC_COUNT; c++)
+    for (int c = 0; c < TT_CONC_COUNT; c++)
         if (strcmp(s, conc_names[c]) == 0)
             return c;
     return -1;
 }
 
-void tbp_meas_opts_default(tbp_meas_opts *o)
+void tt_meas_opts_default(tt_meas_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->mode = TBP_MODE_PLOGP;
+    o->mode = TT_MODE_PLOGP;
     o->reps = 8;
     o->max_reps = 32;
     o->rep_budget = 500e-6;
@@ -37,13 +37,13 @@ void tbp_meas_opts_default(tbp_meas_opts *o)
     o->batch_time = 10e-6;
     o->use_min = 0;
     o->prtt_n = 8;
-    o->conc = TBP_CONC_INTRA;
+    o->conc = TT_CONC_INTRA;
     o->fast = 1.0;
     o->agree = 1e-3;
     o->seed = 1;
 }
 
-void tbp_pair_rec_free(tbp_pair_rec *p)
+void tt_pair_rec_free(tt_pair_rec *p)
 {
     if (!p)
         return;
@@ -52,12 +52,12 @@ void tbp_pair_rec_free(tbp_pair_rec *p)
     p->nsizes = 0;
 }
 
-void tbp_meas_free(tbp_meas *m)
+void tt_meas_free(tt_meas *m)
 {
     if (!m)
         return;
     for (int k = 0; k < m->npairs; k++)
-        tbp_pair_rec_free(&m->pair[k]);
+        tt_pair_rec_free(&m->pair[k]);
     free(m->pair);
     free(m->rank);
     memset(m, 0, sizeof *m);
@@ -65,13 +65,13 @@ void tbp_meas_free(tbp_meas *m)
 
 static int cmp_pair(const void *a, const void *b)
 {
-    const tbp_pair_rec *p = a, *q = b;
+    const tt_pair_rec *p = a, *q = b;
     if (p->i != q->i)
         return p->i < q->i ? -1 : 1;
     return (p->j > q->j) - (p->j < q->j);
 }
 
-int tbp_meas_sort_pairs(tbp_meas *m)
+int tt_meas_sort_pairs(tt_meas *m)
 {
     qsort(m->pair, (size_t)m->npairs, sizeof *m->pair, cmp_pair);
     for (int k = 1; k < m->npairs; k++)

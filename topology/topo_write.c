@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "topology.h"
 
 /* Host names are printable without blanks (the loader checks); quote
  * anything beyond the plain-scalar-safe characters. */
@@ -42,10 +42,10 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int tbp_topo_write(FILE *out, const tbp_meas *m, const tbp_analysis *a, int with_distance)
+int tt_topo_write(FILE *out, const tt_meas *m, const tt_analysis *a, int with_distance)
 {
     int n = m->n;
-    const tbp_hierarchy *h = &a->h;
+    const tt_hierarchy *h = &a->h;
     int *lab = malloc((size_t)n * sizeof *lab);
     if (!lab)
         return -1;
@@ -53,7 +53,7 @@ int tbp_topo_write(FILE *out, const tbp_meas *m, const tbp_analysis *a, int with
     fprintf(out, "topobcast: 1\n");
     fprintf(out, "meta: {written-by: topobcast-probe, mode: %s, nprocs: %d, pairs-measured: %d, "
                  "pairs-extended: %d, rounds: %d, measure-seconds: %.6g, distance-unit: microseconds, analysis: ",
-            m->opt.mode == TBP_MODE_LOGGP ? "loggp" : "plogp", n, m->npairs, a->extended, m->nrounds, m->elapsed);
+            m->opt.mode == TT_MODE_LOGGP ? "loggp" : "plogp", n, m->npairs, a->extended, m->nrounds, m->elapsed);
     put_string(out, a->desc);
     fprintf(out, "}\n");
     fprintf(out, "topology:\n");
@@ -75,7 +75,7 @@ int tbp_topo_write(FILE *out, const tbp_meas *m, const tbp_analysis *a, int with
     fprintf(out, "]\n");
     fprintf(out, "  leaves:\n");
     for (int r = 0; r < n; r++) {
-        const tbp_rank_info *k = &m->rank[r];
+        const tt_rank_info *k = &m->rank[r];
         fprintf(out, "    - {rank: %d, host: ", r);
         put_host(out, k->host);
         fprintf(out, ", pu: %d, core: %d, package: %d, numa: %d}\n", k->pu, k->core, k->package, k->numa);
@@ -83,7 +83,7 @@ int tbp_topo_write(FILE *out, const tbp_meas *m, const tbp_analysis *a, int with
     fprintf(out, "  groups:\n");
     for (int l = 0; l < h->nlevels; l++) {
         memcpy(lab, h->labels[l], (size_t)n * sizeof *lab);
-        int k = tbp_labels_canonical(lab, n);
+        int k = tt_labels_canonical(lab, n);
         fprintf(out, "    %s: [", h->name[l]);
         for (int g = 0; g < k; g++) {
             fprintf(out, "%s[", g ? ", " : "");

@@ -5,7 +5,7 @@
 
 #include "cluster.h"
 
-int tbp_dbscan(const double *D, int n, double eps, int minpts, int *labels)
+int tt_dbscan(const double *D, int n, double eps, int minpts, int *labels)
 {
     if (!D || !labels || n < 1 || minpts < 1 || !(eps >= 0.0))
         return -1;
@@ -49,5 +49,5 @@ int tbp_dbscan(const double *D, int n, double eps, int minpts, int *labels)
     }
     free(core);
     free(queue);
-    return tbp_labels_canonical(labels, n);
+    return tt_labels_canonical(labels, n);
 }

@@ -554,12 +554,12 @@ static void merge_zero_switches(gb *g, double tol)
     }
 }
 
-int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_graph *out)
+int tt_graph_build(const double *lat, int n, const tt_graph_opts *opts, tt_graph *out)
 {
     if (!lat || !out || n < 1)
         return -1;
     memset(out, 0, sizeof *out);
-    tbp_graph_opts o = {.eps = 0.1, .max_clique_steps = 1000000};
+    tt_graph_opts o = {.eps = 0.1, .max_clique_steps = 1000000};
     if (opts)
         o = *opts;
     gb g = {.n = n, .cap = 2 * n + 2, .nv = n, .eps = o.eps, .budget = o.max_clique_steps,
@@ -609,14 +609,14 @@ int tbp_graph_build(const double *lat, int n, const tbp_graph_opts *opts, tbp_gr
     for (int u = 0; u < g.nv; u++)
         for (int v = u + 1; v < g.nv; v++)
             if (id[u] >= 0 && id[v] >= 0 && isfinite(WW(&g, u, v)))
-                out->edge[out->nedges++] = (tbp_gedge){id[u], id[v], WW(&g, u, v)};
+                out->edge[out->nedges++] = (tt_gedge){id[u], id[v], WW(&g, u, v)};
     rc = 0;
 out:
     free(g.W); free(g.sw); free(g.alive); free(dist); free(done); free(id);
     return rc;
 }
 
-void tbp_graph_free(tbp_graph *g)
+void tt_graph_free(tt_graph *g)
 {
     if (!g)
         return;
@@ -624,7 +624,7 @@ void tbp_graph_free(tbp_graph *g)
     memset(g, 0, sizeof *g);
 }
 
-int tbp_graph_switches(const tbp_graph *g)
+int tt_graph_switches(const tt_graph *g)
 {
     return g ? g->nvert - g->nobj : 0;
 }
@@ -666,7 +666,7 @@ static int cholesky_solve(double *A, double *b, int m, double tol)
 }
 
 /* The end of edge e that is not v. */
-static int other_end(const tbp_graph *g, int e, int v)
+static int other_end(const tt_graph *g, int e, int v)
 {
     return g->edge[e].u == v ? g->edge[e].v : g->edge[e].u;
 }
@@ -676,7 +676,7 @@ static int other_end(const tbp_graph *g, int e, int v)
  * each vertex on its path, -1 at src and unreached vertices).  The fit
  * runs it once to set up the least squares and once for the residuals, so
  * both see the same paths.  Quadratic in the vertices: a few hundred. */
-static void edge_paths(const tbp_graph *g, const int *off, const int *adj, int src, double *dist, int *pred,
+static void edge_paths(const tt_graph *g, const int *off, const int *adj, int src, double *dist, int *pred,
                        char *done)
 {
     int V = g->nvert;
@@ -706,7 +706,7 @@ static void edge_paths(const tbp_graph *g, const int *off, const int *adj, int s
 
 /* The edges of the path edge_paths found from src to v, from v back to
  * src, into path; returns their count. */
-static int path_edges(const tbp_graph *g, const int *pred, int src, int v, int *path)
+static int path_edges(const tt_graph *g, const int *pred, int src, int v, int *path)
 {
     int np = 0;
     while (v != src) {
@@ -717,7 +717,7 @@ static int path_edges(const tbp_graph *g, const int *pred, int src, int v, int *
     return np;
 }
 
-int tbp_graph_fit(tbp_graph *g, const double *lat)
+int tt_graph_fit(tt_graph *g, const double *lat)
 {
     if (!g || !lat || g->nobj < 2)
         return -1;
@@ -827,12 +827,12 @@ static void put_quoted(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int tbp_graph_write_dot(const tbp_graph *g, const char *const *names, FILE *out)
+int tt_graph_write_dot(const tt_graph *g, const char *const *names, FILE *out)
 {
     if (!g || !out)
         return -1;
     fprintf(out, "graph topology {\n");
-    fprintf(out, "  // %d objects, %d switches, %d links%s\n", g->nobj, tbp_graph_switches(g),
+    fprintf(out, "  // %d objects, %d switches, %d links%s\n", g->nobj, tt_graph_switches(g),
             g->nedges, g->fitted ? ", latencies fitted by least squares" : "");
     for (int v = 0; v < g->nvert; v++) {
         char buf[64];
@@ -858,7 +858,7 @@ int tbp_graph_write_dot(const tbp_graph *g, const char *const *names, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
-int tbp_graph_write_tgf(const tbp_graph *g, const char *const *names, FILE *out)
+int tt_graph_write_tgf(const tt_graph *g, const char *const *names, FILE *out)
 {
     if (!g || !out)
         return -1;

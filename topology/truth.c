@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "topology.h"
 
 /* Dense ids by first appearance of each distinct key. */
 static void dense_by_key(int n, const char *const *key, const int *sub, int *out)
@@ -35,7 +35,7 @@ static int same_partition(const int *a, const int *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
-static int add(tbp_truthset *t, const char *name, int *labels)
+static int add(tt_truthset *t, const char *name, int *labels)
 {
     for (int k = 0; k < t->ntruth; k++)
         if (strcmp(t->name[k], name) == 0) {
@@ -43,7 +43,7 @@ static int add(tbp_truthset *t, const char *name, int *labels)
             t->labels[k] = labels;
             return 0;
         }
-    if (t->ntruth == TBP_MAX_TRUTH) {
+    if (t->ntruth == TT_MAX_TRUTH) {
         free(labels);
         return -1;
     }
@@ -52,7 +52,7 @@ static int add(tbp_truthset *t, const char *name, int *labels)
     return 0;
 }
 
-void tbp_truth_free(tbp_truthset *t)
+void tt_truth_free(tt_truthset *t)
 {
     for (int k = 0; k < t->ntruth; k++)
         free(t->labels[k]);
@@ -70,7 +70,7 @@ static int valid_name(const char *s)
 }
 
 /* Truth file: "HOST name=value ..." per line, '#' comments. */
-static int read_file(const tbp_meas *m, const char *file, tbp_truthset *t, char *err, size_t errlen)
+static int read_file(const tt_meas *m, const char *file, tt_truthset *t, char *err, size_t errlen)
 {
     FILE *f = fopen(file, "r");
     if (!f) {
@@ -78,10 +78,10 @@ static int read_file(const tbp_meas *m, const char *file, tbp_truthset *t, char 
         return -1;
     }
     int n = m->n, rc = 0, lineno = 0;
-    char names[TBP_MAX_TRUTH][32];
+    char names[TT_MAX_TRUTH][32];
     int nnames = 0;
     /* value strings per (truth, rank) */
-    char *(*val)[TBP_MAX_TRUTH] = calloc((size_t)n, sizeof *val);
+    char *(*val)[TT_MAX_TRUTH] = calloc((size_t)n, sizeof *val);
     char line[4096];
     if (!val) {
         fclose(f);
@@ -114,8 +114,8 @@ static int read_file(const tbp_meas *m, const char *file, tbp_truthset *t, char 
             while (k < nnames && strcmp(names[k], tok) != 0)
                 k++;
             if (k == nnames) {
-                if (nnames == TBP_MAX_TRUTH) {
-                    snprintf(err, errlen, "%s:%d: more than %d truth names", file, lineno, TBP_MAX_TRUTH);
+                if (nnames == TT_MAX_TRUTH) {
+                    snprintf(err, errlen, "%s:%d: more than %d truth names", file, lineno, TT_MAX_TRUTH);
                     rc = -1;
                     break;
                 }
@@ -157,13 +157,13 @@ static int read_file(const tbp_meas *m, const char *file, tbp_truthset *t, char 
         free(keys);
     }
     for (int r = 0; r < n; r++)
-        for (int k = 0; k < TBP_MAX_TRUTH; k++)
+        for (int k = 0; k < TT_MAX_TRUTH; k++)
             free(val[r][k]);
     free(val);
     return rc;
 }
 
-int tbp_truth_build(const tbp_meas *m, const char *file, tbp_truthset *t, char *err, size_t errlen)
+int tt_truth_build(const tt_meas *m, const char *file, tt_truthset *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     int n = m->n;
@@ -235,6 +235,6 @@ int tbp_truth_build(const tbp_meas *m, const char *file, tbp_truthset *t, char *
     free(host);
     free(sub);
     if (rc != 0)
-        tbp_truth_free(t);
+        tt_truth_free(t);
     return rc;
 }
