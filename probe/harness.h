@@ -28,16 +28,20 @@ typedef enum {
 } tbp_progress_mode;
 typedef struct tbp_progress tbp_progress;
 
-/* Runs the rounds s on comm (every rank of comm calls it with the same
- * rounds).  Pairs are measured on comm; barriers and progress use a
- * private duplicate.  Returns 0 or an MPI error code. */
+/** \brief Runs the rounds s on comm, calling fn on both ranks of each pair
+ *  (every rank of comm calls it with the same rounds and mode).  Pairs are
+ *  measured on comm; barriers and progress use a private duplicate.
+ *  \return 0, or an MPI error code (of fn or of the harness). */
 int tbp_harness_run(MPI_Comm comm, const tbp_rounds *s, tbp_pair_fn fn, void *ctx, tbp_progress_mode progress);
 
 /* Barrier among ranks[0..k) of comm (ascending, containing the caller),
  * by dissemination: ceil(log2 k) steps of one send and one receive. */
 int tbp_subset_barrier(MPI_Comm comm, const int *ranks, int k, int tag_base);
 
-/* Broadcasts the rounds from root (other ranks receive a copy). */
+/** \brief Broadcasts the rounds s from root (collective on comm); the
+ *  other ranks receive a copy into s, owned by s (tbp_rounds_free); out of
+ *  memory there aborts the job (the others would wait forever).
+ *  \return MPI_SUCCESS or the error code of PMPI_Bcast. */
 int tbp_rounds_bcast(tbp_rounds *s, int root, MPI_Comm comm);
 
 #endif

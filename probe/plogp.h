@@ -18,13 +18,23 @@ typedef struct tbp_measure_ctx {
     const tt_meas_opts *opt;
     char *buf;          /* opt->max_size bytes, reused for sending and receiving */
     double wtime;       /* this rank's MPI_Wtime overhead, subtracted from timings */
-    tt_pair_rec *rec;  /* the pairs this rank sent in */
+    tt_pair_rec *rec;   /* the pairs this rank sent in */
     int nrec, cap;
 } tbp_measure_ctx;
 
+/** \brief Prepares c for measuring with opt (kept by pointer): the payload
+ *  buffer of opt->max_size bytes (SMPI's shared one under SMPI) and this
+ *  rank's MPI_Wtime overhead.
+ *  \return 0 (c owns its buffer and records: tbp_measure_free); -1 if out
+ *  of memory. */
 int tbp_measure_init(tbp_measure_ctx *c, const tt_meas_opts *opt);
+/** \brief Frees what c owns (buffer, records) and zeroes it.
+ *  \return nothing. */
 void tbp_measure_free(tbp_measure_ctx *c);
-/* The harness callback (tbp_pair_fn): measures one pair by opt->mode. */
+/** \brief The harness callback (tbp_pair_fn): the receiver serves the
+ *  sender's commands, the sender measures the pair by opt->mode and keeps
+ *  the record in c.
+ *  \return MPI_SUCCESS, an MPI error code, or MPI_ERR_NO_MEM. */
 int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
 
 /* The repetition of a measurement (batches.c).  A batch: fn performs
@@ -51,8 +61,11 @@ int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_b
  * best chunk's round trip, to size the first batches. */
 int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt);
 
-/* Sender side of the LogGP mode (loggp.c); the receiver side is the
- * common command loop. */
+/** \brief Sender side of the LogGP mode (loggp.c): PRTT(1,0,s),
+ *  PRTT(n,0,s), PRTT(n,d,s) per base size, then the fit (loggp_fit.c) into
+ *  rec; the receiver side is the command loop (tbp_cmd_serve).
+ *  \return MPI_SUCCESS with rec's sizes malloc'd (owned by rec:
+ *  tt_pair_rec_free); an MPI error code or MPI_ERR_NO_MEM otherwise. */
 int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tt_pair_rec *rec);
 
 /* The command protocol shared by the two modes (pair_cmd.c). */

@@ -52,7 +52,7 @@ int tbr_dendrogram_order(const tt_dendrogram *dg, int *order);
 typedef struct tbr_dendro {
     const char *id;
     const tt_dendrogram *dg;
-    const tt_hierarchy *h;        /* level cuts (h->cut, h->name), may be NULL */
+    const tt_hierarchy *h;         /* level cuts (h->cut, h->name), may be NULL */
     const char *const *leaf_names; /* [n], may be NULL: "r<i>" */
     double unit_scale;             /* merge distances are multiplied by this for labels; 1e6 means
                                       seconds, shown in us, ms or s as their size suits */

@@ -134,7 +134,7 @@ static int levels(const double *D, int n, const tt_analysis_opts *o, tt_hierarch
         if (tt_agglomerative(D, n, link, &dg) != 0)
             return -1;
         tt_levels_opts lo = {.rel_gap = o->rel_gap > 0 ? o->rel_gap : 0.25, .min_abs_frac = 0.02,
-                              .max_levels = TB_MAX_LEVELS};
+                             .max_levels = TB_MAX_LEVELS};
         int rc = tt_levels_from_dendrogram(&dg, &lo, h);
         tt_dendrogram_free(&dg);
         snprintf(desc, cap, "%s linkage, a level at every relative jump >= %g of the merge distances",

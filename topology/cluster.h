@@ -46,16 +46,28 @@ typedef struct tt_plogp {
     tt_plogp_pair *pair; /* n*(n-1)/2 entries, index tt_pair_index(n,i,j) */
 } tt_plogp;
 
-/* Index of the unordered pair {i,j}, i != j, in the upper triangle. */
+/** \brief Index of the unordered pair {i,j}, i != j, of n objects in the
+ *  upper triangle (row by row).
+ *  \return the index, in 0 .. n(n-1)/2 - 1. */
 static inline size_t tt_pair_index(int n, int i, int j)
 {
     if (i > j) { int t = i; i = j; j = t; }
     return (size_t)i * (size_t)(2 * n - i - 1) / 2 + (size_t)(j - i - 1);
 }
 
+/** \brief Makes p hold n >= 1 ranks, every pair unmeasured (nsizes 0).
+ *  \return 0 (p owns its pairs: tt_plogp_free); -1 on n < 1 or out of
+ *  memory. */
 int tt_plogp_alloc(tt_plogp *p, int n);
+/** \brief Frees everything p owns and empties it (p itself is not freed);
+ *  NULL is ignored.
+ *  \return nothing. */
 void tt_plogp_free(tt_plogp *p);
-/* Copies one pair's measurements (sizes ascending, nsizes >= 1). */
+/** \brief Copies one pair's measurements into p (replacing earlier ones of
+ *  that pair): latency L and nsizes >= 1 strictly ascending sizes m with
+ *  o_s, o_r and g at each.
+ *  \return 0; -1 (p unchanged) on i == j, a rank out of range, sizes not
+ *  ascending, a NULL array or out of memory. */
 int tt_plogp_set_pair(tt_plogp *p, int i, int j, double L, int nsizes, const double *m,
                       const double *o_s, const double *o_r, const double *g);
 
@@ -66,11 +78,16 @@ int tt_plogp_set_pair(tt_plogp *p, int i, int j, double L, int nsizes, const dou
  * LINFIT = least-squares line a*m + b over all measured sizes. */
 typedef enum { TT_INTERP_PIECEWISE = 0, TT_INTERP_LINFIT = 1 } tt_interp;
 
-/* y(x) from samples (m[k], y[k]), k < ns. */
+/** \brief y(x) from the samples (m[k], y[k]), k < ns, m ascending, by how.
+ *  \return the value; NAN when ns < 1. */
 double tt_interp_at(const double *m, const double *y, int ns, double x, tt_interp how);
-/* t(m) = L + (o_s(m) + o_r(m))/2 + g(m) of one pair; NAN when unmeasured. */
+/** \brief The time of one message of m bytes, t(m) = L + (o_s(m) +
+ *  o_r(m))/2 + g(m), of one pair, parameters interpolated by how.
+ *  \return t(m) in seconds; NAN when the pair is unmeasured. */
 double tt_plogp_time(const tt_plogp_pair *p, double m, tt_interp how);
-/* D(m)[i][j] = t_ij(m); unmeasured pairs are NAN, the diagonal 0. */
+/** \brief Fills the n x n matrix D (caller's, n = p->n) with D[i][j] =
+ *  t_ij(m); unmeasured pairs are NAN, the diagonal 0.
+ *  \return 0; -1 on a NULL argument. */
 int tt_distance_time(const tt_plogp *p, double m, tt_interp how, double *D);
 /* Euclidean distance between per-rank vectors V_i = [v_i0 .. v_i(n-1)] with
  * v_ij = (L, o_s(m), o_r(m), g(m)) of pair (i,j) (seed thesis eq. 3.5/3.6).
@@ -84,24 +101,34 @@ int tt_distance_time(const tt_plogp *p, double m, tt_interp how, double *D);
  * messages does not drown L.  Unmeasured pairs contribute nothing. */
 #define TT_VEC_STANDARDIZE 1u
 #define TT_VEC_THESIS_DIAGONAL 2u
+/** \brief Fills the n x n matrix D (caller's, n = p->n) with the distances
+ *  of the ranks' parameter vectors at size m, as described above.
+ *  \return 0; -1 on a NULL argument or out of memory. */
 int tt_distance_vectors(const tt_plogp *p, double m, tt_interp how, unsigned flags, double *D);
-/* 0 if D is a valid distance matrix (see top), else -1. */
+/** \brief Checks that D is a valid distance matrix (see top).
+ *  \return 0 if it is, else -1. */
 int tt_distance_check(const double *D, int n);
-/* D = (D + D^T) / 2, diagonal set to 0 (for data measured both ways). */
+/** \brief D = (D + D^T) / 2 in place, diagonal set to 0 (for data measured
+ *  both ways).
+ *  \return nothing. */
 void tt_distance_symmetrize(double *D, int n);
-/* Smallest positive and largest off-diagonal entry (both 0 if n < 2). */
+/** \brief Smallest positive and largest off-diagonal entry of D.
+ *  \return nothing; *dmin and *dmax are set (both 0 if n < 2). */
 void tt_distance_range(const double *D, int n, double *dmin, double *dmax);
 
 /* ------------------------------------------------------------------ */
 /* Labels                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Renumbers labels to 0..k-1 by first appearance (noise stays -1); returns k
- * (-1 only if out of memory). */
+/** \brief Renumbers labels in place to 0..k-1 by first appearance (noise
+ *  stays -1).
+ *  \return k; -1 only if out of memory (labels unchanged). */
 int tt_labels_canonical(int *labels, int n);
-/* Number of distinct non-noise labels. */
+/** \brief Counts the distinct non-noise labels.
+ *  \return the count; -1 only if out of memory. */
 int tt_labels_count(const int *labels, int n);
-/* Number of noise (-1) entries. */
+/** \brief Counts the noise (-1) entries.
+ *  \return the count. */
 int tt_labels_noise(const int *labels, int n);
 
 /* ------------------------------------------------------------------ */
@@ -124,39 +151,60 @@ typedef struct tt_dendrogram {
     tt_merge *merge;
 } tt_dendrogram;
 
-/* Builds the dendrogram in O(n^2) time with the nearest-neighbour chain. */
+/** \brief Builds the dendrogram of the n x n distance matrix D with the
+ *  given linkage, in O(n^2) time with the nearest-neighbour chain.
+ *  \return 0 with out filled (merges malloc'd, owned by out:
+ *  tt_dendrogram_free); -1 on bad input or out of memory, out then holds
+ *  no merges. */
 int tt_agglomerative(const double *D, int n, tt_linkage link, tt_dendrogram *out);
+/** \brief Frees the merges dg owns and empties it; NULL is ignored.
+ *  \return nothing. */
 void tt_dendrogram_free(tt_dendrogram *dg);
-/* Flat clustering with k clusters (1 <= k <= n): the first n-k merges. */
+/** \brief Flat clustering with k clusters (1 <= k <= n): the first n-k
+ *  merges, written to labels[n] (canonical).
+ *  \return k; -1 on k out of range or out of memory. */
 int tt_dendrogram_cut_k(const tt_dendrogram *dg, int k, int *labels);
-/* Flat clustering applying every merge with dist <= height; returns k. */
+/** \brief Flat clustering applying every merge with dist <= height,
+ *  written to labels[n] (canonical).
+ *  \return the number of clusters; -1 on bad input or out of memory. */
 int tt_dendrogram_cut_height(const tt_dendrogram *dg, double height, int *labels);
+/** \brief Name of a linkage ("single", "average", "complete").
+ *  \return a static string; "?" for a value out of range. */
 const char *tt_linkage_name(tt_linkage link);
 
 /* ------------------------------------------------------------------ */
 /* Flat methods                                                        */
 /* ------------------------------------------------------------------ */
 
-/* k-medoids by FasterPAM (Schubert & Rousseeuw 2021): k-medoids++ seeding,
- * then eager swaps until a full pass finds no improving swap.  medoids[k]
- * and cost (total distance to the nearest medoid) are optional (NULL). */
+/** \brief k-medoids by FasterPAM (Schubert & Rousseeuw 2021): k-medoids++
+ *  seeding, then eager swaps until a full pass finds no improving swap.
+ *  Labels to labels[n]; medoids[k] (ascending) and cost (total distance to
+ *  the nearest medoid) are optional (NULL).
+ *  \return the number of clusters; -1 on bad input (k out of 1..n) or out
+ *  of memory. */
 int tt_kmedoids(const double *D, int n, int k, unsigned long seed, int *labels, int *medoids,
                 double *cost);
 
-/* DBSCAN: a core point has >= minpts points (itself included) within eps
- * (d <= eps).  Returns the number of clusters; noise is -1. */
+/** \brief DBSCAN: a core point has >= minpts points (itself included)
+ *  within eps (d <= eps).  Labels to labels[n], noise -1.
+ *  \return the number of clusters; -1 on bad input or out of memory. */
 int tt_dbscan(const double *D, int n, double eps, int minpts, int *labels);
 
-/* HDBSCAN (Campello, Moulavi & Sander 2013): core distance = distance to the
- * min_samples-th nearest point counting the point itself (1 = single
- * linkage), mutual reachability MST, condensed tree with min_cluster_size,
- * clusters selected by excess of mass (the root is never selected).
- * Returns the number of clusters; noise is -1.  If mr is not NULL it receives
- * the single-linkage dendrogram of the mutual reachability distances. */
+/** \brief HDBSCAN (Campello, Moulavi & Sander 2013): core distance =
+ *  distance to the min_samples-th nearest point counting the point itself
+ *  (1 = single linkage), mutual reachability MST, condensed tree with
+ *  min_cluster_size, clusters selected by excess of mass (the root is never
+ *  selected).  Labels to labels[n], noise -1.  If mr is not NULL it
+ *  receives the single-linkage dendrogram of the mutual reachability
+ *  distances (merges malloc'd, owned by mr: tt_dendrogram_free).
+ *  \return the number of clusters; -1 on bad input or out of memory (mr
+ *  then holds no merges). */
 int tt_hdbscan(const double *D, int n, int min_samples, int min_cluster_size, int *labels,
                tt_dendrogram *mr);
 
-/* Connected components of the graph with an edge wherever d < threshold. */
+/** \brief Connected components of the graph with an edge wherever
+ *  d < threshold, as labels[n] (canonical).
+ *  \return the number of components; -1 on bad input or out of memory. */
 int tt_components(const double *D, int n, double threshold, int *labels);
 
 /* SSSTree (Brisaboa, Pedreira, Seco, Solar & Uribe 2008) as described in the
@@ -176,10 +224,17 @@ typedef struct tt_ssstree {
     int height;   /* largest depth */
 } tt_ssstree;
 
+/** \brief Builds the SSSTree of the n x n matrix D (alpha > 0; min_size
+ *  below 2 counts as 2).
+ *  \return 0 with t filled (arrays malloc'd, owned by t: tt_ssstree_free);
+ *  -1 on bad input or out of memory. */
 int tt_ssstree_build(const double *D, int n, double alpha, int min_size, tt_ssstree *t);
+/** \brief Frees the arrays t owns and zeroes it; NULL is ignored.
+ *  \return nothing. */
 void tt_ssstree_free(tt_ssstree *t);
-/* Flat clustering: the nodes at depth `depth` (branches ending above keep
- * their leaf).  Returns k. */
+/** \brief Flat clustering: the nodes at depth `depth` (branches ending
+ *  above keep their leaf), as labels[n] (canonical).
+ *  \return the number of clusters; -1 on bad input or out of memory. */
 int tt_ssstree_labels(const tt_ssstree *t, int depth, int *labels);
 
 /* ------------------------------------------------------------------ */
@@ -193,10 +248,16 @@ typedef struct tt_hierarchy {
     int *nclusters;             /* [nlevels] */
     double *cut;                /* [nlevels] distance the level was cut at (NAN if none) */
     double *gap;                /* [nlevels] relative gap that made the level (NAN if none) */
-    char (*name)[TT_NAME_MAX]; /* [nlevels] "level-N" until named */
+    char (*name)[TT_NAME_MAX];  /* [nlevels] "level-N" until named */
 } tt_hierarchy;
 
+/** \brief Makes h a hierarchy of nlevels >= 0 levels of n >= 1 objects:
+ *  labels all 0, nclusters 0, cut and gap NAN, names "level-N".
+ *  \return 0 (arrays malloc'd, owned by h: tt_hierarchy_free); -1 on bad
+ *  input or out of memory, h then empty. */
 int tt_hierarchy_alloc(tt_hierarchy *h, int n, int nlevels);
+/** \brief Frees what h owns and zeroes it; NULL is ignored.
+ *  \return nothing. */
 void tt_hierarchy_free(tt_hierarchy *h);
 
 typedef struct tt_levels_opts {
@@ -205,12 +266,18 @@ typedef struct tt_levels_opts {
     int max_levels;      /* keep the largest gaps only; 0 = no limit */
 } tt_levels_opts;
 
-/* Multi-level hierarchy from the dendrogram: one level per gap in the sorted
- * merge distances (cut in the middle of the gap, geometric mean), trivial
- * levels (one cluster, or all singletons) dropped.  opts may be NULL. */
+/** \brief Multi-level hierarchy from the dendrogram: one level per gap in
+ *  the sorted merge distances (cut in the middle of the gap, geometric
+ *  mean), trivial levels (one cluster, or all singletons) dropped; opts
+ *  may be NULL (defaults).
+ *  \return 0 with out filled, possibly with no level (owned by out:
+ *  tt_hierarchy_free); -1 on bad input or out of memory. */
 int tt_levels_from_dendrogram(const tt_dendrogram *dg, const tt_levels_opts *opts,
                               tt_hierarchy *out);
-/* One level per depth of an SSSTree (depths giving the same partition merged). */
+/** \brief One level per depth of an SSSTree (depths giving the same
+ *  partition merged).
+ *  \return 0 with out filled (owned by out: tt_hierarchy_free); -1 on bad
+ *  input or out of memory. */
 int tt_levels_from_ssstree(const tt_ssstree *t, tt_hierarchy *out);
 
 /* A named ground-truth partition (e.g. "node" from host names, "socket" from
@@ -220,26 +287,33 @@ typedef struct tt_truth {
     const int *labels;
 } tt_truth;
 
-/* Names each level after the truth it matches (accuracy >= min_accuracy, the
- * best-matching level wins when several do); others become "level-N" with N
- * the level index counted from the coarsest, starting at 1.  Returns the
- * number of levels named after a truth. */
+/** \brief Names each level of h after the truth it matches (accuracy >=
+ *  min_accuracy, the best-matching level wins when several do); others
+ *  become "level-N" with N the level index counted from the coarsest,
+ *  starting at 1.
+ *  \return the number of levels named after a truth; -1 on bad input or
+ *  out of memory. */
 int tt_levels_name(tt_hierarchy *h, const tt_truth *truth, int ntruth, double min_accuracy);
 
 /* ------------------------------------------------------------------ */
 /* Validation                                                          */
 /* ------------------------------------------------------------------ */
 
-/* Seed thesis eq. 3.7-3.9: the fraction of objects mapped to their correct
- * group, where clusters are mapped one-to-one onto true groups so that the
- * number of correctly mapped objects is maximal (Hungarian method).  Noise is
- * never correct.  Two clusters covering one true group count only once. */
+/** \brief Seed thesis eq. 3.7-3.9: the fraction of objects mapped to their
+ *  correct group, where clusters are mapped one-to-one onto true groups so
+ *  that the number of correctly mapped objects is maximal (Hungarian
+ *  method).  Noise is never correct.  Two clusters covering one true group
+ *  count only once.
+ *  \return the accuracy in [0, 1]; NAN on bad input or out of memory. */
 double tt_accuracy(const int *pred, const int *truth, int n);
-/* Adjusted Rand index (Hubert & Arabie 1985); noise points are treated as
- * singletons.  1 = identical partitions, ~0 = chance. */
+/** \brief Adjusted Rand index (Hubert & Arabie 1985); noise points are
+ *  treated as singletons.
+ *  \return 1 for identical partitions, ~0 for chance; NAN on bad input or
+ *  out of memory. */
 double tt_ari(const int *pred, const int *truth, int n);
-/* For each truth: the level with the highest accuracy, its accuracy and ARI,
- * as a small table.  Returns the minimum best accuracy over the truths. */
+/** \brief For each truth: the level with the highest accuracy, its
+ *  accuracy and ARI, as a small table on out (NULL: nothing printed).
+ *  \return the minimum best accuracy over the truths; NAN on bad input. */
 double tt_validate_print(FILE *out, const tt_hierarchy *h, const tt_truth *truth, int ntruth);
 
 /* ------------------------------------------------------------------ */
@@ -258,13 +332,18 @@ typedef enum {
     TT_M_COUNT
 } tt_method;
 
+/** \brief Name of a method (as tt_method_from_name takes it).
+ *  \return a static string; "?" for a value out of range. */
 const char *tt_method_name(tt_method m);
-/* Method by name ("single", "average", "complete", "kmedoids", "dbscan",
- * "hdbscan", "ssstree", "components"), or -1. */
+/** \brief Method by name ("single", "average", "complete", "kmedoids",
+ *  "dbscan", "hdbscan", "ssstree", "components").
+ *  \return the method, or -1 if name is none of them. */
 int tt_method_from_name(const char *name);
 
-/* Mean silhouette width (Rousseeuw 1987) with noise points as singletons
- * (silhouette 0).  0 for a single cluster or all singletons. */
+/** \brief Mean silhouette width (Rousseeuw 1987) with noise points as
+ *  singletons (silhouette 0).
+ *  \return the mean in [-1, 1]; 0 for a single cluster, all singletons or
+ *  n < 2; NAN if out of memory. */
 double tt_silhouette(const double *D, int n, const int *labels);
 
 typedef struct tt_search_opts {
@@ -291,13 +370,20 @@ typedef struct tt_search_result {
     double score;
     int *labels;              /* [n] best clustering (malloc'd) */
     int ntrace;
-    tt_search_point *trace;  /* every evaluated point (malloc'd) */
+    tt_search_point *trace;   /* every evaluated point (malloc'd) */
 } tt_search_result;
 
-/* Runs method over its parameter range and keeps the clustering with the
- * best silhouette (see cluster_search.c for the ranges).  opts may be NULL. */
+/** \brief Runs method m over its parameter range and keeps the clustering
+ *  with the best silhouette (see cluster_search.c for the ranges); below
+ *  opts->min_score the result is one cluster.  opts may be NULL
+ *  (defaults).
+ *  \return 0 with res filled (labels and trace malloc'd, owned by res:
+ *  tt_search_result_free); -1 on bad input or out of memory, res then
+ *  freed. */
 int tt_search(const double *D, int n, tt_method m, const tt_search_opts *opts,
               tt_search_result *res);
+/** \brief Frees what res owns and zeroes it; NULL is ignored.
+ *  \return nothing. */
 void tt_search_result_free(tt_search_result *res);
 
 /* ------------------------------------------------------------------ */
@@ -324,27 +410,39 @@ typedef struct tt_graph_opts {
     long max_clique_steps; /* Bron-Kerbosch budget per search; default 1e6 */
 } tt_graph_opts;
 
-/* Minimal latency graph of the n x n latency matrix, equal-latency cliques
- * replaced by switches until none is left (lowest latency first, one clique
- * of one vertex kind at a time; pairs only when a third vertex sees both
- * alike), virtual switch-to-switch edges removed after every insertion,
- * switches joined by ~zero-latency edges merged.  Latencies compare
- * relatively (eps), and a path is also "longer" than a link when it exceeds
- * it by half of its own shortest hop, so a 0.3 us hop on top of 4 us is not
- * lost in a 10% tolerance.  Needs latencies precise relative to the smallest
- * hop: with +-2% noise on 0.3/0.6/2/4 us it recovers the exact tree, with
- * +-5% it leaves extra links.  Edge latencies are the clique-derived
- * estimates; call tt_graph_fit to refine them. */
+/** \brief Minimal latency graph of the n x n latency matrix lat,
+ *  equal-latency cliques replaced by switches until none is left (lowest
+ *  latency first, one clique of one vertex kind at a time; pairs only when
+ *  a third vertex sees both alike), virtual switch-to-switch edges removed
+ *  after every insertion, switches joined by ~zero-latency edges merged.
+ *  Latencies compare relatively (eps), and a path is also "longer" than a
+ *  link when it exceeds it by half of its own shortest hop, so a 0.3 us hop
+ *  on top of 4 us is not lost in a 10% tolerance.  Needs latencies precise
+ *  relative to the smallest hop: with +-2% noise on 0.3/0.6/2/4 us it
+ *  recovers the exact tree, with +-5% it leaves extra links.  Edge
+ *  latencies are the clique-derived estimates; call tt_graph_fit to refine
+ *  them.  opts may be NULL (defaults).
+ *  \return 0 with g filled (edges malloc'd, owned by g: tt_graph_free); -1
+ *  on bad input or out of memory, g then holds no edges. */
 int tt_graph_build(const double *lat, int n, const tt_graph_opts *opts, tt_graph *g);
-/* Least-squares edge latencies: every object pair's measured latency is the
- * sum of the edges on its shortest path in g (Bufe sec. 2.4). */
+/** \brief Least-squares edge latencies: every object pair's measured
+ *  latency lat (n x n) is the sum of the edges on its shortest path in g
+ *  (Bufe sec. 2.4); sets g's edge latencies, fitted, r2 and rank_deficient.
+ *  \return 0; -1 on bad input (fewer than 2 objects, no edges), a system
+ *  it cannot solve or out of memory, g's edge latencies then unchanged. */
 int tt_graph_fit(tt_graph *g, const double *lat);
+/** \brief Frees the edges g owns and zeroes it; NULL is ignored.
+ *  \return nothing. */
 void tt_graph_free(tt_graph *g);
-/* Number of switches (nvert - nobj). */
+/** \brief Number of switches of g (nvert - nobj).
+ *  \return the count; 0 for NULL. */
 int tt_graph_switches(const tt_graph *g);
-/* Writes the graph; names[i] labels object i (NULL: "r<i>").  Latencies are
- * printed in microseconds. */
+/** \brief Writes g as DOT to out; names[i] labels object i (NULL: "r<i>").
+ *  Latencies are printed in microseconds.
+ *  \return 0; -1 on bad input or a write error on out. */
 int tt_graph_write_dot(const tt_graph *g, const char *const *names, FILE *out);
+/** \brief Writes g as TGF to out, otherwise as tt_graph_write_dot.
+ *  \return 0; -1 on bad input or a write error on out. */
 int tt_graph_write_tgf(const tt_graph *g, const char *const *names, FILE *out);
 
 #endif

@@ -138,7 +138,7 @@ static int consider(search_ctx *s, double param, double param2)
     }
     s->res->trace[s->res->ntrace++] =
         (tt_search_point){.param = param, .param2 = param2, .nclusters = k, .noise = noise,
-                           .score = score};
+                          .score = score};
     if (!s->have_best || score > s->best_score) {
         s->have_best = 1;
         s->best_score = score;
@@ -194,7 +194,7 @@ int tt_search(const double *D, int n, tt_method m, const tt_search_opts *opts,
     if (!D || !res || n < 1 || (unsigned)m >= TT_M_COUNT)
         return -1;
     tt_search_opts o = {.npoints = 50, .max_int_points = 512, .min_score = 0.25,
-                         .min_samples = 0, .ssstree_min_size = 2, .seed = 1};
+                        .min_samples = 0, .ssstree_min_size = 2, .seed = 1};
     if (opts)
         o = *opts;
     if (o.npoints < 2)

@@ -11,9 +11,10 @@
  * bytes.
  *
  * Conventions: functions returning int return 0 on success and -1 on
- * failure (bad input, a file that does not parse, out of memory); they
- * never exit and never call MPI.  A failed call leaves its output structure
- * freed and zeroed, so the caller frees nothing after an error. */
+ * failure (bad input, a file that does not parse, out of memory), with a
+ * message in err where they take one; they never exit and never call MPI.
+ * A failed call frees what it had allocated into its output (each
+ * function's contract says what is left). */
 #ifndef TT_TOPOLOGY_H
 #define TT_TOPOLOGY_H
 
@@ -29,7 +30,8 @@
 /* Which model a run measured. */
 typedef enum { TT_MODE_PLOGP = 0, TT_MODE_LOGGP = 1 } tt_mode;
 
-/* Which pairs may run at the same time (the probe's harness, probe/harness.h). */
+/* Which pairs may run at the same time (the probe's pair-test rounds,
+ * probe/pair_rounds.h). */
 typedef enum {
     TT_CONC_SERIAL = 0, /* one pair at a time */
     TT_CONC_INTRA,      /* intra-group pairs of different groups together; inter-group one at a time */
@@ -37,7 +39,6 @@ typedef enum {
     TT_CONC_RANKS,      /* any pairs of disjoint ranks together (no independence assumed) */
     TT_CONC_COUNT
 } tt_concurrency;
-
 
 /* One rank of the measured job: ground truth (never used for discovery)
  * plus what the harness decided about it. */
@@ -102,20 +103,17 @@ typedef struct tt_meas_opts {
     unsigned long seed;
 } tt_meas_opts;
 
-
 /* Everything a run produced. */
 typedef struct tt_meas {
     tt_meas_opts opt;
     int n;                /* ranks */
-    tt_rank_info *rank;  /* [n] */
+    tt_rank_info *rank;   /* [n] */
     int npairs;
-    tt_pair_rec *pair;   /* [npairs], ordered by (i, j) */
+    tt_pair_rec *pair;    /* [npairs], ordered by (i, j) */
     int nrounds;          /* harness rounds */
     double elapsed;       /* measurement time (MPI_Wtime, simulated under SMPI) */
     double wtime_overhead;/* largest MPI_Wtime overhead over the ranks */
 } tt_meas;
-
-
 
 /* ---- the records (meas.c) ---------------------------------------------- */
 
@@ -181,8 +179,10 @@ int tt_save_write(const tt_meas *m, FILE *out);
  *  into m; files written before agree=, max-reps= and rep-budget= existed
  *  read as runs without them.
  *  \return 0 with m filled (malloc'd, owned by m: tt_meas_free); -1 with
- *  "name:line: expected ..." in err (at most errlen bytes) and m zeroed on
- *  any malformed, truncated or inconsistent file or out of memory. */
+ *  a message naming the file and line ("name:line: expected ...") in err
+ *  (at most errlen bytes) and m freed and zeroed, on any malformed,
+ *  truncated or inconsistent file (a pair twice, more or fewer pairs than
+ *  declared) or out of memory. */
 int tt_save_read(FILE *in, const char *name, tt_meas *m, char *err, size_t errlen);
 
 /* ---- analysis (analyze.c) and output (topo_write.c) ---------------------- */
@@ -220,10 +220,10 @@ typedef struct tt_analysis {
  *  separates the ranks), named after the truths they match (truth may be
  *  NULL).  Uses the measured times only; identities only name levels.
  *  \return 0 with a filled (arrays malloc'd, owned by a:
- *  tt_analysis_free); -1 with a message in err (at most errlen bytes), a's
- *  arrays freed, on unusable measurements (a pair neither measured nor
- *  represented, a distance that is not finite), a failed clustering or out
- *  of memory. */
+ *  tt_analysis_free); -1 with a message in err (at most errlen bytes) on
+ *  unusable measurements (a pair neither measured nor represented, a
+ *  distance that is not finite), a failed clustering or out of memory, a's
+ *  matrices then freed.  tt_analysis_free(a) is safe after either. */
 int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *truth, tt_analysis *a,
                char *err, size_t errlen);
 /** \brief Frees what a owns and zeroes it (a itself is not freed); NULL

@@ -156,7 +156,7 @@ static void test_probe_round_trip(void)
     m.rank = calloc(3, sizeof *m.rank);
     m.pair = calloc(2, sizeof *m.pair);
     tt_size_rec s[2][2] = {{{.m = 0, .rtt = 2e-6}, {.m = 65536, .rtt = 3e-5}},
-                            {{.m = 0, .rtt = 4e-6}, {.m = 65536, .rtt = 6e-5}}};
+                           {{.m = 0, .rtt = 4e-6}, {.m = 65536, .rtt = 6e-5}}};
     for (int r = 0; r < 3; r++) {
         snprintf(m.rank[r].host, sizeof m.rank[r].host, "h%d", r == 2);
         m.rank[r].group = r == 2 ? 2 : 0;
