@@ -8,12 +8,6 @@
 
 #include "plogp.h"
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((rc = (x)) != MPI_SUCCESS)                                                             \
-            goto out;                                                                              \
-    } while (0)
-
 typedef struct prtt_arg {
     long s;
     int n;
@@ -28,11 +22,11 @@ static int prtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *a
     (void)reps;
     double t0 = MPI_Wtime();
     for (int k = 0; k < a->n; k++) {
-        CHECK(MPI_Send(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Send(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
         if (a->d > 0 && k + 1 < a->n)
             tbp_spin_until(MPI_Wtime() + a->d);
     }
-    CHECK(MPI_Recv(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    TBP_CHECK(MPI_Recv(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     v[0] = MPI_Wtime() - t0 - c->wtime;
 out:
     return rc;
@@ -59,12 +53,12 @@ int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tt_pair_r
         return MPI_ERR_NO_MEM;
     for (int k = 0; k < nb; k++) {
         s[k].m = (double)base[k];
-        CHECK(prtt(comm, receiver, c, base[k], 1, 0, 1, s[k].q[TT_Q_A]));
+        TBP_CHECK(prtt(comm, receiver, c, base[k], 1, 0, 1, s[k].q[TT_Q_A]));
         s[k].rtt = tbp_pick(s[k].q[TT_Q_A], o->use_min);
-        CHECK(prtt(comm, receiver, c, base[k], n, 0, 0, s[k].q[TT_Q_B]));
-        CHECK(prtt(comm, receiver, c, base[k], n, s[k].rtt, 0, s[k].q[TT_Q_C]));
+        TBP_CHECK(prtt(comm, receiver, c, base[k], n, 0, 0, s[k].q[TT_Q_B]));
+        TBP_CHECK(prtt(comm, receiver, c, base[k], n, s[k].rtt, 0, s[k].q[TT_Q_C]));
     }
-    CHECK(tbp_cmd_send(comm, receiver, 0, 0, 0, 0));
+    TBP_CHECK(tbp_cmd_send(comm, receiver, 0, 0, 0, 0));
     tbp_loggp_fit_pair(s, nb, n, o->use_min, &rec->lg);
     rec->L = rec->lg.L;
     rec->nsizes = nb;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +135,102 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
+/* The options that take a number, a size or a path, one line each: where
+ * the value goes (an offset into cli) and the range it must lie in. */
+typedef enum {
+    V_INT,    /* int in [lo, hi] */
+    V_REAL,   /* double in [lo, hi] */
+    V_MICROS, /* microseconds in [lo, hi], stored in seconds */
+    V_SIZE,   /* long: a size (K/M/G suffixes) of at least lo */
+    V_PATH    /* const char *: taken as it is */
+} value_kind;
+
+typedef struct value_opt {
+    const char *name, *alias; /* alias may be NULL */
+    value_kind kind;
+    double lo, hi;
+    size_t off;
+} value_opt;
+
+#define AT(field) offsetof(cli, field)
+static const value_opt value_opts[] = {
+    {"--max-size", "-M", V_SIZE, 1, 0, AT(meas.max_size)},
+    {"--reps", "-R", V_INT, 1, 100000, AT(meas.reps)},
+    {"--max-reps", NULL, V_INT, 1, 100000, AT(meas.max_reps)},
+    {"--rep-budget", NULL, V_MICROS, 0, 1e9, AT(meas.rep_budget)},
+    {"--eps", NULL, V_REAL, 1e-6, 10, AT(meas.eps)},
+    {"--max-insert", NULL, V_INT, 0, 10000, AT(meas.max_insert)},
+    {"--k", NULL, V_REAL, 1.0, 100, AT(meas.k_wait)},
+    {"--gsat-max", NULL, V_SIZE, 0, 0, AT(meas.gsat_max)},
+    {"--gsat-cap", NULL, V_INT, 8, 1 << 24, AT(meas.gsat_cap)},
+    {"--batch-time", NULL, V_MICROS, 0, 1e6, AT(meas.batch_time)},
+    {"--prtt-n", NULL, V_INT, 2, 100000, AT(meas.prtt_n)},
+    {"--agree", NULL, V_REAL, 0, 1, AT(meas.agree)},
+    {"--rel-gap", NULL, V_REAL, 1e-6, 1e6, AT(an.rel_gap)},
+    {"--name-accuracy", NULL, V_REAL, 0, 1, AT(an.name_accuracy)},
+    {"--groups", NULL, V_PATH, 0, 0, AT(groups)},
+    {"--save", NULL, V_PATH, 0, 0, AT(save)},
+    {"--output", "-o", V_PATH, 0, 0, AT(output)},
+    {"--check", NULL, V_PATH, 0, 0, AT(check)},
+    {"--analyze", NULL, V_PATH, 0, 0, AT(analyze)},
+    {"--truth", NULL, V_PATH, 0, 0, AT(truth)},
+    {"--graph", NULL, V_PATH, 0, 0, AT(graph)},
+};
+#undef AT
+
+static const value_opt *find_value_opt(const char *name)
+{
+    for (size_t k = 0; k < sizeof value_opts / sizeof value_opts[0]; k++)
+        if (strcmp(name, value_opts[k].name) == 0 || (value_opts[k].alias && strcmp(name, value_opts[k].alias) == 0))
+            return &value_opts[k];
+    return NULL;
+}
+
+/* Stores val as o says; returns 0, or -1 if it is not a valid value. */
+static int set_value(cli *c, const value_opt *o, const char *val)
+{
+    void *to = (char *)c + o->off;
+    double d;
+    long l;
+    switch (o->kind) {
+    case V_INT:
+        return parse_int(val, (long)o->lo, (long)o->hi, to);
+    case V_REAL:
+        return parse_double(val, o->lo, o->hi, to);
+    case V_MICROS:
+        if (parse_double(val, o->lo, o->hi, &d) != 0)
+            return -1;
+        *(double *)to = d * 1e-6;
+        return 0;
+    case V_SIZE:
+        if (parse_size(val, &l) != 0 || l < o->lo)
+            return -1;
+        *(long *)to = l;
+        return 0;
+    case V_PATH:
+        *(const char **)to = val;
+        return 0;
+    }
+    return -1;
+}
+
+/* Index of val in names[0..n), or -1. */
+static int word_index(const char *val, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(val, names[k]) == 0)
+            return k;
+    return -1;
+}
+
 /* Returns 0, or -1 with a message in err. */
 static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
 {
+    static const char *const modes[] = {"plogp", "loggp"};             /* tt_mode */
+    static const char *const stats[] = {"median", "min"};              /* use_min */
+    static const char *const dists[] = {"time", "vectors"};            /* tt_dist_kind */
+    static const char *const interps[] = {"piecewise", "linfit"};      /* tt_interp */
+    static const char *const progress[] = {"none", "plain", "tty", "auto"}; /* tbp_progress_mode */
     memset(c, 0, sizeof *c);
     tt_meas_opts_default(&c->meas);
     tt_analysis_opts_default(&c->an);
@@ -169,8 +263,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         snprintf(err, errlen, "%s: invalid value '%s' (see --help)", name, val);                   \
         return -1;                                                                                 \
     } while (0)
+/* an option whose value is one of the words of list: k is its index */
+#define WORD(list)                                                                                 \
+    do {                                                                                           \
+        NEEDVAL();                                                                                 \
+        if ((k = word_index(val, list, (int)(sizeof list / sizeof list[0]))) < 0)                  \
+            BAD();                                                                                 \
+    } while (0)
+        const value_opt *vo;
         long l;
-        double d;
         int k;
         if (IS("-h") || IS("--help")) {
             continue;
@@ -182,74 +283,21 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             c->meas.conc = TT_CONC_SERIAL;
         } else if (IS("--no-distance-matrix")) {
             c->no_distance = 1;
+        } else if ((vo = find_value_opt(name)) != NULL) {
+            NEEDVAL();
+            if (set_value(c, vo, val) != 0)
+                BAD();
         } else if (IS("--mode")) {
-            NEEDVAL();
-            if (strcmp(val, "plogp") == 0)
-                c->meas.mode = TT_MODE_PLOGP;
-            else if (strcmp(val, "loggp") == 0)
-                c->meas.mode = TT_MODE_LOGGP;
-            else
-                BAD();
-        } else if (IS("-M") || IS("--max-size")) {
-            NEEDVAL();
-            if (parse_size(val, &l) != 0 || l < 1)
-                BAD();
-            c->meas.max_size = l;
-        } else if (IS("-R") || IS("--reps")) {
-            NEEDVAL();
-            if (parse_int(val, 1, 100000, &c->meas.reps) != 0)
-                BAD();
-        } else if (IS("--max-reps")) {
-            NEEDVAL();
-            if (parse_int(val, 1, 100000, &c->meas.max_reps) != 0)
-                BAD();
-        } else if (IS("--rep-budget")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1e9, &d) != 0)
-                BAD();
-            c->meas.rep_budget = d * 1e-6;
+            WORD(modes);
+            c->meas.mode = (tt_mode)k;
         } else if (IS("--stat")) {
-            NEEDVAL();
-            if (strcmp(val, "min") && strcmp(val, "median"))
-                BAD();
-            c->meas.use_min = strcmp(val, "min") == 0;
-        } else if (IS("--eps")) {
-            NEEDVAL();
-            if (parse_double(val, 1e-6, 10, &c->meas.eps) != 0)
-                BAD();
-        } else if (IS("--max-insert")) {
-            NEEDVAL();
-            if (parse_int(val, 0, 10000, &c->meas.max_insert) != 0)
-                BAD();
-        } else if (IS("--k")) {
-            NEEDVAL();
-            if (parse_double(val, 1.0, 100, &c->meas.k_wait) != 0)
-                BAD();
-        } else if (IS("--gsat-max")) {
-            NEEDVAL();
-            if (parse_size(val, &c->meas.gsat_max) != 0)
-                BAD();
-        } else if (IS("--gsat-cap")) {
-            NEEDVAL();
-            if (parse_int(val, 8, 1 << 24, &c->meas.gsat_cap) != 0)
-                BAD();
-        } else if (IS("--batch-time")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1e6, &d) != 0)
-                BAD();
-            c->meas.batch_time = d * 1e-6;
-        } else if (IS("--prtt-n")) {
-            NEEDVAL();
-            if (parse_int(val, 2, 100000, &c->meas.prtt_n) != 0)
-                BAD();
+            WORD(stats);
+            c->meas.use_min = k;
         } else if (IS("--concurrency")) {
             NEEDVAL();
             if ((k = tt_concurrency_from_name(val)) < 0)
                 BAD();
             c->meas.conc = (tt_concurrency)k;
-        } else if (IS("--groups")) {
-            NEEDVAL();
-            c->groups = val;
         } else if (IS("--fast")) {
             NEEDVAL();
             c->meas.fast_auto = strcmp(val, "auto") == 0;
@@ -257,10 +305,6 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
                 BAD();
             if (c->meas.fast_auto)
                 c->meas.fast = 1.0;
-        } else if (IS("--agree")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1, &c->meas.agree) != 0)
-                BAD();
         } else if (IS("--seed")) {
             NEEDVAL();
             char *end;
@@ -270,71 +314,33 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
                 BAD();
             c->meas.seed = s;
             c->an.seed = s;
-        } else if (IS("--save")) {
-            NEEDVAL();
-            c->save = val;
-        } else if (IS("-o") || IS("--output")) {
-            NEEDVAL();
-            c->output = val;
         } else if (IS("--progress")) {
-            NEEDVAL();
-            static const char *pm[] = {"none", "plain", "tty", "auto"};
-            k = 0;
-            while (k < 4 && strcmp(val, pm[k]) != 0)
-                k++;
-            if (k == 4)
-                BAD();
+            WORD(progress);
             c->progress = (tbp_progress_mode)k;
-        } else if (IS("--check")) {
-            NEEDVAL();
-            c->check = val;
-        } else if (IS("--analyze")) {
-            NEEDVAL();
-            c->analyze = val;
         } else if (IS("--distance")) {
-            NEEDVAL();
-            if (strcmp(val, "time") == 0)
-                c->an.dist = TT_DIST_TIME;
-            else if (strcmp(val, "vectors") == 0)
-                c->an.dist = TT_DIST_VECTORS;
-            else
-                BAD();
+            WORD(dists);
+            c->an.dist = (tt_dist_kind)k;
         } else if (IS("--at")) {
             NEEDVAL();
             if (parse_size(val, &l) != 0)
                 BAD();
             c->an.at = (double)l;
         } else if (IS("--interp")) {
-            NEEDVAL();
-            if (strcmp(val, "piecewise") == 0)
-                c->an.interp = TT_INTERP_PIECEWISE;
-            else if (strcmp(val, "linfit") == 0)
-                c->an.interp = TT_INTERP_LINFIT;
-            else
-                BAD();
+            WORD(interps);
+            c->an.interp = (tt_interp)k;
         } else if (IS("--method")) {
             NEEDVAL();
             if ((k = tt_method_from_name(val)) < 0)
                 BAD();
             c->an.method = (tt_method)k;
-        } else if (IS("--rel-gap")) {
-            NEEDVAL();
-            if (parse_double(val, 1e-6, 1e6, &c->an.rel_gap) != 0)
-                BAD();
-        } else if (IS("--name-accuracy")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1, &c->an.name_accuracy) != 0)
-                BAD();
-        } else if (IS("--truth")) {
-            NEEDVAL();
-            c->truth = val;
-        } else if (IS("--graph")) {
-            NEEDVAL();
-            c->graph = val;
         } else {
             snprintf(err, errlen, "unknown option '%s' (see --help)", a);
             return -1;
         }
+#undef WORD
+#undef BAD
+#undef NEEDVAL
+#undef IS
     }
     if (c->meas.gsat_max > c->meas.max_size)
         c->meas.gsat_max = c->meas.max_size;

@@ -78,12 +78,6 @@ static long batch_len(double batch_time, double rtt_est)
     return b < 1 ? 1 : b > 64 ? 64 : (long)b;
 }
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((rc = (x)) != MPI_SUCCESS)                                                             \
-            goto out;                                                                              \
-    } while (0)
-
 /* What a batch needs to know: the size, and for o_r the wait. */
 typedef struct op_arg {
     long m;
@@ -98,8 +92,8 @@ static int rtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *ar
     int rc = MPI_SUCCESS, im = (int)a->m;
     double t0 = MPI_Wtime();
     for (long k = 0; k < reps; k++) {
-        CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     }
     v[0] = (MPI_Wtime() - t0 - c->wtime) / (double)reps;
 out:
@@ -115,11 +109,11 @@ static int overhead_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const voi
     double w = c->wtime, sos = 0, sor = 0;
     for (long k = 0; k < reps; k++) {
         double t0 = MPI_Wtime();
-        CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
         double t1 = MPI_Wtime();
         tbp_spin_until(t0 + c->opt->k_wait * a->rtt);
         double t2 = MPI_Wtime();
-        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
         double t3 = MPI_Wtime();
         sos += t1 - t0 - w;
         sor += t3 - t2 - w;
@@ -138,8 +132,8 @@ static int burst_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *
     (void)reps;
     double t0 = MPI_Wtime();
     for (int k = 0; k < a->n; k++)
-        CHECK(MPI_Send(c->buf, (int)a->m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-    CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Send(c->buf, (int)a->m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+    TBP_CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     v[0] = MPI_Wtime() - t0 - c->wtime;
 out:
     return rc;
@@ -166,7 +160,7 @@ static int saturate(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double 
     const tt_meas_opts *o = c->opt;
     int rc, n = 4;
     double T1, T2 = 0, prev = NAN, est = NAN;
-    CHECK(burst_time(comm, peer, c, m, n, &T1));
+    TBP_CHECK(burst_time(comm, peer, c, m, n, &T1));
     *nsat = n;
     for (;;) {
         if (2 * n > o->gsat_cap) {
@@ -174,7 +168,7 @@ static int saturate(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double 
                 est = T1 / n;
             break;
         }
-        CHECK(burst_time(comm, peer, c, m, 2 * n, &T2));
+        TBP_CHECK(burst_time(comm, peer, c, m, 2 * n, &T2));
         est = (T2 - T1) / n;
         *nsat = 2 * n;
         if (!isnan(prev) && fabs(est - prev) <= o->eps * fabs(est))
@@ -206,14 +200,14 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
     op_arg a = {.m = m};
     tbp_batches rt = {.m = m, .nmsg = 1, .reply = m, .warm = 1, .per = b, .min = o->reps, .extend = 1, .nser = 1,
                       .fn = rtt_batch, .arg = &a};
-    CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TT_Q_A]));
+    TBP_CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TT_Q_A]));
     out->rtt = tbp_pick(out->q[TT_Q_A], o->use_min);
 
     a.rtt = out->rtt;
     tbp_batches ov = rt;
     ov.nser = 2;
     ov.fn = overhead_batch;
-    CHECK(tbp_measure_batches(comm, peer, c, &ov, &out->q[TT_Q_B]));
+    TBP_CHECK(tbp_measure_batches(comm, peer, c, &ov, &out->q[TT_Q_B]));
     out->o_s = tbp_pick(out->q[TT_Q_B], o->use_min);
     out->o_r = tbp_pick(out->q[TT_Q_C], o->use_min);
 
@@ -222,7 +216,7 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
      * phase hit its bursts (T(2n) - T(n) magnifies it), and g(0) above
      * RTT(0)/2 would make L = 0 and D(0) = t(0) too large by the excess. */
     if (m <= o->gsat_max) {
-        CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
+        TBP_CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
         if (out->g > out->rtt / 2)
             out->g = out->rtt / 2;
     }
@@ -247,9 +241,9 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tt_pair_re
         return MPI_ERR_NO_MEM;
     }
     double est;
-    CHECK(tbp_warm_up(comm, peer, c, &est));
+    TBP_CHECK(tbp_warm_up(comm, peer, c, &est));
     for (int k = 0; k < nb; k++) {
-        CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
+        TBP_CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
         est = s[ns++].rtt;
     }
     /* suspect sizes are measured again, at most twice, from the largest
@@ -257,7 +251,7 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tt_pair_re
     for (int k = ns - 1; k >= 0; k--)
         for (int tries = 0; tries < REMEASURE_MAX && tbp_size_suspect(s, k, ns, o->eps); tries++) {
             tt_size_rec again;
-            CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
+            TBP_CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
             tbp_size_keep_lower(&s[k], &again);
         }
     for (int ins = 0; ins < o->max_insert; ins++) {
@@ -279,12 +273,12 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tt_pair_re
         while (p < ns && s[p].m < (double)next)
             p++;
         tt_size_rec add;
-        CHECK(measure_size(comm, peer, c, next, p > 0 ? s[p - 1].rtt : est, &add));
+        TBP_CHECK(measure_size(comm, peer, c, next, p > 0 ? s[p - 1].rtt : est, &add));
         memmove(s + p + 1, s + p, (size_t)(ns - p) * sizeof *s);
         s[p] = add;
         ns++;
     }
-    CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
+    TBP_CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
 
     /* sizes above the saturation limit: g from the round trip.  Eq. 3.1
      * assumes an empty answer, RTT(m) = 2L + g(m) + g(0); our ping-pong
@@ -337,7 +331,7 @@ int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx)
 /* ---- results to rank 0 --------------------------------------------------- */
 
 #define PAIR_HDR 11
-#define SIZE_LEN (6 + 3 * 5)
+#define SIZE_LEN TT_SIZE_REC_LEN
 
 static size_t rec_len(const tt_pair_rec *p)
 {
@@ -351,10 +345,7 @@ static double *pack_rec(const tt_pair_rec *p, double *d)
     memcpy(d, hdr, sizeof hdr);
     d += PAIR_HDR;
     for (int k = 0; k < p->nsizes; k++) {
-        const tt_size_rec *s = &p->s[k];
-        double v[6] = {s->m, s->rtt, s->o_s, s->o_r, s->g, s->gsat};
-        memcpy(d, v, sizeof v);
-        memcpy(d + 6, s->q, sizeof s->q);
+        tt_size_rec_pack(&p->s[k], d);
         d += SIZE_LEN;
     }
     return d;
@@ -377,14 +368,7 @@ static const double *unpack_rec(const double *d, const double *end, tt_pair_rec 
     if (!p->s)
         return NULL;
     for (int k = 0; k < p->nsizes; k++) {
-        tt_size_rec *s = &p->s[k];
-        s->m = d[0];
-        s->rtt = d[1];
-        s->o_s = d[2];
-        s->o_r = d[3];
-        s->g = d[4];
-        s->gsat = (int)d[5];
-        memcpy(s->q, d + 6, sizeof s->q);
+        tt_size_rec_unpack(&p->s[k], d);
         d += SIZE_LEN;
     }
     return d;

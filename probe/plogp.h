@@ -100,6 +100,14 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out);
 /* Collective: rank 0 appends every rank's records to m->pair. */
 int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m);
 
+/* In the measurement functions (int rc and a label out in scope): rc = x,
+ * and on an MPI error straight to out. */
+#define TBP_CHECK(x)                                                                               \
+    do {                                                                                           \
+        if ((rc = (x)) != MPI_SUCCESS)                                                             \
+            goto out;                                                                              \
+    } while (0)
+
 #define TBP_TAG_CMD 11
 #define TBP_TAG_DATA 12
 #define TBP_TAG_STOP 13 /* ends a command early (empty) */

@@ -46,11 +46,22 @@ static inline double tt_rng_unit(uint64_t *s)
     return (double)(tt_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Labels from a union-find forest, canonical order; returns k. */
+/** \brief Labels from a union-find forest parent[n] (compressed on the
+ *  way), canonical order, into labels[n].
+ *  \return the number of sets; -1 if out of memory. */
 int tt_labels_from_uf(int *parent, int n, int *labels);
 
-/* HDBSCAN with precomputed core distances (the search sorts every row once
- * instead of selecting per min_samples). */
+/** \brief The level of h that best matches the truth labels: highest
+ *  accuracy, ties broken by the higher ARI, the coarser level first; levels
+ *  with skip[l] set are passed over (skip may be NULL).
+ *  \return the level, -1 if none qualifies; *acc and *ari are its accuracy
+ *  and ARI (-1 and NAN when none). */
+int tt_best_level(const tt_hierarchy *h, const int *truth, const char *skip, double *acc, double *ari);
+
+/** \brief tt_hdbscan with precomputed core distances core[n] (the search
+ *  sorts every row once instead of selecting per min_samples).
+ *  \return as tt_hdbscan: the number of clusters, or -1 on bad input or
+ *  out of memory. */
 int tt_hdbscan_core(const double *D, int n, const double *core, int min_cluster_size,
                     int *labels, tt_dendrogram *mr);
 

@@ -5,12 +5,19 @@
 #include "cluster.h"
 #include "cluster_internal.h"
 
-int tt_labels_canonical(int *labels, int n)
+/* Largest label, -1 when all are noise (or n == 0). */
+static int max_label(const int *labels, int n)
 {
     int maxl = -1;
     for (int i = 0; i < n; i++)
         if (labels[i] > maxl)
             maxl = labels[i];
+    return maxl;
+}
+
+int tt_labels_canonical(int *labels, int n)
+{
+    int maxl = max_label(labels, n);
     if (maxl < 0)
         return 0;
     int *map = malloc((size_t)(maxl + 1) * sizeof *map);
@@ -34,10 +41,7 @@ int tt_labels_canonical(int *labels, int n)
 
 int tt_labels_count(const int *labels, int n)
 {
-    int maxl = -1;
-    for (int i = 0; i < n; i++)
-        if (labels[i] > maxl)
-            maxl = labels[i];
+    int maxl = max_label(labels, n);
     if (maxl < 0)
         return 0;
     char *seen = calloc((size_t)maxl + 1, 1);

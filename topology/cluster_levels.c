@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_internal.h"
 
 int tt_hierarchy_alloc(tt_hierarchy *h, int n, int nlevels)
 {
@@ -176,19 +177,8 @@ int tt_levels_name(tt_hierarchy *h, const tt_truth *truth, int ntruth, double mi
         snprintf(h->name[l], TT_NAME_MAX, "level-%d", l + 1);
     int count = 0;
     for (int t = 0; t < ntruth; t++) {
-        int bl = -1;
-        double bacc = -1.0, bari = -2.0;
-        for (int l = 0; l < h->nlevels; l++) {
-            if (named[l])
-                continue;
-            double a = tt_accuracy(h->labels[l], truth[t].labels, h->n);
-            double r = tt_ari(h->labels[l], truth[t].labels, h->n);
-            if (a > bacc || (a == bacc && r > bari)) {
-                bacc = a;
-                bari = r;
-                bl = l;
-            }
-        }
+        double bacc, bari;
+        int bl = tt_best_level(h, truth[t].labels, named, &bacc, &bari);
         if (bl >= 0 && bacc >= min_accuracy) {
             snprintf(h->name[bl], TT_NAME_MAX, "%s", truth[t].name);
             named[bl] = 1;

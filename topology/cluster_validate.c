@@ -9,41 +9,44 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_internal.h"
 
-typedef struct vi {
-    int v, i;
-} vi;
+/* An ordered pair of ints, sorted lexicographically: (label, object) for
+ * dense ids, (cluster, group) for the contingency cells of the ARI. */
+typedef struct ipair {
+    int a, b;
+} ipair;
 
-static int cmp_vi(const void *a, const void *b)
+static int cmp_ipair(const void *x, const void *y)
 {
-    const vi *p = a, *q = b;
-    if (p->v != q->v)
-        return p->v < q->v ? -1 : 1;
-    return p->i - q->i;
+    const ipair *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return p->b < q->b ? -1 : p->b > q->b;
 }
 
 /* Dense ids 0..k-1 for arbitrary int labels (by value); returns k.  With
  * noise_singletons, negative labels each get their own id. */
 static int dense_ids(const int *in, int n, int *out, int noise_singletons)
 {
-    vi *a = malloc((size_t)n * sizeof *a);
+    ipair *a = malloc((size_t)n * sizeof *a);
     if (!a)
         return -1;
     for (int i = 0; i < n; i++) {
-        a[i].v = in[i];
-        a[i].i = i;
+        a[i].a = in[i];
+        a[i].b = i;
     }
-    qsort(a, (size_t)n, sizeof *a, cmp_vi);
+    qsort(a, (size_t)n, sizeof *a, cmp_ipair);
     int k = 0;
     for (int s = 0; s < n; s++) {
-        if (noise_singletons && a[s].v < 0) {
-            out[a[s].i] = k++;
+        if (noise_singletons && a[s].a < 0) {
+            out[a[s].b] = k++;
             continue;
         }
-        if (s > 0 && a[s].v == a[s - 1].v && !(noise_singletons && a[s - 1].v < 0))
-            out[a[s].i] = k - 1;
+        if (s > 0 && a[s].a == a[s - 1].a && !(noise_singletons && a[s - 1].a < 0))
+            out[a[s].b] = k - 1;
         else
-            out[a[s].i] = k++;
+            out[a[s].b] = k++;
     }
     free(a);
     return k;
@@ -151,18 +154,6 @@ out:
     return acc;
 }
 
-typedef struct pair2 {
-    int a, b;
-} pair2;
-
-static int cmp_pair2(const void *x, const void *y)
-{
-    const pair2 *p = x, *q = y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
-    return p->b < q->b ? -1 : p->b > q->b;
-}
-
 static double choose2(double x)
 {
     return x * (x - 1.0) / 2.0;
@@ -174,7 +165,7 @@ double tt_ari(const int *pred, const int *truth, int n)
         return NAN;
     int *pt = malloc((size_t)n * sizeof *pt), *tt = malloc((size_t)n * sizeof *tt);
     int *ca = NULL, *cb = NULL;
-    pair2 *cells = malloc((size_t)n * sizeof *cells);
+    ipair *cells = malloc((size_t)n * sizeof *cells);
     double ari = NAN;
     if (!pt || !tt || !cells)
         goto out;
@@ -192,7 +183,7 @@ double tt_ari(const int *pred, const int *truth, int n)
         cells[i].a = pt[i];
         cells[i].b = tt[i];
     }
-    qsort(cells, (size_t)n, sizeof *cells, cmp_pair2);
+    qsort(cells, (size_t)n, sizeof *cells, cmp_ipair);
     double index = 0.0, sa = 0.0, sb = 0.0;
     for (int s = 0; s < n;) {
         int e = s;
@@ -217,6 +208,26 @@ out:
     return ari;
 }
 
+int tt_best_level(const tt_hierarchy *h, const int *truth, const char *skip, double *acc, double *ari)
+{
+    int bl = -1;
+    double bacc = -1.0, bari = NAN;
+    for (int l = 0; l < h->nlevels; l++) {
+        if (skip && skip[l])
+            continue;
+        double a = tt_accuracy(h->labels[l], truth, h->n);
+        double r = tt_ari(h->labels[l], truth, h->n);
+        if (a > bacc || (a == bacc && r > bari)) {
+            bacc = a;
+            bari = r;
+            bl = l;
+        }
+    }
+    *acc = bacc;
+    *ari = bari;
+    return bl;
+}
+
 double tt_validate_print(FILE *out, const tt_hierarchy *h, const tt_truth *truth, int ntruth)
 {
     if (!h || !truth || ntruth < 1)
@@ -227,17 +238,8 @@ double tt_validate_print(FILE *out, const tt_hierarchy *h, const tt_truth *truth
                 "clusters", "accuracy", "ARI");
     int *tmp = malloc((size_t)(h->n > 0 ? h->n : 1) * sizeof *tmp);
     for (int t = 0; t < ntruth; t++) {
-        int bl = -1;
-        double bacc = -1.0, bari = NAN;
-        for (int l = 0; l < h->nlevels; l++) {
-            double a = tt_accuracy(h->labels[l], truth[t].labels, h->n);
-            double r = tt_ari(h->labels[l], truth[t].labels, h->n);
-            if (a > bacc || (a == bacc && r > bari)) {
-                bacc = a;
-                bari = r;
-                bl = l;
-            }
-        }
+        double bacc, bari;
+        int bl = tt_best_level(h, truth[t].labels, NULL, &bacc, &bari);
         int groups = tmp ? dense_ids(truth[t].labels, h->n, tmp, 0) : -1;
         if (bl < 0)
             bacc = 0.0;

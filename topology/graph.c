@@ -468,17 +468,10 @@ static void eliminate_virtual(gb *g, int s, double *dist, char *done, int *pred)
     free(ps);
 }
 
-typedef struct lat_edge {
-    double l;
-    int kind;
-} lat_edge;
-
-static int cmp_lat(const void *x, const void *y)
+static int cmp_double(const void *x, const void *y)
 {
-    const lat_edge *p = x, *q = y;
-    if (p->l != q->l)
-        return p->l < q->l ? -1 : 1;
-    return p->kind - q->kind;
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
 }
 
 /* One pass: try latency groups from the lowest; replace the first
@@ -493,7 +486,7 @@ static int switch_pass(gb *g, double *dist, char *done, int *pred)
                 ne++;
     if (ne == 0)
         return 0;
-    lat_edge *e = malloc(ne * sizeof *e);
+    double *e = malloc(ne * sizeof *e); /* the latencies, ascending (finite) */
     int *clq = malloc((size_t)nv * sizeof *clq);
     int changed = 0;
     if (!e || !clq) {
@@ -505,15 +498,15 @@ static int switch_pass(gb *g, double *dist, char *done, int *pred)
     for (int u = 0; u < nv; u++)
         for (int v = u + 1; v < nv; v++)
             if (g->alive[u] && g->alive[v] && g->sw[u] == g->sw[v] && isfinite(WW(g, u, v)))
-                e[k++] = (lat_edge){WW(g, u, v), g->sw[u]};
-    qsort(e, ne, sizeof *e, cmp_lat);
+                e[k++] = WW(g, u, v);
+    qsort(e, ne, sizeof *e, cmp_double);
     /* groups of roughly equal latency: chained from each group's smallest
      * value so the grouping does not depend on insertion order */
     for (size_t s = 0; s < ne && !changed;) {
         size_t t = s;
-        while (t < ne && rel_equal(e[t].l, e[s].l, g->eps))
+        while (t < ne && rel_equal(e[t], e[s], g->eps))
             t++;
-        double lo = e[s].l, hi = e[t - 1].l;
+        double lo = e[s], hi = e[t - 1];
         for (int kind = 0; kind <= 1 && !changed; kind++) {
             int nc = find_clique(g, kind, lo, hi, clq);
             if (nc >= 3 || (nc == 2 && pair_ok(g, clq[0], clq[1]))) {
@@ -717,6 +710,36 @@ static int path_edges(const tt_graph *g, const int *pred, int src, int v, int *p
     return np;
 }
 
+/* Walks the object pairs (i < j) that g joins, with the edges of each
+ * pair's shortest path: start with i = -1, j = nobj - 1. */
+typedef struct path_walk {
+    const tt_graph *g;
+    const int *off, *adj; /* adjacency lists (tt_graph_fit) */
+    double *dist;         /* [nvert] scratch of edge_paths */
+    int *pred;            /* [nvert] */
+    char *done;           /* [nvert] */
+    int *path;            /* [nvert] the current pair's edges */
+    int i, j;             /* the current pair */
+} path_walk;
+
+/* The next pair: its edges into w->path; returns their count, or -1 when
+ * every pair has been walked. */
+static int next_path(path_walk *w)
+{
+    int n = w->g->nobj;
+    for (;;) {
+        if (++w->j >= n) {
+            if (++w->i >= n)
+                return -1;
+            edge_paths(w->g, w->off, w->adj, w->i, w->dist, w->pred, w->done);
+            w->j = w->i;
+            continue;
+        }
+        if (isfinite(w->dist[w->j]))
+            return path_edges(w->g, w->pred, w->i, w->j, w->path);
+    }
+}
+
 int tt_graph_fit(tt_graph *g, const double *lat)
 {
     if (!g || !lat || g->nobj < 2)
@@ -752,22 +775,18 @@ int tt_graph_fit(tt_graph *g, const double *lat)
     }
     double sum_b = 0.0, sum_bb = 0.0;
     long rows = 0;
-    for (int i = 0; i < n; i++) {
-        edge_paths(g, off, adj, i, dist, pred, done);
-        for (int j = i + 1; j < n; j++) {
-            if (!isfinite(dist[j]))
-                continue;
-            int np = path_edges(g, pred, i, j, path);
-            double b = lat[(size_t)i * n + j];
-            for (int a = 0; a < np; a++) {
-                Atb[path[a]] += b;
-                for (int c = 0; c < np; c++)
-                    AtA[(size_t)path[a] * E + path[c]] += 1.0;
-            }
-            sum_b += b;
-            sum_bb += b * b;
-            rows++;
+    path_walk w = {.g = g, .off = off, .adj = adj, .dist = dist, .pred = pred, .done = done, .path = path,
+                   .i = -1, .j = n - 1};
+    for (int np; (np = next_path(&w)) >= 0;) {
+        double b = lat[(size_t)w.i * n + w.j];
+        for (int a = 0; a < np; a++) {
+            Atb[path[a]] += b;
+            for (int c = 0; c < np; c++)
+                AtA[(size_t)path[a] * E + path[c]] += 1.0;
         }
+        sum_b += b;
+        sum_bb += b * b;
+        rows++;
     }
     double trace = 0.0;
     for (int e = 0; e < E; e++)
@@ -788,18 +807,14 @@ int tt_graph_fit(tt_graph *g, const double *lat)
     }
     /* R^2 over the same rows */
     double ss_res = 0.0;
-    for (int i = 0; i < n; i++) {
-        edge_paths(g, off, adj, i, dist, pred, done);
-        for (int j = i + 1; j < n; j++) {
-            if (!isfinite(dist[j]))
-                continue;
-            int np = path_edges(g, pred, i, j, path);
-            double pv = 0.0;
-            for (int a = 0; a < np; a++)
-                pv += x[path[a]];
-            double r = lat[(size_t)i * n + j] - pv;
-            ss_res += r * r;
-        }
+    w.i = -1;
+    w.j = n - 1;
+    for (int np; (np = next_path(&w)) >= 0;) {
+        double pv = 0.0;
+        for (int a = 0; a < np; a++)
+            pv += x[path[a]];
+        double r = lat[(size_t)w.i * n + w.j] - pv;
+        ss_res += r * r;
     }
     double mean = rows ? sum_b / rows : 0.0;
     double ss_tot = sum_bb - rows * mean * mean;

@@ -43,6 +43,24 @@ void tt_meas_opts_default(tt_meas_opts *o)
     o->seed = 1;
 }
 
+void tt_size_rec_pack(const tt_size_rec *s, double *v)
+{
+    double head[6] = {s->m, s->rtt, s->o_s, s->o_r, s->g, s->gsat};
+    memcpy(v, head, sizeof head);
+    memcpy(v + 6, s->q, sizeof s->q);
+}
+
+void tt_size_rec_unpack(tt_size_rec *s, const double *v)
+{
+    s->m = v[0];
+    s->rtt = v[1];
+    s->o_s = v[2];
+    s->o_r = v[3];
+    s->g = v[4];
+    s->gsat = (int)v[5];
+    memcpy(s->q, v + 6, sizeof s->q);
+}
+
 void tt_pair_rec_free(tt_pair_rec *p)
 {
     if (!p)

@@ -215,8 +215,8 @@ static int read_pair(reader *R, tt_meas *m, tt_pair_rec *p)
             return fail(R, "a size line 's M RTT O_S O_R G GSAT Q...'");
         tt_size_rec *s = &p->s[k];
         char *c = R->buf + 2, *end;
-        double v[6 + 15];
-        for (int x = 0; x < 21; x++) {
+        double v[TT_SIZE_REC_LEN];
+        for (int x = 0; x < TT_SIZE_REC_LEN; x++) {
             errno = 0;
             v[x] = strtod(c, &end);
             if (end == c || errno)
@@ -227,13 +227,7 @@ static int read_pair(reader *R, tt_meas *m, tt_pair_rec *p)
             c++;
         if (*c)
             return fail(R, "21 numbers on a size line");
-        s->m = v[0];
-        s->rtt = v[1];
-        s->o_s = v[2];
-        s->o_r = v[3];
-        s->g = v[4];
-        s->gsat = (int)v[5];
-        memcpy(s->q, v + 6, sizeof s->q);
+        tt_size_rec_unpack(s, v);
         if (!(s->m >= 0) || (k > 0 && !(s->m > p->s[k - 1].m)))
             return fail(R, "ascending message sizes >= 0");
         for (int x = 1; x < 5; x++)

@@ -137,6 +137,17 @@ void tt_meas_free(tt_meas *m);
  *  \return 0, or -1 if a pair (i, j) appears more than once (the pairs
  *  stay sorted either way, nothing is freed). */
 int tt_meas_sort_pairs(tt_meas *m);
+/* A size record as TT_SIZE_REC_LEN numbers: m, rtt, o_s, o_r, g, gsat,
+ * then the three five-number summaries q[TT_Q_A..TT_Q_C]. */
+#define TT_SIZE_REC_LEN (6 + TT_NQ * 5)
+/** \brief Writes s as TT_SIZE_REC_LEN numbers to v (as the probe sends
+ *  records to rank 0 and the measurement file lists them).
+ *  \return nothing. */
+void tt_size_rec_pack(const tt_size_rec *s, double *v);
+/** \brief Reads s back from TT_SIZE_REC_LEN numbers v (tt_size_rec_pack's
+ *  inverse; gsat is truncated to int).
+ *  \return nothing. */
+void tt_size_rec_unpack(tt_size_rec *s, const double *v);
 /** \brief Frees the sizes of one pair record and sets its nsizes to 0;
  *  NULL is ignored.
  *  \return nothing. */

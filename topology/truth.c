@@ -35,6 +35,21 @@ static int same_partition(const int *a, const int *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* The partition of the ranks by (host, sub[r]) (malloc'd), or NULL when it
+ * is the partition above (nothing new) or out of memory. */
+static int *refined(int n, const char *const *host, const int *sub, const int *above)
+{
+    int *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        return NULL;
+    dense_by_key(n, host, sub, p);
+    if (same_partition(p, above, n)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static int add(tt_truthset *t, const char *name, int *labels)
 {
     for (int k = 0; k < t->ntruth; k++)
@@ -192,25 +207,16 @@ int tt_truth_build(const tt_meas *m, const char *file, tt_truthset *t, char *err
         pk &= m->rank[r].package >= 0;
         nu &= m->rank[r].numa >= 0;
     }
-    if (pk && (socket = malloc((size_t)n * sizeof *socket))) {
+    if (pk) {
         for (int r = 0; r < n; r++)
             sub[r] = m->rank[r].package;
-        dense_by_key(n, host, sub, socket);
-        if (same_partition(socket, node, n)) {
-            free(socket);
-            socket = NULL;
-        } else {
+        if ((socket = refined(n, host, sub, node)) != NULL)
             above = socket;
-        }
     }
-    if (nu && (numa = malloc((size_t)n * sizeof *numa))) {
+    if (nu) {
         for (int r = 0; r < n; r++)
             sub[r] = m->rank[r].numa;
-        dense_by_key(n, host, sub, numa);
-        if (same_partition(numa, above, n)) {
-            free(numa);
-            numa = NULL;
-        }
+        numa = refined(n, host, sub, above);
     }
     int rc = 0;
     if (file)

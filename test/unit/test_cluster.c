@@ -11,16 +11,26 @@
 
 #include "cluster.h"
 #include "tap.h"
+#include "test_cluster_rng.h"
 
 #define US 1e-6
 
 static uint64_t rng_state = 12345;
 static double urand(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return xorshift_unit(&rng_state);
+}
+
+/* n x n distances of 1 us with +-5% noise and no structure at all
+ * (malloc'd), drawn from seed. */
+static double *flat_matrix(int n, uint64_t seed)
+{
+    double *F = malloc(n * n * sizeof *F);
+    rng_state = seed;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++)
+            F[i * n + j] = F[j * n + i] = i == j ? 0 : US * (1.0 + 0.05 * (2 * urand() - 1));
+    return F;
 }
 
 /* Synthetic machine: level sizes from the top, e.g. {2,4,2,4}. */
@@ -287,11 +297,7 @@ static void test_levels(const synth *s)
     tt_hierarchy_free(&h);
     /* a flat matrix (one group, noise only) has no level */
     int n = 16;
-    double *F = malloc(n * n * sizeof *F);
-    rng_state = 99;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j <= i; j++)
-            F[i * n + j] = F[j * n + i] = i == j ? 0 : US * (1.0 + 0.05 * (2 * urand() - 1));
+    double *F = flat_matrix(n, 99);
     tt_dendrogram fd;
     tt_agglomerative(F, n, TT_LINK_AVERAGE, &fd);
     tt_levels_from_dendrogram(&fd, NULL, &h);
@@ -488,11 +494,7 @@ static void test_search(const synth *mild, const synth *clean)
     }
     /* a flat matrix has no structure: one cluster */
     int fn = 20;
-    double *F = malloc(fn * fn * sizeof *F);
-    rng_state = 5;
-    for (int i = 0; i < fn; i++)
-        for (int j = 0; j <= i; j++)
-            F[i * fn + j] = F[j * fn + i] = i == j ? 0 : US * (1.0 + 0.05 * (2 * urand() - 1));
+    double *F = flat_matrix(fn, 5);
     tt_search_result r;
     tt_search(F, fn, TT_M_AVERAGE, NULL, &r);
     TAP_OK(r.nclusters == 1, "search on a flat matrix reports one cluster (score %.3f)", r.score);

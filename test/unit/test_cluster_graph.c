@@ -9,16 +9,14 @@
 
 #include "cluster.h"
 #include "tap.h"
+#include "test_cluster_rng.h"
 
 #define US 1e-6
 
 static uint64_t rng_state = 777;
 static double urand(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return xorshift_unit(&rng_state);
 }
 
 /* Latency matrix of a tree given per object its switch and the switch
