@@ -45,6 +45,7 @@ VERSION       = 0.1.0
 all:
 
 include libtopobcast/module.mk
+include timing/module.mk
 include tuner/module.mk
 include probe/module.mk
 include test/module.mk
@@ -61,4 +62,4 @@ openmpi:
 	$(MAKE) MPI_FLAVOR=openmpi all tests
 -include probe/probe.mk
 include report/module.mk
--include bench/module.mk
+include bench/module.mk

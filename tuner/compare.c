@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
+#include "../timing/timing.h"
 #include "tools.h"
 #include "topobcast.h"
 
@@ -55,8 +55,8 @@ static int measure(op_ctx *c, const tn_compare_opts *o, double *median)
         if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
             continue;
         c->rotate = mode;
-        tn_timing_stats st;
-        int rc = tn_timing_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
+        tbtime_stats st;
+        int rc = tbtime_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
         if (rc != MPI_SUCCESS)
             return rc;
         m[n++] = st.median;

@@ -9,7 +9,7 @@
  *      size: every candidate (candidates.c) is priced by the cost model
  *      (model.c); only those within --factor of the best prediction, plus
  *      default, are timed (all with --exhaustive);
- *   3. timing (timing.c): warm-up, synchronised repetitions, max over
+ *   3. timing (timing/timing.c): warm-up, synchronised repetitions, max over
  *      ranks, median and trimmed mean, root 0 and rotating roots; each
  *      result is appended to the partial file at once (--resume);
  *   4. winners, ranges and the YAML (table.c), checked by loading it back.
@@ -37,7 +37,7 @@
 #include "progress.h"
 #include "results.h"
 #include "table.h"
-#include "timing.h"
+#include "../timing/timing.h"
 #include "tools.h"
 
 #define MAX_SIZES 128
@@ -560,7 +560,7 @@ static int validate(op_ctx *c, int me)
     return any;
 }
 
-static void to_root_stats(const tn_timing_stats *s, tn_root_stats *r)
+static void to_root_stats(const tbtime_stats *s, tn_root_stats *r)
 {
     *r = (tn_root_stats){s->median, s->p25, s->p75, s->trimmed_mean};
 }
@@ -633,8 +633,8 @@ static void report_errors(const tn_results *rs, FILE *f)
             qsort(ae, (size_t)e->n, sizeof(double), cmp_double);
         }
         fprintf(f, "  %-18s %6d %10.2f %10.2f %10.2f %13.0f%%\n", tb_alg_name((tb_alg_id)id), e->n,
-                tn_timing_quantile(e->ratio, e->n, 0.1), tn_timing_quantile(e->ratio, e->n, 0.5),
-                tn_timing_quantile(e->ratio, e->n, 0.9), ae ? 100 * tn_timing_quantile(ae, e->n, 0.5) : 0.0);
+                tbtime_quantile(e->ratio, e->n, 0.1), tbtime_quantile(e->ratio, e->n, 0.5),
+                tbtime_quantile(e->ratio, e->n, 0.9), ae ? 100 * tbtime_quantile(ae, e->n, 0.5) : 0.0);
         free(ae);
         free(e->ratio);
     }
@@ -955,8 +955,8 @@ static void time_item(tuner *T, int c, plan_item *it, size_t bytes, unsigned cha
             if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
                 continue;
             oc.rotate = mode;
-            tn_timing_stats st;
-            if (tn_timing_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
+            tbtime_stats st;
+            if (tbtime_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
                 r.status = TN_RES_ERROR;
             else
                 to_root_stats(&st, mode ? &r.rotate : &r.root0);

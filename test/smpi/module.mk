@@ -4,10 +4,11 @@
 # library is linked into each program rather than preloaded: SMPI declares
 # MPI_* weak and PMPI_* strong, so the library's MPI_Bcast takes over.
 #
-#   bin/topobcast-NAME  every probe/ and tuner/ .c file defining main() (NAME
-#                       is the file name without a _main suffix, or the
-#                       directory for main.c), linked with the other .c files
-#                       of its directory and SMPI_SHARED_<directory>
+#   bin/topobcast-NAME  every main.c or NAME_main.c of probe/, tuner/ and
+#                       bench/ (NAME is the file name without the _main
+#                       suffix, or the directory for main.c), linked with the
+#                       .c files of its directory that define no main() and
+#                       SMPI_SHARED_<directory>
 #   bin/NAME            test/mpi/NAME.c, linked with the library
 #   bin/pingpong        test/smpi/pingpong.c (plain MPI, no library)
 #
@@ -22,9 +23,10 @@ SMPI_LIB_FLAGS := -fvisibility=hidden -DSMPI_NO_OVERRIDE_MALLOC
 
 SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/*.c))
 
-# Tools: files with a main() in these directories; the rest of each directory
-# is linked into each of its tools.
-SMPI_TOOL_DIRS := probe tuner
+# Tools: main.c and *_main.c in these directories; the files of each
+# directory without a main() are linked into each of its tools (bench/'s
+# other programs are benchmarks, not tools).
+SMPI_TOOL_DIRS := probe tuner bench
 SMPI_MAIN_RE := ^int[[:space:]]+main[[:space:]]*[(]
 smpi_mains = $(shell grep -lE '$(SMPI_MAIN_RE)' $(wildcard $(1)/*.c) /dev/null)
 smpi_tool_name = topobcast-$(if $(filter main,$(basename $(notdir $(1)))),$(patsubst %/,%,$(dir $(1))),$(patsubst %_main,%,$(basename $(notdir $(1)))))
@@ -39,9 +41,12 @@ endef
 # Files of other directories a directory's tools also link: the tuner reads
 # the probe's measurement files with the probe's own loader.
 SMPI_SHARED_tuner := probe/meas.c probe/save.c
+# The timing method both the tuner and the bench use (timing/).
+SMPI_SHARED_tuner += timing/timing.c
+SMPI_SHARED_bench := timing/timing.c
 
 SMPI_BINS :=
-$(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(call smpi_mains,$(d)),\
+$(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(filter %/main.c %_main.c,$(call smpi_mains,$(d))),\
   $(eval $(call smpi_tool_rule,$(m),$(filter-out $(call smpi_mains,$(d)),$(wildcard $(d)/*.c)) $(SMPI_SHARED_$(d))))))
 
 SMPI_TEST_BINS := $(patsubst test/mpi/%.c,$(SMPI_DIR)/bin/%,$(wildcard test/mpi/*.c))
