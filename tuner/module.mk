@@ -12,7 +12,8 @@ TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
 # too: one reader of that format.
 TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe model results table) \
                     $(BUILD)/obj/probe/meas.o $(BUILD)/obj/probe/save.o
-TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main calibrate compare fanout progress)
+TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main options setup agree calibrate \
+                    fanout price plan measure progress winners model_error output compare)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)
