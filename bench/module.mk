@@ -1,3 +1,21 @@
+# topobcast-bench (bench/bench_main.c): times chosen algorithms against
+# PMPI_Bcast in one run.  Linked statically with the library, so it can
+# call topobcast_bcast_algorithm for any spec, and with the timing method
+# it shares with the tuner (libtbtiming.a, timing/module.mk).
+BENCH_BIN   := $(BUILD)/bin/topobcast-bench
+BENCH_OBJS  := $(BUILD)/obj/bench/bench_main.o
+TOOL_BINS   += $(BENCH_BIN)
+
+all: $(BENCH_BIN)
+
+$(BUILD)/obj/bench/%.o: bench/%.c $(wildcard timing/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(TIMING_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
+
 # Benchmarks: programs and scripts that print figures on this machine;
 # never pass/fail tests, never part of `make check`.
 #   make bench-intercept  the library's cost per call it sends to MPI_Bcast

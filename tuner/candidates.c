@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 void tn_cand_grid_default(tn_cand_grid *g)
 {
     memset(g, 0, sizeof *g);
@@ -74,14 +76,10 @@ static int hset_add(hset *s, uint64_t h)
 
 static int list_push(tn_cand_list *l, const tb_alg_spec *s)
 {
-    if (l->n == l->cap) {
-        int ncap = l->cap ? l->cap * 2 : 64;
-        tn_cand *nv = realloc(l->v, sizeof *nv * (size_t)ncap);
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = ncap;
-    }
+    tn_cand *nv = tn_array_room(l->v, l->n, &l->cap, sizeof *nv, 64);
+    if (!nv)
+        return -1;
+    l->v = nv;
     tn_cand *c = &l->v[l->n++];
     c->spec = *s;
     tb_alg_spec_format(s, c->text, sizeof c->text);

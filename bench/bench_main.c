@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "algorithm.h"
-#include "timing.h"
+#include "../timing/timing.h"
 #include "topobcast.h"
 
 #define MAX_ALGS 64
@@ -205,7 +205,7 @@ static int validate(bench_ctx *c, int root)
 }
 
 typedef struct result {
-    tn_timing_stats st;
+    tbtime_stats st;
     int status; /* 0 ok, 1 wrong data, -1 error */
 } result;
 
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
             res[ai].status = validate(&c, o.root < 0 ? wsize - 1 : o.root);
             memset(&res[ai].st, 0, sizeof res[ai].st);
             if (res[ai].status >= 0 &&
-                tn_timing_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
+                tbtime_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
                                   &res[ai].st) != MPI_SUCCESS)
                 res[ai].status = -1;
             failed |= res[ai].status != 0;
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
         if (wrank != 0)
             continue;
         for (int ai = 0; ai < o.nalgs; ai++) {
-            const tn_timing_stats *s = &res[ai].st;
+            const tbtime_stats *s = &res[ai].st;
             double speedup = res[ai].status == 0 && res[def].status == 0 && s->median > 0
                                  ? res[def].st.median / s->median
                                  : 0.0;
