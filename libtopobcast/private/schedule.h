@@ -36,6 +36,21 @@ typedef struct tb_plan {
     int *partner; /* size entries, for PAIR: partner rank or -1 */
 } tb_plan;
 
+/* Largest single message the engine sends or receives, so that byte counts
+ * always fit MPI's int count; longer ranges go in several. */
+#define TB_CHUNK_MAX ((size_t)1 << 30)
+
+/* \brief The segment rule of the engine (engine.c), for the tools that model
+ * it (tuner/model.c): a tree edge's range travels in pieces of this many
+ * bytes, pipelined down the tree.  spec->segment, or the whole range when
+ * it is 0 (sent TB_CHUNK_MAX bytes at a time).
+ * \return the piece length, 1..TB_CHUNK_MAX. */
+static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
+{
+    size_t seg = spec->segment;
+    return (seg == 0 || seg > TB_CHUNK_MAX) ? TB_CHUNK_MAX : seg;
+}
+
 /* What one rank keeps. */
 typedef struct tb_schedule {
     tb_alg_spec spec;
