@@ -21,9 +21,11 @@
 
 #include "dispatch.h"
 
-/* The operations themselves, for a call the dispatch decided the library
- * runs (tb_ibcast, tb_bcast_init in dispatch.c): *req becomes the
- * application's request.  Return an MPI error code. */
+/* \brief Starts the library's operation for a call the dispatch decided it
+ * runs (tb_ibcast, tb_bcast_init in dispatch.c; c as tb_bcast_decide left
+ * it): *req becomes the application's request (persistent, not yet started,
+ * for tb_nbc_bcast_init).
+ * \return an MPI error code (no request on failure). */
 int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req);
 #if MPI_VERSION >= 4
 int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
