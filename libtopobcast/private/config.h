@@ -47,41 +47,62 @@ typedef struct tb_config {
     tb_rule *rules;            /* first match wins; the last rule always matches */
 } tb_config;
 
-/* Loads and validates a file.  On error returns -1 and err holds
- * "FILE:LINE:COLUMN: what was expected".  Only a regular file of at most
- * tb_config_max_bytes() is read; anything else (directory, device, FIFO,
- * socket, larger file) fails at once, without blocking. */
+/* \brief Loads and validates a configuration file into *cfg.  Only a
+ * regular file of at most tb_config_max_bytes() is read; anything else
+ * (directory, device, FIFO, socket, larger file) fails at once, without
+ * blocking.
+ * \return 0 (release with tb_config_free), or -1 with nothing allocated and
+ * err = "FILE:LINE:COLUMN: what was expected". */
 int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen);
 /* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
 #define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
-/* The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES, or the
- * default.  Returns -1 (err set, *out = default) if the knob is not a size. */
+/* \brief The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES,
+ * or the default.
+ * \return 0 with *out set, or -1 (err set, *out = the default) if the knob
+ * is not a size. */
 int tb_config_max_bytes(size_t *out, char *err, size_t errlen);
-/* Same from memory (name used in messages); used by the fuzzer and tests. */
+/* \brief tb_config_load from len bytes in memory, called name in messages
+ * (the fuzzer and the tests).
+ * \return as tb_config_load. */
 int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_config *cfg, char *err,
                           size_t errlen);
-/* The conservative built-in table used without TOPOBCAST_CONFIG. */
+/* \brief The conservative built-in table used without TOPOBCAST_CONFIG (no
+ * topology, "<built-in>" as source).
+ * \return nothing; out of memory leaves cfg with no rules, which selects
+ * nothing (the callers then use MPI_Bcast). */
 void tb_config_builtin(tb_config *cfg);
+/* \brief Frees what a load or tb_config_builtin allocated and zeroes *cfg.
+ * \return nothing. */
 void tb_config_free(tb_config *cfg);
-/* First rule matching (communicator size, bytes); never NULL for a loaded
- * config.  *index receives the rule's position. */
+/* \brief The first rule matching (communicator size, bytes).
+ * \return the rule (never NULL for a loaded configuration, whose last rule
+ * matches everything) with its position in *index (if not NULL); NULL and
+ * *index = -1 when none matches. */
 const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index);
-/* The largest B such that every message of 1..B bytes on a communicator of
- * comm_size selects default (MPI_Bcast): 0 if 1 byte already selects another
- * algorithm, SIZE_MAX if every size selects default.  Lets the dispatch
- * decide small calls with one comparison. */
+/* \brief The largest B such that every message of 1..B bytes on a
+ * communicator of comm_size selects default (MPI_Bcast).  Lets the dispatch
+ * decide small calls with one comparison.
+ * \return B: 0 if 1 byte already selects another algorithm, SIZE_MAX if
+ * every size selects default. */
 size_t tb_config_default_upto(const tb_config *cfg, int comm_size);
 
 /* Table checks applied by the loader (also usable by the tuner before it
- * writes a table): the rule matches every (comm, bytes); every case rule i
- * matches is already matched by rules[0..i) (so it can never fire). */
+ * writes a table). */
+/* \brief Whether the rule matches every (communicator size, bytes).
+ * \return 1 or 0. */
 int tb_rule_matches_all(const tb_rule *r);
+/* \brief Whether every case rules[i] matches is already matched by
+ * rules[0..i), so it can never fire (first match wins).
+ * \return 1 if shadowed; 0 if not, for i = 0, or if memory ran out (the
+ * rule is then accepted). */
 int tb_rule_is_shadowed(const tb_rule *rules, int i);
-/* tb_alg_spec_parse, then (cfg not NULL) every name in levels= must be a
- * level of cfg's topology, or of the zero-configuration hierarchy without
- * one.  -1 and why in err otherwise. */
+/* \brief tb_alg_spec_parse, then (cfg not NULL) checks that every name in
+ * levels= is a level of cfg's topology, or of the zero-configuration
+ * hierarchy (node, package, numa) when cfg has none.
+ * \return 0, or -1 with why in err. */
 int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen);
-/* The configuration hash of len bytes (FNV-1a): equal files hash equal. */
+/* \brief The configuration hash of len bytes (FNV-1a).
+ * \return the hash: equal files hash equal. */
 static inline uint64_t tb_config_hash_bytes(const void *data, size_t len)
 {
     return tb_hash_bytes(TB_FNV_BASIS, data, len);

@@ -10,7 +10,8 @@
 #define TB_FNV_BASIS 14695981039346656037ULL
 #define TB_FNV_PRIME 1099511628211ULL
 
-/* Continues hash h over len bytes (start with TB_FNV_BASIS). */
+/* \brief Continues hash h over len bytes (start with TB_FNV_BASIS).
+ * \return the new hash. */
 static inline uint64_t tb_hash_bytes(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -19,7 +20,8 @@ static inline uint64_t tb_hash_bytes(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-/* Continues h over a NUL-terminated string (without the NUL). */
+/* \brief Continues h over a NUL-terminated string (without the NUL).
+ * \return the new hash. */
 static inline uint64_t tb_hash_str(uint64_t h, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
@@ -27,8 +29,9 @@ static inline uint64_t tb_hash_str(uint64_t h, const char *s)
     return h;
 }
 
-/* Continues h over v's 8 bytes, least significant first (the same on every
- * host, whatever its byte order). */
+/* \brief Continues h over v's 8 bytes, least significant first (the same
+ * on every host, whatever its byte order).
+ * \return the new hash. */
 static inline uint64_t tb_hash_u64(uint64_t h, uint64_t v)
 {
     for (int i = 0; i < 8; i++, v >>= 8)

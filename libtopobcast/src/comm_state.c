@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finalize.h"
 #include "log.h"
 #include "nbc.h"
 #include "settings.h"
@@ -134,7 +133,6 @@ static tb_comm_state *state_create(MPI_Comm comm)
     tb_comm_state *cs = calloc(1, sizeof *cs);
     if (!cs)
         return NULL;
-    tb_finalize_arm();
     cs->dup = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &cs->size);
     PMPI_Comm_rank(comm, &cs->rank);

@@ -329,20 +329,6 @@ static int parse_levels(loader *L, const ynode *n)
     return 0;
 }
 
-typedef struct leaf_key {
-    int host, pu, rank;
-} leaf_key;
-
-static int cmp_leaf_key(const void *a, const void *b)
-{
-    const leaf_key *x = a, *y = b;
-    if (x->host != y->host)
-        return x->host < y->host ? -1 : 1;
-    if (x->pu != y->pu)
-        return x->pu < y->pu ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
 static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node)
 {
     tb_topology *t = &L->cfg->topo;
@@ -355,9 +341,10 @@ static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node)
     ynode **where = calloc((size_t)nl, sizeof *where);
     int *hidx = calloc((size_t)nl, sizeof *hidx);
     int *used = calloc((size_t)t->nhosts, sizeof *used);
-    leaf_key *keys = calloc((size_t)nl, sizeof *keys);
+    int *keys = calloc(2 * (size_t)nl, sizeof *keys); /* (host, pu) of each leaf */
+    int *order = calloc((size_t)nl, sizeof *order);
     int rc = 0;
-    if (!t->leaves || !where || !hidx || !used || !keys) {
+    if (!t->leaves || !where || !hidx || !used || !keys || !order) {
         rc = fail(L, n, "expected a file that fits in memory");
         goto out;
     }
@@ -412,22 +399,28 @@ static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node)
         }
     /* A running rank is matched to its leaf by (host, PU): two leaves with
      * the same place would make that ambiguous. */
-    int nk = 0;
-    for (int r = 0; r < nl; r++)
-        if (t->leaves[r].pu >= 0)
-            keys[nk++] = (leaf_key){hidx[r], t->leaves[r].pu, r};
-    qsort(keys, (size_t)nk, sizeof *keys, cmp_leaf_key);
-    for (int k = 1; k < nk; k++)
-        if (keys[k].host == keys[k - 1].host && keys[k].pu == keys[k - 1].pu) {
-            rc = fail(L, where[keys[k].rank], "expected each (host, pu) once: ranks %d and %d are both on %s PU %d",
-                      keys[k - 1].rank, keys[k].rank, t->hosts[keys[k].host], keys[k].pu);
+    for (int r = 0; r < nl; r++) {
+        keys[2 * r] = hidx[r];
+        keys[2 * r + 1] = t->leaves[r].pu;
+    }
+    if (tb_sort_ranks_by_keys(keys, 2, nl, order) != 0) {
+        rc = fail(L, n, "expected a file that fits in memory");
+        goto out;
+    }
+    for (int k = 1; k < nl; k++) {
+        int a = order[k - 1], b = order[k]; /* leaves without a PU (-1) are not places */
+        if (t->leaves[b].pu >= 0 && hidx[a] == hidx[b] && t->leaves[a].pu == t->leaves[b].pu) {
+            rc = fail(L, where[b], "expected each (host, pu) once: ranks %d and %d are both on %s PU %d", a, b,
+                      t->hosts[hidx[b]], t->leaves[b].pu);
             goto out;
         }
+    }
 out:
     free(where);
     free(hidx);
     free(used);
     free(keys);
+    free(order);
     return rc;
 }
 

@@ -47,65 +47,52 @@ void tb_hier_free(tb_hier *h)
     memset(h, 0, sizeof *h);
 }
 
-/* Sort record for tb_hier_refine: qsort has no context argument, so each
- * record carries its own key. */
-typedef struct refine_rec {
-    int coarse, fine, rank;
-} refine_rec;
-
-static int refine_cmp(const void *pa, const void *pb)
-{
-    const refine_rec *a = pa, *b = pb;
-    if (a->coarse != b->coarse)
-        return a->coarse < b->coarse ? -1 : 1;
-    if (a->fine != b->fine)
-        return a->fine < b->fine ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
 static int int_cmp(const void *pa, const void *pb)
 {
     int a = *(const int *)pa, b = *(const int *)pb;
     return (a > b) - (a < b);
 }
 
-static int same_group(const refine_rec *a, const refine_rec *b)
+/* Whether ord[i] starts a run of equal key rows in the sorted order ord. */
+static int run_starts(const int *keys, int width, const int *ord, int i)
 {
-    return a->coarse == b->coarse && a->fine == b->fine;
+    return i == 0 || memcmp(keys + (size_t)width * (size_t)ord[i - 1], keys + (size_t)width * (size_t)ord[i],
+                            sizeof(int) * (size_t)width) != 0;
 }
 
 int tb_hier_refine(int n, const int *coarse, const int *fine, int *out)
 {
     if (n < 1)
         return 0;
-    refine_rec *rec = malloc(sizeof *rec * (size_t)n);
-    int *lowest = malloc(sizeof(int) * (size_t)n); /* lowest rank of each group */
-    if (!rec || !lowest) {
-        free(rec);
-        free(lowest);
-        return -1;
-    }
+    int *keys = malloc(sizeof(int) * 2 * (size_t)n); /* (coarse, fine) of each rank */
+    int *ord = malloc(sizeof(int) * (size_t)n);
+    int *lowest = malloc(sizeof(int) * (size_t)n);     /* lowest rank of each group */
+    int ng = -1;
+    if (!keys || !ord || !lowest)
+        goto out;
     for (int r = 0; r < n; r++) {
-        rec[r].coarse = coarse ? coarse[r] : 0;
-        rec[r].fine = fine ? fine[r] : 0;
-        rec[r].rank = r;
+        keys[2 * r] = coarse ? coarse[r] : 0;
+        keys[2 * r + 1] = fine ? fine[r] : 0;
     }
-    qsort(rec, (size_t)n, sizeof *rec, refine_cmp);
+    if (tb_sort_ranks_by_keys(keys, 2, n, ord) != 0)
+        goto out;
     /* Runs of equal (coarse, fine) are the groups, each starting with its
      * lowest rank; numbering groups by that rank is first-appearance order. */
-    int ng = 0;
+    ng = 0;
     for (int i = 0; i < n; i++)
-        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
-            lowest[ng++] = rec[i].rank;
+        if (run_starts(keys, 2, ord, i))
+            lowest[ng++] = ord[i];
     qsort(lowest, (size_t)ng, sizeof(int), int_cmp);
     for (int g = 0; g < ng; g++)
         out[lowest[g]] = g; /* ids parked at each group's lowest rank ... */
     for (int i = 0, head = 0; i < n; i++) {
-        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
-            head = rec[i].rank;
-        out[rec[i].rank] = out[head]; /* ... then copied to the members */
+        if (run_starts(keys, 2, ord, i))
+            head = ord[i];
+        out[ord[i]] = out[head]; /* ... then copied to the members */
     }
-    free(rec);
+out:
+    free(keys);
+    free(ord);
     free(lowest);
     return ng;
 }
@@ -307,16 +294,6 @@ typedef struct shape_rec {
     int shape;
 } shape_rec;
 
-static int shape_rec_cmp(const void *pa, const void *pb)
-{
-    const shape_rec *a = pa, *b = pb;
-    if (a->parent != b->parent)
-        return a->parent < b->parent ? -1 : 1;
-    if (a->negsize != b->negsize)
-        return a->negsize < b->negsize ? -1 : 1;
-    return (a->shape > b->shape) - (a->shape < b->shape);
-}
-
 typedef struct sig_ref {
     const shape_rec *sub; /* the group's subgroups, sorted */
     int n;
@@ -385,9 +362,19 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
     }
     for (int l = L - 1; l >= 0; l--) {
         int n = ng[l + 1];
-        for (int c = 0; c < n; c++)
-            rec[c] = (shape_rec){eff[l][gmin[l + 1][c]], -gsize[l + 1][c], shape[l + 1][c]};
-        qsort(rec, (size_t)n, sizeof *rec, shape_rec_cmp);
+        /* the subgroups c sorted by (parent, negsize, shape): keys and order
+         * serve as scratch here (3n <= 3PL ints, n <= P) */
+        for (int c = 0; c < n; c++) {
+            keys[3 * c] = eff[l][gmin[l + 1][c]];
+            keys[3 * c + 1] = -gsize[l + 1][c];
+            keys[3 * c + 2] = shape[l + 1][c];
+        }
+        if (tb_sort_ranks_by_keys(keys, 3, n, order) != 0)
+            goto out;
+        for (int i = 0; i < n; i++) {
+            const int *k = keys + 3 * order[i];
+            rec[i] = (shape_rec){k[0], k[1], k[2]};
+        }
         for (int g = 0, i = 0; g < ng[l]; g++) { /* every group has >= 1 subgroup */
             start[g] = i;
             while (i < n && rec[i].parent == g)

@@ -8,6 +8,7 @@
  * call goes straight to MPI.  A rank that stops calling these functions
  * stops forwarding: its subtree waits for it. */
 #define _GNU_SOURCE /* dladdr */
+#include "dispatch.h"
 #include "nbc.h"
 
 #include <dlfcn.h>

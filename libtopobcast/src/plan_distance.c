@@ -25,7 +25,22 @@
  * at equal distance from a leader attached to that leader directly (the
  * minimum-depth tree among the minimum spanning trees).  Without any
  * distance information all ranks are equally far apart and the tree is the
- * root's flat fan-out. */
+ * root's flat fan-out.
+ *
+ * Time complexity: set by the distances.  With levels, one edge per group
+ * boundary as in the hierarchical trees, each rank receiving the message
+ * once; without any distance information, the flat tree (P - 1 rounds).
+ * Building: O(P^2) time (Prim over all pairs), O(P) memory.
+ *
+ * Example (test/unit/test_hier_trees.c builds it and compares this text;
+ * rank 5 leads the other node, being in its biggest socket, where magpie
+ * takes the lowest rank 4):
+ *   distance_tree, P = 8, root 0, node {0 1 2 3} {4 5 6 7}; socket {0 1} {2 3} {4} {5 6 7}
+ *   0 -> 5 2 1
+ *   5 -> 4 6 7
+ *   2 -> 3
+ *   depth 2, rounds 4
+ */
 #include "schedule.h"
 
 #include <math.h>

@@ -83,16 +83,6 @@ typedef struct place {
     int host, pu, leaf;
 } place;
 
-static int cmp_place(const void *a, const void *b)
-{
-    const place *x = a, *y = b;
-    if (x->host != y->host)
-        return x->host < y->host ? -1 : 1;
-    if (x->pu != y->pu)
-        return x->pu < y->pu ? -1 : 1;
-    return (x->leaf > y->leaf) - (x->leaf < y->leaf);
-}
-
 static void host_list(const tb_topology *t, char *buf, size_t cap)
 {
     size_t o = 0;
@@ -126,11 +116,11 @@ static void mapping_free(mapping *m)
 
 static int leaf_at(const mapping *m, int host, int pu)
 {
-    place key = {host, pu, -1};
-    int lo = 0, hi = m->nplaces;
+    int lo = 0, hi = m->nplaces; /* the first place at or after (host, pu) */
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (cmp_place(&m->places[mid], &key) < 0)
+        const place *p = &m->places[mid];
+        if (p->host < host || (p->host == host && p->pu < pu))
             lo = mid + 1;
         else
             hi = mid;
@@ -152,22 +142,34 @@ static int from_topology(const tb_identity *all, int size, int world_size, const
     m.places = malloc(sizeof(place) * (size_t)n);
     m.leaf_of = malloc(sizeof(int) * (size_t)size);
     m.owner = malloc(sizeof(int) * (size_t)n);
-    if (!m.leaf_host || !m.first_leaf || !m.places || !m.leaf_of || !m.owner) {
+    int *keys = calloc(2 * (size_t)n, sizeof(int)); /* (host, pu) of each leaf */
+    int *order = malloc(sizeof(int) * (size_t)n);
+    int ok = m.leaf_host && m.first_leaf && m.places && m.leaf_of && m.owner && keys && order;
+    if (ok) {
+        for (int h = 0; h < t->nhosts; h++)
+            m.first_leaf[h] = -1;
+        for (int i = 0; i < n; i++) {
+            int h = find_host(t, t->leaves[i].host); /* the loader checked it is listed */
+            m.leaf_host[i] = h;
+            if (h >= 0 && m.first_leaf[h] < 0)
+                m.first_leaf[h] = i;
+            keys[2 * i] = h;
+            keys[2 * i + 1] = t->leaves[i].pu;
+            m.owner[i] = -1;
+        }
+        ok = tb_sort_ranks_by_keys(keys, 2, n, order) == 0;
+    }
+    for (int j = 0; ok && j < n; j++) {
+        int i = order[j];
+        if (m.leaf_host[i] >= 0 && t->leaves[i].pu >= 0)
+            m.places[m.nplaces++] = (place){m.leaf_host[i], t->leaves[i].pu, i};
+    }
+    free(keys);
+    free(order);
+    if (!ok) {
         mapping_free(&m);
         return say(why, whylen, "out of memory while mapping ranks onto the topology");
     }
-    for (int h = 0; h < t->nhosts; h++)
-        m.first_leaf[h] = -1;
-    for (int i = 0; i < n; i++) {
-        int h = find_host(t, t->leaves[i].host); /* the loader checked it is listed */
-        m.leaf_host[i] = h;
-        if (h >= 0 && m.first_leaf[h] < 0)
-            m.first_leaf[h] = i;
-        if (h >= 0 && t->leaves[i].pu >= 0)
-            m.places[m.nplaces++] = (place){h, t->leaves[i].pu, i};
-        m.owner[i] = -1;
-    }
-    qsort(m.places, (size_t)m.nplaces, sizeof *m.places, cmp_place);
 
     /* Bound ranks go to the leaf with their PU; the others (unbound, or on
      * a PU the calibration did not use) to their host, known only at the

@@ -80,6 +80,23 @@ static const char *base_sel =
     "  - {bytes: 1G-inf, algorithm: binary}\n"
     "  - {algorithm: default}\n";
 
+/* One edit of a base text and the error its load must give (expect_error). */
+typedef struct edit_case {
+    const char *label;
+    const char *const *base; /* &base_sel or &base_topo */
+    const char *from, *to;
+    const char *want, *also;
+} edit_case;
+
+static void expect_edit_errors(const edit_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *t = replace(*c[i].base, c[i].from, c[i].to);
+        expect_error(c[i].label, t, c[i].want, c[i].also);
+        free(t);
+    }
+}
+
 /* ---- examples --------------------------------------------------------------- */
 
 static void test_examples(void)
@@ -200,59 +217,55 @@ static void test_errors(void)
     }
 
     /* selection */
-    t = replace(base_sel, "algorithm: binary", "algoritm: binary");
-    expect_error("unknown key in a rule", t,
-                 "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL);
-    free(t);
-    t = replace(base_sel, "algorithm: binary", "algorithm: binomail");
-    expect_error("unknown algorithm", t, "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'",
-                 "binomial");
-    free(t);
-    t = replace(base_sel, "segment=64K", "segmnt=64K");
-    expect_error("unknown algorithm parameter", t, "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'");
-    free(t);
-    t = replace(base_sel, "0-16K", "0-16Q");
-    expect_error("bad size suffix", t,
-                 "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
-                 "and 'inf' as the upper bound, got '0-16Q'",
-                 NULL);
-    free(t);
-    t = replace(base_sel, "1G-inf", "inf-inf");
-    expect_error("inf as lower bound", t, "t.yaml:5:13: expected a message-size range in bytes as LO-HI", "got 'inf-inf'");
-    free(t);
-    t = replace(base_sel, "0-16K", "16K-1K");
-    expect_error("empty range", t, "t.yaml:3:24: expected a non-empty range (LO <= HI), got '16K-1K'", NULL);
-    free(t);
-    t = replace(base_sel, "comm: 2-8", "comm: 0-8");
-    expect_error("communicator size 0", t, "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL);
-    free(t);
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}");
-    expect_error("rule hidden by an earlier rule", t,
-                 "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL);
-    free(t);
-    /* comm 1 by the new rule, comm 2-8 by rule 0: neither alone */
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}",
-                "{comm: 1-4, bytes: 0-4K, algorithm: chain}\n  - {comm: 1-8, bytes: 0-1K, algorithm: binary}");
-    expect_error("rule hidden by earlier rules across communicator sizes", t, "t.yaml:6:5: expected a rule that can match",
-                 NULL);
-    free(t);
-    /* 1K-16K by rule 0, 16K-64K by rule 1 */
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-4, bytes: 1K-64K, algorithm: binary}");
-    expect_error("rule hidden by earlier rules across message sizes", t, "t.yaml:5:5: expected a rule that can match", NULL);
-    free(t);
+    static const edit_case selection_edits[] = {
+        {"unknown key in a rule", &base_sel,
+         "algorithm: binary", "algoritm: binary",
+         "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL},
+        {"unknown algorithm", &base_sel,
+         "algorithm: binary", "algorithm: binomail",
+         "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'", "binomial"},
+        {"unknown algorithm parameter", &base_sel,
+         "segment=64K", "segmnt=64K",
+         "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'"},
+        {"bad size suffix", &base_sel,
+         "0-16K", "0-16Q",
+         "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
+         "and 'inf' as the upper bound, got '0-16Q'", NULL},
+        {"inf as lower bound", &base_sel,
+         "1G-inf", "inf-inf",
+         "t.yaml:5:13: expected a message-size range in bytes as LO-HI", "got 'inf-inf'"},
+        {"empty range", &base_sel,
+         "0-16K", "16K-1K",
+         "t.yaml:3:24: expected a non-empty range (LO <= HI), got '16K-1K'", NULL},
+        {"communicator size 0", &base_sel,
+         "comm: 2-8", "comm: 0-8",
+         "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL},
+        {"rule hidden by an earlier rule", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}",
+         "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL},
+        /* comm 1 by the new rule, comm 2-8 by rule 0: neither alone */
+        {"rule hidden by earlier rules across communicator sizes", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}",
+         "{comm: 1-4, bytes: 0-4K, algorithm: chain}\n  - {comm: 1-8, bytes: 0-1K, algorithm: binary}",
+         "t.yaml:6:5: expected a rule that can match", NULL},
+        /* 1K-16K by rule 0, 16K-64K by rule 1 */
+        {"rule hidden by earlier rules across message sizes", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-4, bytes: 1K-64K, algorithm: binary}",
+         "t.yaml:5:5: expected a rule that can match", NULL},
+        {"missing final default", &base_sel,
+         "  - {algorithm: default}\n", "",
+         "t.yaml:5:5: expected the last rule to match every communicator and message size", NULL},
+        {"final rule missing 0 bytes", &base_sel,
+         "  - {algorithm: default}\n", "  - {comm: 1-inf, bytes: 1-inf, algorithm: default}\n",
+         "t.yaml:6:5: expected the last rule to match every", NULL},
+    };
+    expect_edit_errors(selection_edits, sizeof selection_edits / sizeof selection_edits[0]);
     t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-9, bytes: 1K-64K, algorithm: binary}");
     tb_config ok_cfg;
     char ok_err[512];
     TAP_OK(tb_config_load_buffer(t, strlen(t), "t.yaml", &ok_cfg, ok_err, sizeof ok_err) == 0,
            "a rule reachable at one point (comm 9, bytes 1K-16K) is accepted (%s)", ok_err);
     tb_config_free(&ok_cfg);
-    free(t);
-    t = replace(base_sel, "  - {algorithm: default}\n", "");
-    expect_error("missing final default", t,
-                 "t.yaml:5:5: expected the last rule to match every communicator and message size", NULL);
-    free(t);
-    t = replace(base_sel, "  - {algorithm: default}\n", "  - {comm: 1-inf, bytes: 1-inf, algorithm: default}\n");
-    expect_error("final rule missing 0 bytes", t, "t.yaml:6:5: expected the last rule to match every", NULL);
     free(t);
     expect_error("empty selection", "topobcast: 1\nselection: []\n", "t.yaml:2:12: expected at least one selection rule",
                  NULL);
@@ -263,84 +276,75 @@ static void test_errors(void)
                  NULL);
 
     /* topology */
-    t = replace(base_topo, "algorithm: binomial", "algorithm: \"magpie:levels=node/rack\"");
-    expect_error("levels not in the topology", t, "t.yaml:15:44: expected levels named in the topology (node, socket), got 'rack'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2], [3, 4]]");
-    expect_error("group referencing an unknown rank", t,
-                 "t.yaml:12:33: expected a leaf rank (an integer from 0 to 3), got '4'", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2]]");
-    expect_error("level groups not covering all leaves", t,
-                 "t.yaml:12:13: expected the groups of level 'socket' to cover every leaf; rank 3 is in none", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [2], [3]]");
-    expect_error("rank in two groups", t,
-                 "t.yaml:12:28: expected each rank in one group of level 'socket': rank 2 is already in the group at line 12",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [3]]");
-    expect_error("group not nested in the level above", t,
-                 "t.yaml:12:19: expected each group of level 'socket' inside one group of level 'node'; ranks 1 and 2", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [], [1], [2], [3]]");
-    expect_error("empty group", t, "t.yaml:12:19: expected a non-empty group of level 'socket'", NULL);
-    free(t);
-    t = replace(base_topo, "    socket: [[0], [1], [2], [3]]\n", "");
-    expect_error("level without groups", t, "t.yaml:11:5: expected key 'socket' in the groups (one entry per level)", NULL);
-    free(t);
-    t = replace(base_topo, "    node: [[0, 1], [2, 3]]\n", "    node: [[0, 1], [2, 3]]\n    rack: [[0, 1, 2, 3]]\n");
-    expect_error("groups for an unknown level", t, "t.yaml:12:5: expected one of the keys node, socket in the groups", "got 'rack'");
-    free(t);
-    t = replace(base_topo, "[5, 5, 1, 0]]", "[5, 5, 1, 0], [1, 2, 3, 4]]");
-    expect_error("distance matrix with too many rows", t,
-                 "t.yaml:13:13: expected a distance matrix of 4 rows (one per leaf), got 5", NULL);
-    free(t);
-    t = replace(base_topo, "[5, 5, 0, 1]", "[5, 5, 0]");
-    expect_error("distance row too short", t, "t.yaml:13:42: expected 4 distances in row 2 (one per leaf), got 3", NULL);
-    free(t);
-    t = replace(base_topo, "[5, 5, 0, 1]", "[5, -5, 0, 1]");
-    expect_error("negative distance", t, "t.yaml:13:46: expected a distance (a finite number >= 0), got '-5'", NULL);
-    free(t);
-    t = replace(base_topo, "nprocs: 4", "nprocs: 5");
-    expect_error("leaf count differs from nprocs", t, "t.yaml:6:5: expected 5 leaves (fingerprint nprocs), got 4", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b", "{rank: 3, host: c");
-    expect_error("leaf host not in the fingerprint", t, "t.yaml:9:23: expected a host listed in the fingerprint, got 'c'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, b, c]");
-    expect_error("fingerprint host without leaf", t,
-                 "t.yaml:3:42: expected every fingerprint host to have a leaf; 'c' has none", NULL);
-    free(t);
-    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, a]");
-    expect_error("duplicate host", t, "t.yaml:3:39: expected each host once: 'a' is already listed", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b", "{rank: 2, host: b");
-    expect_error("rank listed twice", t, "t.yaml:9:14: expected each rank once: rank 2 is already listed at line 8", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b, pu: 1", "{rank: 3, host: b, pu: 0");
-    expect_error("two leaves on one PU", t,
-                 "t.yaml:9:7: expected each (host, pu) once: ranks 2 and 3 are both on b PU 0", NULL);
-    free(t);
-    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: 1, package: 1, socket: 1}\n    - {rank: 2");
-    expect_error("unknown key in a leaf", t,
-                 "t.yaml:7:45: expected one of the keys rank, host, pu, core, package, numa in a leaf, got 'socket'", NULL);
-    free(t);
-    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: x1, package: 1}\n    - {rank: 2");
-    expect_error("non-integer PU", t, "t.yaml:7:30: expected an hwloc logical index or -1 (an integer from -1 to", "got 'x1'");
-    free(t);
-    t = replace(base_topo, "levels: [node, socket]", "levels: [node, node]");
-    expect_error("duplicate level", t, "t.yaml:4:18: expected each level once: 'node' is already listed", NULL);
-    free(t);
-    t = replace(base_topo, "levels: [node, socket]", "levels: [node, so/cket]");
-    expect_error("bad level name", t, "t.yaml:4:18: expected a level name (1 to 31 letters, digits, '_' or '-'), got 'so/cket'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "  levels: [node, socket]\n", "");
-    expect_error("topology without levels", t, "t.yaml:3:3: expected key 'levels' in the topology", NULL);
-    free(t);
+    static const edit_case topology_edits[] = {
+        {"levels not in the topology", &base_topo,
+         "algorithm: binomial", "algorithm: \"magpie:levels=node/rack\"",
+         "t.yaml:15:44: expected levels named in the topology (node, socket), got 'rack'", NULL},
+        {"group referencing an unknown rank", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2], [3, 4]]",
+         "t.yaml:12:33: expected a leaf rank (an integer from 0 to 3), got '4'", NULL},
+        {"level groups not covering all leaves", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2]]",
+         "t.yaml:12:13: expected the groups of level 'socket' to cover every leaf; rank 3 is in none", NULL},
+        {"rank in two groups", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [2], [3]]",
+         "t.yaml:12:28: expected each rank in one group of level 'socket': rank 2 is already in the group at line 12", NULL},
+        {"group not nested in the level above", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [3]]",
+         "t.yaml:12:19: expected each group of level 'socket' inside one group of level 'node'; ranks 1 and 2", NULL},
+        {"empty group", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [], [1], [2], [3]]",
+         "t.yaml:12:19: expected a non-empty group of level 'socket'", NULL},
+        {"level without groups", &base_topo,
+         "    socket: [[0], [1], [2], [3]]\n", "",
+         "t.yaml:11:5: expected key 'socket' in the groups (one entry per level)", NULL},
+        {"groups for an unknown level", &base_topo,
+         "    node: [[0, 1], [2, 3]]\n", "    node: [[0, 1], [2, 3]]\n    rack: [[0, 1, 2, 3]]\n",
+         "t.yaml:12:5: expected one of the keys node, socket in the groups", "got 'rack'"},
+        {"distance matrix with too many rows", &base_topo,
+         "[5, 5, 1, 0]]", "[5, 5, 1, 0], [1, 2, 3, 4]]",
+         "t.yaml:13:13: expected a distance matrix of 4 rows (one per leaf), got 5", NULL},
+        {"distance row too short", &base_topo,
+         "[5, 5, 0, 1]", "[5, 5, 0]",
+         "t.yaml:13:42: expected 4 distances in row 2 (one per leaf), got 3", NULL},
+        {"negative distance", &base_topo,
+         "[5, 5, 0, 1]", "[5, -5, 0, 1]",
+         "t.yaml:13:46: expected a distance (a finite number >= 0), got '-5'", NULL},
+        {"leaf count differs from nprocs", &base_topo,
+         "nprocs: 4", "nprocs: 5",
+         "t.yaml:6:5: expected 5 leaves (fingerprint nprocs), got 4", NULL},
+        {"leaf host not in the fingerprint", &base_topo,
+         "{rank: 3, host: b", "{rank: 3, host: c",
+         "t.yaml:9:23: expected a host listed in the fingerprint, got 'c'", NULL},
+        {"fingerprint host without leaf", &base_topo,
+         "hosts: [a, b]", "hosts: [a, b, c]",
+         "t.yaml:3:42: expected every fingerprint host to have a leaf; 'c' has none", NULL},
+        {"duplicate host", &base_topo,
+         "hosts: [a, b]", "hosts: [a, a]",
+         "t.yaml:3:39: expected each host once: 'a' is already listed", NULL},
+        {"rank listed twice", &base_topo,
+         "{rank: 3, host: b", "{rank: 2, host: b",
+         "t.yaml:9:14: expected each rank once: rank 2 is already listed at line 8", NULL},
+        {"two leaves on one PU", &base_topo,
+         "{rank: 3, host: b, pu: 1", "{rank: 3, host: b, pu: 0",
+         "t.yaml:9:7: expected each (host, pu) once: ranks 2 and 3 are both on b PU 0", NULL},
+        {"unknown key in a leaf", &base_topo,
+         "pu: 1, package: 1}\n    - {rank: 2", "pu: 1, package: 1, socket: 1}\n    - {rank: 2",
+         "t.yaml:7:45: expected one of the keys rank, host, pu, core, package, numa in a leaf, got 'socket'", NULL},
+        {"non-integer PU", &base_topo,
+         "pu: 1, package: 1}\n    - {rank: 2", "pu: x1, package: 1}\n    - {rank: 2",
+         "t.yaml:7:30: expected an hwloc logical index or -1 (an integer from -1 to", "got 'x1'"},
+        {"duplicate level", &base_topo,
+         "levels: [node, socket]", "levels: [node, node]",
+         "t.yaml:4:18: expected each level once: 'node' is already listed", NULL},
+        {"bad level name", &base_topo,
+         "levels: [node, socket]", "levels: [node, so/cket]",
+         "t.yaml:4:18: expected a level name (1 to 31 letters, digits, '_' or '-'), got 'so/cket'", NULL},
+        {"topology without levels", &base_topo,
+         "  levels: [node, socket]\n", "",
+         "t.yaml:3:3: expected key 'levels' in the topology", NULL},
+    };
+    expect_edit_errors(topology_edits, sizeof topology_edits / sizeof topology_edits[0]);
 
     tb_config cfg;
     char err[512];
@@ -737,26 +741,28 @@ static void test_derive_zero_config(void)
                "zero-config: package numbers are per node");
         tb_hier_free(&h);
     }
-    /* two NUMA nodes per package: numa is the finest level */
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(r < 4 ? 0 : 4, r % 4 / 2, r % 4, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)"), "zero-config: singleton NUMA level is trivial (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(0, r / 4, r / 2, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "package(2),numa(4)"), "zero-config: one node, NUMA inside packages (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
-    /* NUMA coarser than package (one NUMA node spanning two packages) */
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(0, r / 2, r / 4, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "numa(2),package(4)"), "zero-config: coarser NUMA goes first (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
+    /* node, package and NUMA node of ranks 0..7, and the levels derived */
+    static const struct {
+        const char *what;
+        int node[8], package[8], numa[8];
+        const char *levels;
+    } layouts[] = {
+        /* two NUMA nodes per package: numa is the finest level */
+        {"singleton NUMA level is trivial", {0, 0, 0, 0, 4, 4, 4, 4}, {0, 0, 1, 1, 0, 0, 1, 1},
+         {0, 1, 2, 3, 0, 1, 2, 3}, "node(2),package(4)"},
+        {"one node, NUMA inside packages", {0}, {0, 0, 0, 0, 1, 1, 1, 1}, {0, 0, 1, 1, 2, 2, 3, 3},
+         "package(2),numa(4)"},
+        /* NUMA coarser than package (one NUMA node spanning two packages) */
+        {"coarser NUMA goes first", {0}, {0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 0, 0, 1, 1, 1, 1}, "numa(2),package(4)"},
+    };
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        for (int r = 0; r < 8; r++)
+            ids[r] = zc(layouts[i].node[r], layouts[i].package[r], layouts[i].numa[r], r);
+        rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+        TAP_OK(rc == 0 && levels_are(&h, layouts[i].levels), "zero-config: %s (%s)", layouts[i].what, why);
+        if (rc == 0)
+            tb_hier_free(&h);
+    }
     /* unbound: node level only */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 3 ? 0 : 3, -1, -1, r);

@@ -19,6 +19,7 @@
 #include "hier.h"
 #include "schedule.h"
 #include "tap.h"
+#include "tree_text.h"
 
 /* ------------------------------------------------------------------ */
 /* A physical layout: positions with (island, node, socket) ids.  A
@@ -45,6 +46,23 @@ static void shuffle(int *a, int n)
         int j = lcg(i + 1), t = a[i];
         a[i] = a[j];
         a[j] = t;
+    }
+}
+
+/* Island, node and socket ids of `size` consecutive positions, group
+ * boundaries at random: a new island with odds 1/island_odds, else a new
+ * node with odds 1/4, else a new socket with odds 1/3. */
+static void random_layout(int size, int island_odds, int *isl, int *nod, int *soc)
+{
+    int gi = 0, gn = 0, gs = 0;
+    for (int x = 0; x < size; x++) {
+        if (x > 0 && lcg(island_odds) == 0)
+            gi++, gn++, gs++;
+        else if (x > 0 && lcg(4) == 0)
+            gn++, gs++;
+        else if (x > 0 && lcg(3) == 0)
+            gs++;
+        isl[x] = gi, nod[x] = gn, soc[x] = gs;
     }
 }
 
@@ -109,20 +127,6 @@ static int slow_links_first(const tb_tree *t, const tb_hier *h)
         const int *c = tb_tree_children(t, r);
         for (int i = 1; i < tb_tree_nchildren(t, r); i++)
             if (tb_hier_distance(h, r, c[i]) > tb_hier_distance(h, r, c[i - 1]))
-                return 0;
-    }
-    return 1;
-}
-
-static int same_tree(const tb_tree *a, const tb_tree *b)
-{
-    if (a->size != b->size || a->root != b->root)
-        return 0;
-    for (int r = 0; r < a->size; r++) {
-        if (a->parent[r] != b->parent[r] || tb_tree_nchildren(a, r) != tb_tree_nchildren(b, r))
-            return 0;
-        for (int i = 0; i < tb_tree_nchildren(a, r); i++)
-            if (tb_tree_children(a, r)[i] != tb_tree_children(b, r)[i])
                 return 0;
     }
     return 1;
@@ -492,18 +496,9 @@ static void test_random_layouts(void)
         int size = 20 + lcg(41);
         int *isl = malloc(sizeof(int) * (size_t)size), *nod = malloc(sizeof(int) * (size_t)size),
             *soc = malloc(sizeof(int) * (size_t)size), *pos = malloc(sizeof(int) * (size_t)size);
-        /* consecutive positions, group boundaries at random */
-        int gi = 0, gn = 0, gs = 0;
-        for (int x = 0; x < size; x++) {
-            if (x > 0 && lcg(8) == 0)
-                gi++, gn++, gs++;
-            else if (x > 0 && lcg(4) == 0)
-                gn++, gs++;
-            else if (x > 0 && lcg(3) == 0)
-                gs++;
-            isl[x] = gi, nod[x] = gn, soc[x] = gs;
+        random_layout(size, 8, isl, nod, soc);
+        for (int x = 0; x < size; x++)
             pos[x] = x;
-        }
         shuffle(pos, size);
         const int *phys[3] = {isl, nod, soc};
         tb_hier h = make_hier(size, 3, phys, level_names, pos);
@@ -864,17 +859,9 @@ static void test_distance_tree(void)
         int *isl = malloc(sizeof(int) * (size_t)size), *nod = malloc(sizeof(int) * (size_t)size),
             *soc = malloc(sizeof(int) * (size_t)size), *pa = malloc(sizeof(int) * (size_t)size),
             *pb = malloc(sizeof(int) * (size_t)size);
-        int gi = 0, gn = 0, gs = 0;
-        for (int x = 0; x < size; x++) {
-            if (x > 0 && lcg(7) == 0)
-                gi++, gn++, gs++;
-            else if (x > 0 && lcg(4) == 0)
-                gn++, gs++;
-            else if (x > 0 && lcg(3) == 0)
-                gs++;
-            isl[x] = gi, nod[x] = gn, soc[x] = gs;
+        random_layout(size, 7, isl, nod, soc);
+        for (int x = 0; x < size; x++)
             pa[x] = pb[x] = x;
-        }
         shuffle(pa, size);
         shuffle(pb, size);
         const int *rp[3] = {isl, nod, soc};
@@ -1067,6 +1054,20 @@ static void test_bad_input(void)
     tb_hier_free(&h);
 }
 
+/* The example in the header comments of the hierarchical and distance
+ * builders is what they build: 2 nodes of 4 ranks, sockets of 2, 2, 1, 3. */
+static void builder_examples(void)
+{
+    static const int node[8] = {0, 0, 0, 0, 1, 1, 1, 1}, socket[8] = {0, 0, 1, 1, 2, 3, 3, 3};
+    static const char *const names[2] = {"node", "socket"};
+    static const int ident[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const int *phys[2] = {node, socket};
+    tb_hier h = make_hier(8, 2, phys, names, ident);
+    check_plan_example("libtopobcast/src/plan_hierarchical.c", "magpie", 8, 0, &h, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan_distance.c", "distance_tree", 8, 0, &h, EXAMPLE_TREE);
+    tb_hier_free(&h);
+}
+
 int main(void)
 {
     test_normalize();
@@ -1090,5 +1091,6 @@ int main(void)
     test_canonical_order();
     test_distance_tree();
     test_bad_input();
+    builder_examples();
     TAP_DONE();
 }
