@@ -16,7 +16,7 @@ ifneq ($(MPI_FLAVOR),openmpi)
 FORT_BINS += $(addprefix $(BUILD)/test/mpi/fortran_ibcast,_mpi _f08)
 endif
 
-$(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(LIB_A)
+$(BUILD)/test/unit/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TEST_CFLAGS) -Itest/unit $< -o $@ $(LIB_A) $(DEP_LIBS)
 

@@ -1009,10 +1009,8 @@ static void test_distance_tree(void)
     for (int l = 0; ok && l < big.nlevels; l++)
         ok = crossings(&p.tree, &big, l) == big.ngroups[l] - 1;
     TAP_OK(ok, "distance_tree P=%d: valid with minimal crossings", P);
-    if (!RUNNING_ON_VALGRIND)
-        TAP_OK(secs < 1.0, "distance_tree P=%d builds in %.3f s (< 1 s)", P, secs);
-    else
-        printf("# distance_tree P=%d built in %.3f s under valgrind (time not asserted)\n", P, secs);
+    /* a figure, not a verdict: wall time depends on the machine's load */
+    printf("# distance_tree P=%d built in %.3f s\n", P, secs);
     if (rc == 0)
         tb_plan_free(&p);
     tb_alg_spec m2 = spec_of("magpie2:base=binomial/flat");
@@ -1023,7 +1021,8 @@ static void test_distance_tree(void)
     ok = rc == 0 && tb_tree_check(&p.tree, err, sizeof err) == 0;
     for (int l = 0; ok && l < big.nlevels; l++)
         ok = crossings(&p.tree, &big, l) == big.ngroups[l] - 1;
-    TAP_OK(ok && (RUNNING_ON_VALGRIND || secs < 0.2), "magpie2 P=%d: valid, minimal crossings, %.3f s", P, secs);
+    TAP_OK(ok, "magpie2 P=%d: valid, minimal crossings", P);
+    printf("# magpie2 P=%d built in %.3f s\n", P, secs);
     if (rc == 0)
         tb_plan_free(&p);
     tb_hier_free(&big);
