@@ -41,7 +41,7 @@
  *   2 -> 3
  *   depth 2, rounds 4
  */
-#include "schedule.h"
+#include "builders.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,14 +112,14 @@ static int child_cmp(const void *pa, const void *pb)
 }
 
 int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                          char *err, size_t errlen)
+                         const tb_plan_env *env, char *err, size_t errlen)
 {
     if (size < 1 || root < 0 || root >= size) {
-        snprintf(err, errlen, "%s: root %d outside 0..%d", tb_alg_name(spec->id), root, size - 1);
+        snprintf(err, errlen, "%s: root %d outside 0..%d", env->name(spec->id), root, size - 1);
         return -1;
     }
     if (h && (h->nlevels > 0 || h->dist) && h->size != size) {
-        snprintf(err, errlen, "%s: hierarchy has %d ranks, communicator %d", tb_alg_name(spec->id), h->size,
+        snprintf(err, errlen, "%s: hierarchy has %d ranks, communicator %d", env->name(spec->id), h->size,
                  size);
         return -1;
     }
@@ -190,7 +190,7 @@ int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spe
     rc = 0;
     goto out;
 fail:
-    snprintf(err, errlen, "%s: cannot build tree for %d ranks", tb_alg_name(spec->id), size);
+    snprintf(err, errlen, "%s: cannot build tree for %d ranks", env->name(spec->id), size);
 out:
     free(best);
     free(from);

@@ -23,7 +23,7 @@
  *   step 2: 0->1 [3], 1->2 [0], 2->3 [1], 3->0 [2]
  *   step 3: 0->1 [2], 1->2 [3], 2->3 [0], 3->0 [1]
  */
-#include "schedule.h"
+#include "builders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +38,9 @@ static int scatter_edge(void *ctx, int v, int c, int m)
 }
 
 int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                              char *err, size_t errlen)
+                         const tb_plan_env *env, char *err, size_t errlen)
 {
+    (void)env;
     if (size < 1 || root < 0 || root >= size) {
         snprintf(err, errlen, "scatter_allgather: bad size %d / root %d", size, root);
         return -1;

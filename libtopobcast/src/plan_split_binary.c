@@ -20,15 +20,16 @@
  *   depth 3, rounds 4
  *   step 1: 0->4 [1], 1->5 [0], 2->6 [0], 3->7 [0], 5->1 [1], 6->2 [1], 7->3 [1]
  */
-#include "schedule.h"
+#include "builders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *err,
-                         size_t errlen)
+int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
+                         const tb_plan_env *env, char *err, size_t errlen)
 {
     (void)h; /* the same split on any hierarchy */
+    (void)env;
     if (size < 1 || root < 0 || root >= size) {
         snprintf(err, errlen, "split_binary: bad size %d / root %d", size, root);
         return -1;

@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What plan builders may ask of the table, passed down (builders.h). */
+static const tb_plan_env *plan_env(void)
+{
+    static const tb_plan_env env = {tb_alg_name, tb_tree_builder_for, tb_alg_spec_default};
+    return &env;
+}
+
 static int plan_single_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, tb_tree_builder build,
                             char *err, size_t errlen)
 {
@@ -38,7 +45,7 @@ int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec, const
     const tb_alg_desc *d = tb_alg_desc_of(spec->id);
     int rc;
     if (d && d->plan) {
-        rc = d->plan(p, size, root, spec, h, err, errlen);
+        rc = d->plan(p, size, root, spec, h, plan_env(), err, errlen);
     } else if (d && d->tree) {
         rc = plan_single_tree(p, size, root, spec, d->tree, err, errlen);
     } else {

@@ -14,7 +14,7 @@
  *   3 -> 7
  *   depth 3, rounds 4
  */
-#include "schedule.h"
+#include "builders.h"
 
 int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                          int hi)

@@ -15,7 +15,7 @@
  *   6 -> 7
  *   depth 3, rounds 3
  */
-#include "schedule.h"
+#include "builders.h"
 
 int tb_binomial_walk(int k, tb_binomial_visit visit, void *ctx)
 {

@@ -18,7 +18,7 @@
  *   3 -> 4
  *   depth 4, rounds 4
  */
-#include "schedule.h"
+#include "builders.h"
 
 int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                         int hi)

@@ -11,7 +11,7 @@
  *   2 -> 3 4 5 0 1
  *   depth 1, rounds 5
  */
-#include "schedule.h"
+#include "builders.h"
 
 /* Member at virtual index v (v = 0 is the root), so any root works. */
 int tb_tree_flat_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,

@@ -20,7 +20,7 @@
  *   6 -> 7 8
  *   depth 2, rounds 4
  */
-#include "schedule.h"
+#include "builders.h"
 
 /* Used when a composed spec leaves the radix unset; matches the documented
  * knomial default. */

@@ -15,7 +15,7 @@
  *   split_binary, P = 6, root 0
  *   step 1: 0->3 [1], 1->4 [0], 2->5 [0], 4->1 [1], 5->2 [1]
  */
-#include "schedule.h"
+#include "builders.h"
 
 #include <stdlib.h>
 

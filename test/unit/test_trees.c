@@ -1,7 +1,7 @@
 /* Base tree builders: structural invariants for every size and root, the
  * shapes promised by their definitions, hand-written trees for small sizes,
  * and building on a subset of ranks as hierarchical algorithms do. */
-#include "schedule.h"
+#include "alg_desc.h"
 #include "tap.h"
 #include "tree_text.h"
 
