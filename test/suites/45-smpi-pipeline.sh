@@ -66,6 +66,7 @@ fi
 # ---- compare.csv ---------------------------------------------------------------
 # One row per power of two 1 B..PIPE_MAX_SIZE, numbers > 0 in every time
 # column, a built-in's name and the table's algorithm.
+msg=""
 maxb=$PIPE_MAX_SIZE
 case $maxb in *K) maxb=$((${maxb%K} * 1024)) ;; *M) maxb=$((${maxb%M} * 1048576)) ;; esac
 nsizes=0
