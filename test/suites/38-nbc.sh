@@ -42,7 +42,7 @@ summary() {
 }
 
 # The program itself, on MPI alone.
-OUT=$(timeout "$TIMEOUT" mpiexec -n 3 "$PROG" --mpi-rules 2>&1)
+OUT=$(timeout "$TIMEOUT" mpiexec -n 3 env LD_PRELOAD="$(preload 3 "")" "$PROG" --mpi-rules 2>&1)
 RC=$?
 summary "plain MPI np=3"
 
@@ -116,7 +116,7 @@ fi
 BENCH=$BUILD/bin/topobcast-bench
 # shellcheck disable=SC2054 # commas separate spec parameters
 for tests in 0 4; do
-    OUT=$(timeout 120 mpiexec -n 3 "$BENCH" --overlap --tests $tests -r 3 -w 1 -s 7,70000 \
+    OUT=$(timeout 120 mpiexec -n 3 env LD_PRELOAD="$(preload 3 "")" "$BENCH" --overlap --tests $tests -r 3 -w 1 -s 7,70000 \
         -a binomial,pipeline:segment=16K,scatter_allgather,magpie 2>&1)
     RC=$?
     rows=$(grep -cE '^ +[0-9]+ +[a-z].* ok$' <<<"$OUT")
