@@ -487,7 +487,7 @@ static int check_file(const char *path)
         printf("%s: loads; topology of %d leaves on %d hosts, levels:", path, t->nleaves, t->nhosts);
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
-        printf("; distance matrix %s\n", t->dist ? "yes" : "no");
+        printf("; distance classes %s\n", t->dist.given ? "yes" : "no");
     }
     tb_config_free(&cfg);
     return 0;

@@ -1,5 +1,5 @@
-/* The communicator hierarchy: allocation, normalisation, distances, and the
- * locality-preserving ring order.  Every function here is deterministic in
+/* The communicator hierarchy: allocation, normalisation, distance classes,
+ * and the locality-preserving ring order.  Every function here is deterministic in
  * its inputs, because every rank derives the same trees from them without
  * talking to the others. */
 #include "hier.h"
@@ -43,7 +43,7 @@ void tb_hier_free(tb_hier *h)
     free(h->group);
     free(h->ngroups);
     free(h->level_name);
-    free(h->dist);
+    free(h->dclass);
     memset(h, 0, sizeof *h);
 }
 
@@ -111,7 +111,8 @@ int tb_hier_normalize(tb_hier *h)
     int *ids = malloc(sizeof(int) * (size_t)h->size);
     if (!ids)
         return -1;
-    int kept = 0;
+    int kept = 0, split_all = 0;
+    double *cls = h->dclass, within = cls ? cls[h->nlevels] : 0.0;
     for (int l = 0; l < h->nlevels; l++) {
         /* intersecting with the last kept level makes this one refine it
          * (a no-op when the input was already a proper hierarchy) */
@@ -123,7 +124,11 @@ int tb_hier_normalize(tb_hier *h)
         }
         if (ng <= 1 || ng >= h->size) {
             /* trivial: one group of everyone, or singletons; neither changes
-             * any tree, and singletons would only add a level of distance */
+             * any tree, and singletons would only add a level of distance.
+             * The first level that splits every rank apart is where ranks of
+             * the finest group left first differ: its class is theirs. */
+            if (ng >= h->size && ng > 1 && !split_all++ && cls)
+                within = cls[l];
             free(h->group[l]);
             h->group[l] = NULL;
             continue;
@@ -134,14 +139,44 @@ int tb_hier_normalize(tb_hier *h)
             h->group[l] = NULL;
             memcpy(h->level_name[kept], h->level_name[l], TB_LEVEL_NAME_MAX);
         }
+        if (cls)
+            cls[kept] = cls[l]; /* kept <= l: cls[kept] was read already */
         h->ngroups[kept] = ng;
         kept++;
     }
     free(ids);
     h->nlevels = kept;
+    if (cls)
+        cls[kept] = within;
     /* arrays keep their original capacity; tb_hier_free only walks nlevels,
      * and the dropped slots are NULL */
     return 0;
+}
+
+void tb_hier_drop_level(tb_hier *h, int l)
+{
+    if (l < 0 || l >= h->nlevels)
+        return;
+    free(h->group[l]);
+    for (int k = l; k + 1 < h->nlevels; k++) {
+        h->group[k] = h->group[k + 1];
+        h->ngroups[k] = h->ngroups[k + 1];
+        memcpy(h->level_name[k], h->level_name[k + 1], TB_LEVEL_NAME_MAX);
+    }
+    h->group[h->nlevels - 1] = NULL;
+    if (h->dclass)
+        memmove(h->dclass + l, h->dclass + l + 1, sizeof(double) * (size_t)(h->nlevels - l));
+    h->nlevels--;
+}
+
+int tb_hier_classes_monotone(const tb_hier *h)
+{
+    if (!h || !h->dclass)
+        return 1;
+    for (int l = 0; l < h->nlevels; l++)
+        if (!(h->dclass[l] >= h->dclass[l + 1]))
+            return 0;
+    return 1;
 }
 
 double tb_hier_distance(const tb_hier *h, int a, int b)
@@ -150,17 +185,12 @@ double tb_hier_distance(const tb_hier *h, int a, int b)
         return 0.0;
     if (!h)
         return 1.0;
-    if (h->dist) {
-        /* measured matrices are not exactly symmetric; trees need one weight
-         * per pair, whichever end asks */
-        double d = 0.5 * (h->dist[(size_t)a * (size_t)h->size + (size_t)b] +
-                          h->dist[(size_t)b * (size_t)h->size + (size_t)a]);
-        return isnan(d) ? INFINITY : d;
-    }
-    /* 1 inside the finest group, nlevels + 1 across the coarsest one */
-    int shared = 0;
+    int shared = 0; /* levels whose group a and b share, from the coarsest */
     while (shared < h->nlevels && h->group[shared][a] == h->group[shared][b])
         shared++;
+    if (h->dclass)
+        return h->dclass[shared];
+    /* 1 inside the finest group, nlevels + 1 across the coarsest one */
     return (double)(h->nlevels - shared + 1);
 }
 
@@ -204,46 +234,12 @@ int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order)
     return 0;
 }
 
-/* Greedy nearest neighbour: with a measured matrix there are no groups to
- * walk, but short hops between consecutive ranks are what the ring needs.
- * Ties go to the rank that comes first counting up from the root, so equal
- * distances reproduce the plain rank ring. */
-static int ring_nearest(const tb_hier *h, int size, int root, int *order)
-{
-    char *used = calloc((size_t)size, 1);
-    if (!used)
-        return -1;
-    int cur = root;
-    order[0] = root;
-    used[root] = 1;
-    for (int i = 1; i < size; i++) {
-        int best = -1;
-        double bd = 0.0;
-        for (int v = 1; v < size; v++) {
-            int r = (root + v) % size;
-            if (used[r])
-                continue;
-            double d = tb_hier_distance(h, cur, r);
-            if (best < 0 || d < bd) {
-                best = r;
-                bd = d;
-            }
-        }
-        order[i] = cur = best;
-        used[best] = 1;
-    }
-    free(used);
-    return 0;
-}
-
 int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
 {
     if (size < 1 || root < 0 || root >= size)
         return -1;
     if (h && h->size != size)
         return -1;
-    if (h && h->dist)
-        return ring_nearest(h, size, root, order);
     int nl = h ? h->nlevels : 0;
     int width = nl + 1;
     int *keys = malloc(sizeof(int) * (size_t)size * (size_t)width);

@@ -11,12 +11,12 @@ HOST=$(hostname)
 
 topology() { # HOST NPROCS -> a one-node topology of NPROCS leaves on HOST
     local host=$1 np=$2 r
-    echo "topobcast: 1"
+    echo "topobcast: 2"
     echo "topology:"
     echo "  fingerprint: {nprocs: $np, hosts: [$host]}"
     echo "  levels: [node]"
     echo "  leaves:"
-    for ((r = 0; r < np; r++)); do echo "    - {rank: $r, host: $host, pu: $r}"; done
+    for ((r = 0; r < np; r++)); do echo "    - [0, $r]"; done
     echo "  groups:"
     printf '    node: [['; seq -s, 0 $((np - 1)) | tr -d '\n'; echo ']]'
 }
