@@ -114,6 +114,11 @@ int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen);
  * \return a malloc'd buffer of *len bytes (NUL-terminated), or NULL with
  * err = "PATH: expected ...". */
 char *tb_config_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* \brief The size check of tb_config_read_file: a file of size bytes
+ * against the limit max.
+ * \return 0, or -1 with err = "PATH: expected at most MAX bytes
+ * (TOPOBCAST_CONFIG_MAX_BYTES), the file has SIZE". */
+int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen);
 /* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
 #define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
 /* \brief The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES,

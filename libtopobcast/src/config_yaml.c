@@ -1123,6 +1123,15 @@ int tb_config_max_bytes(size_t *out, char *err, size_t errlen)
     return 0;
 }
 
+int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen)
+{
+    if (size <= max)
+        return 0;
+    snprintf(err, errlen, "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES), the file has %llu", path, max,
+             size);
+    return -1;
+}
+
 static const char *file_kind(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
@@ -1142,10 +1151,8 @@ char *tb_config_read_file(const char *path, size_t max, size_t *len, char *err, 
         snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
     } else if (!S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: expected a regular file, this is %s", path, file_kind(st.st_mode));
-    } else if ((unsigned long long)st.st_size > max) {
-        snprintf(err, errlen,
-                 "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES), the file has %lld", path, max,
-                 (long long)st.st_size);
+    } else if (tb_config_check_size(path, (unsigned long long)st.st_size, max, err, errlen) != 0) {
+        /* err says why */
     } else if (!(data = malloc((size_t)st.st_size + 1))) {
         snprintf(err, errlen, "%s: out of memory reading %lld bytes", path, (long long)st.st_size);
     } else {
