@@ -3,7 +3,7 @@
 # call topobcast_bcast_algorithm for any spec, and with the timing method
 # it shares with the tuner (libtbtiming.a, timing/module.mk).
 BENCH_BIN   := $(BUILD)/bin/topobcast-bench
-BENCH_OBJS  := $(BUILD)/obj/bench/bench_main.o
+BENCH_OBJS  := $(BUILD)/obj/bench/bench_main.o $(BUILD)/obj/bench/overlap.o
 TOOL_BINS   += $(BENCH_BIN)
 
 all: $(BENCH_BIN)

@@ -155,10 +155,11 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     return rc;
 }
 
-int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+              const tb_alg_spec *explicit_spec, MPI_Request *req)
 {
     tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
+    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, &c) != TB_CALL_LIBRARY)
         return tb_pmpi_ibcast(buf, count, type, root, comm, req);
     return tb_nbc_ibcast(&c, req);
 }

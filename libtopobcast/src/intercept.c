@@ -86,6 +86,16 @@ TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype
     return tb_bcast(buf, count, datatype, root, comm, &s);
 }
 
+TB_EXPORT int topobcast_ibcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root,
+                                        MPI_Comm comm, const char *spec, MPI_Request *request)
+{
+    tb_alg_spec s;
+    char err[512];
+    if (spec_parse_checked(spec, &s, err, sizeof err) != 0)
+        return MPI_ERR_ARG;
+    return tb_ibcast(buf, count, datatype, root, comm, &s, request);
+}
+
 TB_EXPORT int topobcast_spec_check(const char *spec, char *err, int errlen)
 {
     tb_alg_spec s;
