@@ -6,17 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 #include "algorithm.h"
 #include "hier.h"
+#include "on_valgrind.h"
 #include "schedule.h"
 #include "tap.h"
 #include "tree_text.h"
@@ -856,6 +848,27 @@ static void test_canonical_order(void)
     TAP_OK(tb_hier_canonical_order(NULL, pos) == -1, "canonical order needs a hierarchy");
 }
 
+/* Builds spec over h from root: a valid tree crossing each group boundary
+ * once; its build time printed as a figure, never a verdict. */
+static void big_build(const char *label, const tb_alg_spec *spec, int root, const tb_hier *h)
+{
+    char err[256];
+    tb_plan p;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = build(&p, h->size, root, spec, h, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    int ok = rc == 0 && tb_tree_check(&p.tree, err, sizeof err) == 0;
+    for (int l = 0; ok && l < h->nlevels; l++)
+        ok = crossings(&p.tree, h, l) == h->ngroups[l] - 1;
+    TAP_OK(ok, "%s P=%d: valid with minimal crossings", label, h->size);
+    /* a figure, not a verdict: wall time depends on the machine's load */
+    printf("# %s P=%d built in %.3f s\n", label, h->size, secs);
+    if (rc == 0)
+        tb_plan_free(&p);
+}
+
 static void test_distance_tree(void)
 {
     tb_alg_spec dt = spec_of("distance_tree"), mp = spec_of("magpie");
@@ -1020,20 +1033,7 @@ static void test_distance_tree(void)
     shuffle(pos, P);
     const int *bigphys[3] = {isl, nod, soc};
     tb_hier big = make_hier(P, 3, bigphys, level_names, pos);
-    tb_plan p;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = build(&p, P, 17, &dt, &big, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    int ok = rc == 0 && tb_tree_check(&p.tree, err, sizeof err) == 0;
-    for (int l = 0; ok && l < big.nlevels; l++)
-        ok = crossings(&p.tree, &big, l) == big.ngroups[l] - 1;
-    TAP_OK(ok, "distance_tree P=%d: valid with minimal crossings", P);
-    /* a figure, not a verdict: wall time depends on the machine's load */
-    printf("# distance_tree P=%d built in %.3f s\n", P, secs);
-    if (rc == 0)
-        tb_plan_free(&p);
+    big_build("distance_tree", &dt, 17, &big);
     {
         /* no pair is looked at: P = 65536 (8192 under valgrind), 4 levels */
         int Q = RUNNING_ON_VALGRIND ? 8192 : 65536;
@@ -1051,34 +1051,14 @@ static void test_distance_tree(void)
         hq.dclass = malloc(sizeof(double) * 5);
         const double qc[5] = {4, 1.5, 0.6, 0.4, 0.3};
         memcpy(hq.dclass, qc, sizeof qc);
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = build(&p, Q, 12345 % Q, &dt, &hq, err, sizeof err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        ok = rc == 0 && tb_tree_check(&p.tree, err, sizeof err) == 0;
-        for (int l = 0; ok && l < hq.nlevels; l++)
-            ok = crossings(&p.tree, &hq, l) == hq.ngroups[l] - 1;
-        TAP_OK(ok, "distance_tree P=%d, 4 levels with classes: valid with minimal crossings", Q);
-        printf("# distance_tree P=%d built in %.3f s\n", Q, secs);
-        if (rc == 0)
-            tb_plan_free(&p);
+        big_build("distance_tree, 4 levels with classes,", &dt, 12345 % Q, &hq);
         tb_hier_free(&hq);
         for (int l = 0; l < 4; l++)
             free(q[l]);
         free(qpos);
     }
     tb_alg_spec m2 = spec_of("magpie2:base=binomial/flat");
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = build(&p, P, 17, &m2, &big, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    ok = rc == 0 && tb_tree_check(&p.tree, err, sizeof err) == 0;
-    for (int l = 0; ok && l < big.nlevels; l++)
-        ok = crossings(&p.tree, &big, l) == big.ngroups[l] - 1;
-    TAP_OK(ok, "magpie2 P=%d: valid, minimal crossings", P);
-    printf("# magpie2 P=%d built in %.3f s\n", P, secs);
-    if (rc == 0)
-        tb_plan_free(&p);
+    big_build("magpie2", &m2, 17, &big);
     tb_hier_free(&big);
     free(isl);
     free(nod);
