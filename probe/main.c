@@ -80,7 +80,7 @@ static void usage(FILE *out)
 "Output and analysis:\n"
 "  --save FILE             write the measurements (format: probe/README.md)\n"
 "  -o, --output FILE       write the topology YAML (config/README.md)\n"
-"  --no-distance-matrix    leave the distance matrix out of the YAML\n"
+"  --no-distance-matrix    leave the distance classes out of the YAML\n"
 "  --distance time|vectors D(m) = t(m) = L + (o_s+o_r)/2 + g(m) (default), or\n"
 "                          Euclidean distance of the ranks' parameter vectors\n"
 "  --at SIZE               the message size m of D(m) (default 0)\n"

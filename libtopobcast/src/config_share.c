@@ -32,15 +32,15 @@ enum { KIND_NONE = 0, KIND_BYTES = 1, KIND_ERROR = 2 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tb_config_shared shared;
-static int have_shared, own_reads;
-/* where pieces go when a process cannot hold the payload: it still takes
- * part in every broadcast, then reports itself out of memory */
-static char scratch[PIECE];
+static int have_shared;
 
-/* Broadcasts n bytes of buf (NULL: into scratch) from rank 0 in pieces of
- * the same size on every process. */
+/* Broadcasts n bytes of buf from rank 0 in pieces of the same size on
+ * every process.  buf NULL (a process that drops them, or cannot hold
+ * them): each piece lands in a scratch area, so the process still takes
+ * part in every broadcast. */
 static int bcast_bytes(char *buf, size_t n, MPI_Comm comm)
 {
+    char scratch[PIECE];
     for (size_t at = 0; at < n; at += PIECE) {
         size_t k = n - at < PIECE ? n - at : PIECE;
         int rc = PMPI_Bcast(buf ? buf + at : scratch, (int)k, MPI_BYTE, 0, comm);
@@ -60,7 +60,6 @@ static void read_at_root(const char *path, int64_t *hdr, char **payload)
     hdr[0] = KIND_ERROR;
     if (tb_config_max_bytes(&max, err, sizeof err) == 0) {
         data = tb_config_read_file(path, max, &len, err, sizeof err);
-        tb_config_share_count_read();
     }
     if (data) {
         hdr[0] = KIND_BYTES;
@@ -153,14 +152,4 @@ void tb_config_shared_free(tb_config_shared *s)
     free(s->path);
     free(s->data);
     memset(s, 0, sizeof *s);
-}
-
-int tb_config_share_reads(void)
-{
-    return __atomic_load_n(&own_reads, __ATOMIC_RELAXED);
-}
-
-void tb_config_share_count_read(void)
-{
-    __atomic_add_fetch(&own_reads, 1, __ATOMIC_RELAXED);
 }

@@ -35,12 +35,5 @@ int tb_config_share_take(const char *path, tb_config_shared *out);
 /* \brief Frees what tb_config_share_take handed over and zeroes *s.
  * \return nothing. */
 void tb_config_shared_free(tb_config_shared *s);
-/* \brief How many times this process opened the configuration file itself
- * (0 when it received the bytes from world rank 0); for the tests.
- * \return the count. */
-int tb_config_share_reads(void);
-/* \brief Notes that this process opened the configuration file itself.
- * \return nothing. */
-void tb_config_share_count_read(void);
 
 #endif

@@ -75,10 +75,8 @@ static int env_count(const char *name, int dflt, int max)
 static int config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
 {
     tb_config_shared sh;
-    if (!tb_config_share_take(path, &sh)) {
-        tb_config_share_count_read();
+    if (!tb_config_share_take(path, &sh))
         return tb_config_load(path, cfg, err, errlen);
-    }
     size_t max;
     int rc = -1;
     memset(cfg, 0, sizeof *cfg);
