@@ -35,6 +35,10 @@
 #define MAX_NPROCS (1 << 24)
 #define MAX_RULES 1024 /* the unreachable-rule check is cubic in the table */
 #define MAX_DEPTH 64
+#define FORMAT1_TOPOLOGY                                                                                             \
+    "expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, a P x P distance matrix) "     \
+    "is no longer read: re-run topobcast-probe, or 'topobcast-probe --analyze' on its saved measurements, then "      \
+    "topobcast-tuner"
 
 enum { Y_SCALAR = 1, Y_LIST, Y_MAP, Y_INTS };
 
@@ -754,9 +758,7 @@ static int parse_root(loader *L, const ynode *root)
         return fail(L, f[0].val, "expected format version 2 ('topobcast: 2'), got '%s'", shown(L, f[0].val, sh, sizeof sh));
     /* format 1 differs in the topology only (config/README.md) */
     if (f[1].val && strcmp(version, "2") != 0)
-        return fail(L, f[1].val, "expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, "
-                                 "a P x P distance matrix) is no longer read: re-run topobcast-probe, or "
-                                 "'topobcast-probe --analyze' on its saved measurements, then topobcast-tuner");
+        return fail(L, f[1].val, FORMAT1_TOPOLOGY);
     if (f[1].val && parse_topology(L, f[1].val) != 0)
         return -1;
     if (f[2].val)
@@ -953,7 +955,7 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
     yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
     reader R;
     memset(&R, 0, sizeof R);
-    int rc = 0, docs = 0, done = 0;
+    int rc = 0, docs = 0, done = 0, format1 = 0;
     uint32_t nev = 0; /* node events so far: scalars, list and mapping starts */
     while (!done && rc == 0) {
         yaml_event_t ev;
@@ -990,6 +992,11 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
                 R.ipend[R.nipend++] = (pending_int){v, (uint32_t)ev.start_mark.line, (uint32_t)ev.start_mark.column, e};
                 break;
             }
+            if (R.nframes == 1) { /* 'topobcast: 1' before a topology: refused below */
+                const char *key = value_key(t, &R);
+                if (key && strcmp(key, "topobcast") == 0)
+                    format1 = strcmp((const char *)ev.data.scalar.value, "1") == 0;
+            }
             if ((top && unpack(t, &R) != 0) ||
                 (id = new_scalar(t, (const char *)ev.data.scalar.value, ev.data.scalar.length, &ev.start_mark, e)) < 0)
                 rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
@@ -1007,6 +1014,12 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
             }
             const char *key = top ? value_key(t, &R) : NULL;
             int in_topology = top && (top->in_topology || (R.nframes == 1 && key && strcmp(key, "topology") == 0));
+            /* a format-1 topology: refused before its leaves are read (the
+             * same message parse_root gives when the version comes later) */
+            if (format1 && in_topology && R.nframes == 1) {
+                rc = fail_at(L, &ev.start_mark, FORMAT1_TOPOLOGY);
+                break;
+            }
             /* a format-1 P x P matrix: refused before its P^2 values cost
              * memory */
             if (is_seq && in_topology && R.nframes == 2 && key && strcmp(key, "distance") == 0) {

@@ -387,6 +387,16 @@ static void test_errors(void)
          "distance matrix) is no longer read: re-run topobcast-probe", NULL},
     };
     expect_edit_errors(topology_edits, sizeof topology_edits / sizeof topology_edits[0]);
+    {
+        /* the version after the topology: refused once the whole is read */
+        char *late = replace(base_topo, "topobcast: 2\n", "");
+        size_t n = strlen(late);
+        late = realloc(late, n + 16);
+        strcpy(late + n, "topobcast: 1\n");
+        expect_error("topology before 'topobcast: 1'", late,
+                     "t.yaml:2:3: expected a topology of format 2 ('topobcast: 2'); format 1", NULL);
+        free(late);
+    }
 
     tb_config cfg;
     char err[512];
