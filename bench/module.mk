@@ -35,3 +35,16 @@ bench-intercept: all $(BENCH_PROGS)
 
 bench-probe: $(PROBE_BIN) $(BUILD)/test/vcluster/vc_pingpong
 	BUILD=$(BUILD) bench/probe_vs_pingpong.sh $(BENCH_PROBE_RUNS)
+
+#   make bench-scale      start-up cost of one process at P = 4096..65536:
+#                         configuration load, derivation, schedule
+#                         (bench/scale/run.sh; SCALE_BASE=REV for a baseline)
+SCALE_PROGS := $(addprefix $(BUILD)/bench/,scale_gen scale_load scale_derive)
+
+$(BUILD)/bench/scale_%: bench/scale/scale_%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TEST_CFLAGS) $< -o $@ $(LIB_A) $(DEP_LIBS)
+
+.PHONY: bench-scale
+bench-scale: $(SCALE_PROGS)
+	BUILD=$(BUILD) bench/scale/run.sh

@@ -236,13 +236,13 @@ int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, siz
         emit_segments(&G, &s, 0);
     }
     for (int ag = 0; ag < 2; ag++)
-        for (int ring = 0; ring < (has_levels || (h && h->dist) ? 2 : 1); ring++) {
+        for (int ring = 0; ring < (has_levels ? 2 : 1); ring++) {
             tb_alg_spec_default(&s, TB_ALG_SCATTER_ALLGATHER);
             s.allgather = ag ? TB_AG_RECURSIVE_DOUBLING : TB_AG_RING;
             s.ring = ring ? TB_RING_DISTANCE : TB_RING_RANK;
             emit(&G, &s);
         }
-    if (has_levels || (h && h->dist)) {
+    if (has_levels) {
         tb_alg_spec_default(&s, TB_ALG_DISTANCE_TREE);
         emit_segments(&G, &s, 1);
     }

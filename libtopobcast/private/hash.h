@@ -39,4 +39,22 @@ static inline uint64_t tb_hash_u64(uint64_t h, uint64_t v)
     return h;
 }
 
+/* \brief The two hashes a host is known by: of its whole name (*full) and
+ * of its short name, up to the first '.' (*shrt; "n1" for "n1.cluster"),
+ * so that ranks can be matched onto a topology's hosts without sending
+ * names (config/README.md, "How a job is mapped").
+ * \return nothing. */
+static inline void tb_hash_host(const char *name, uint64_t *full, uint64_t *shrt)
+{
+    uint64_t h = TB_FNV_BASIS, s = 0;
+    const unsigned char *p = (const unsigned char *)name;
+    for (; *p; p++) {
+        if (*p == '.' && !s)
+            s = h;
+        h = (h ^ *p) * TB_FNV_PRIME;
+    }
+    *full = h;
+    *shrt = s ? s : h;
+}
+
 #endif

@@ -139,10 +139,11 @@ static tb_comm_state *state_create(MPI_Comm comm)
     int world_size;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
-    tb_identity *ids = NULL;
+    tb_ident_rec *ids = NULL;
+    tb_identity self;
     quiet_errors q;
     quiet_begin(comm, &q);
-    int rc = tb_topo_exchange(comm, &ids);
+    int rc = tb_topo_exchange(comm, &ids, &self);
     quiet_end(comm, &q);
     if (rc != MPI_SUCCESS) {
         state_free(cs);
@@ -191,7 +192,8 @@ static tb_comm_state *state_create(MPI_Comm comm)
                derived && cs->usable ? st->config.source : "MPI_COMM_TYPE_SHARED + hwloc");
         if (why[0] && cs->usable)
             tb_log("%s", why);
-        tb_hier_print(&cs->hier, ids, stderr);
+        tb_hier_print(&cs->hier, ids, st->config_ok && st->config.has_topology ? &st->config.topo : NULL, &self,
+                      stderr);
     }
     free(ids);
     return cs;

@@ -24,6 +24,25 @@ TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 }
 #endif
 
+/* The configuration file is read once per job, by world rank 0, inside
+ * MPI_Init (settings.h); bindings that call PMPI_Init directly (Open MPI's
+ * Fortran ones) skip this, and each process then reads the file itself. */
+TB_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        tb_settings_at_init();
+    return rc;
+}
+
+TB_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        tb_settings_at_init();
+    return rc;
+}
+
 TB_EXPORT int MPI_Finalize(void)
 {
     tb_finalize_run(1);
