@@ -10,7 +10,9 @@
  * on global links, the paper reports).  The root sends at steps 0 .. L-1
  * (L = floor(log2 k)), every receiver at the steps after its own; at a k
  * that is no power of two the ranks left over hang off their step-L
- * partner.  Children go in step order: the largest subtree first.
+ * partner.  The distances repeat only modulo an even k: an odd k takes the
+ * tree of k + 1 without its last leaf.  Children go in step order: the
+ * largest subtree first.
  *
  * Time complexity: like the binomial tree, ceil(log2 P) rounds, the root
  * sending the whole message ceil(log2 P) times: ceil(log2 P)(a + n b).
@@ -20,8 +22,7 @@
  *   bine, P = 8, root 0
  *   0 -> 1 7 3
  *   1 -> 2 6
- *   7 -> 5
- *   3 -> 4
+ *   7 -> 4
  *   2 -> 5
  *   depth 3, rounds 3
  */
@@ -93,25 +94,18 @@ int tb_tree_bine_build(tb_tree *t, const int *members, int k, int root_index, co
     (void)spec;
     if (k < 1 || root_index < 0 || root_index >= k)
         return -1;
-    /* an odd k > 1 takes the tree of k + 1 without its virtual rank k,
-     * whose children its parent adopts in its place */
+    /* an odd k > 1 takes the tree of k + 1 without the child of its last
+     * edge (a leaf: one reached in the last step), the virtual ranks past
+     * it one lower */
     bine b = {k > 1 && k % 2 ? k + 1 : k, 0, 0, NULL, NULL, NULL, {0}};
     b.from = malloc(sizeof(int) * (size_t)b.n);
     b.to = malloc(sizeof(int) * (size_t)b.n);
     b.parent = malloc(sizeof(int) * (size_t)b.n);
     int rc = b.from && b.to && b.parent ? bine_virtual(&b) : -1;
-    for (int e = 0; rc == 0 && e < b.nedges; e++) {
-        if (b.from[e] == k)
-            continue; /* adopted below */
-        for (int f = b.to[e] == k ? e + 1 : e; f < b.nedges && rc == 0; f++) {
-            if (b.to[e] == k && b.from[f] != k)
-                continue;
-            rc = tb_tree_add_edge(t, tb_tree_member_at(members, k, root_index, b.from[e]),
-                                  tb_tree_member_at(members, k, root_index, b.to[f]), lo, hi);
-            if (b.to[e] != k)
-                break;
-        }
-    }
+    int drop = b.n > k ? b.to[b.nedges - 1] : b.n, nedges = b.n > k ? b.nedges - 1 : b.nedges;
+    for (int e = 0; rc == 0 && e < nedges; e++)
+        rc = tb_tree_add_edge(t, tb_tree_member_at(members, k, root_index, b.from[e] - (b.from[e] > drop)),
+                              tb_tree_member_at(members, k, root_index, b.to[e] - (b.to[e] > drop)), lo, hi);
     free(b.from);
     free(b.to);
     free(b.parent);

@@ -16,10 +16,21 @@
  * pipelined binary tree.  Building: O(P).
  *
  * Example (test/unit/test_trees.c builds it and compares this text; tree 0
- * carries block 0, tree 1 block 1):
+ * carries block 0, tree 1 block 1; m = 7 is odd, so tree 1 is tree 0
+ * shifted by one):
  *   dbt, P = 8, root 0
  *   tree 0
- *   depth 0, rounds 0
+ *   0 -> 4[0]
+ *   4 -> 2[0] 6[0]
+ *   2 -> 1[0] 3[0]
+ *   6 -> 5[0] 7[0]
+ *   depth 3, rounds 5
+ *   tree 1
+ *   0 -> 5[1]
+ *   5 -> 3[1] 7[1]
+ *   3 -> 2[1] 4[1]
+ *   7 -> 6[1] 1[1]
+ *   depth 3, rounds 5
  */
 #include "builders.h"
 

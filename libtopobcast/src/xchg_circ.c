@@ -26,13 +26,14 @@
  * receive schedule of its peer).
  *
  * Example (test/unit/test_plans.c builds it and compares this text; 3
- * blocks, skips 1 3 5):
+ * blocks in 3 - 1 + 3 rounds over skips 1 2 3, the first at skip 2 so
+ * that the last block goes out in the last round):
  *   circulant, P = 5, root 0, 3 blocks
- *   step 1: 0->1 [0], 2->3 [0]
- *   step 2: 0->3 [1], 1->4 [0], 3->1 [0], 4->2 [0]
- *   step 3: 0->1 [1], 1->2 [1], 2->3 [1], 3->4 [1], 4->0 [1]
- *   step 4: 0->3 [2], 1->4 [1], 2->0 [1], 3->1 [2], 4->2 [1]
- *   step 5: 0->1 [2], 1->2 [2], 2->3 [2], 3->4 [2], 4->0 [2]
+ *   step 1: 0->2 [0]
+ *   step 2: 0->3 [1]
+ *   step 3: 0->1 [2], 2->3 [0], 3->4 [1]
+ *   step 4: 0->2 [2], 2->4 [0], 4->1 [1]
+ *   step 5: 0->3 [2], 1->4 [2], 3->1 [0], 4->2 [1]
  */
 #include "builders.h"
 

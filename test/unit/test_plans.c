@@ -393,7 +393,7 @@ typedef struct alg_case {
     const char *name;
     tb_alg_id id;
     int chains, radix, allgather, ring;
-    int nblocks; /* 0: size */
+    int nblocks; /* 0: size, -1: not checked */
     steps_rule steps;
     int periodic; /* a circulant: its period is unrolled for several block counts */
 } alg_case;
@@ -419,11 +419,11 @@ static int simulate_n(int size, int root, const tb_alg_spec *spec, const tb_hier
 {
     sim m;
     int rc = build_all(&m, size, root, spec, h, xnb, why, len);
-    if (rc == 0 && m.nblocks != (c->nblocks ? c->nblocks : size)) {
+    if (rc == 0 && c->nblocks >= 0 && m.nblocks != (c->nblocks ? c->nblocks : size)) {
         snprintf(why, len, "%d blocks", m.nblocks);
         rc = -1;
     }
-    for (int r = 0; rc == 0 && r < size; r++) {
+    for (int r = 0; rc == 0 && c->steps && r < size; r++) {
         int want = c->steps(size, r, root);
         if (m.s[r].xperiod > 0)
             want = want > 0 ? xnb - 1 + want : 0; /* rounds of the unrolled period */
@@ -604,6 +604,61 @@ static void distance_ring(void)
     tb_hier_free(&h);
 }
 
+/* Two levels over P ranks placed round robin on nodes of 4 (so groups
+ * interleave in rank order), sockets of 2 inside: the hierarchical plans
+ * with the new bases and per-level segments, every P 1..64, every root,
+ * the circulant at the coarsest level unrolled for several block counts. */
+static void hierarchical_bases(void)
+{
+    static const struct {
+        const char *text;
+        int nblocks;
+    } specs[] = {
+        {"magpie2:base=dbt", 2},
+        {"magpie2:base=bine", 1},
+        {"interpipe:base=binomial/dbt", 2},
+        {"interpipe:segment=64K/16K/4K,base=dbt/chain/binary", -1}, /* one tree where no level is left */
+        {"interpipe:segment=128K/8K", 1},
+        {"interpipe:base=circulant/binomial", 1},
+        {"magpie2:base=circulant/dbt/bine", -1},
+        {"interpipe:segment=128K/8K,base=circulant/chain/binary", 1},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        alg_case c = {specs[i].text, TB_ALG_DEFAULT, 0, 0, 0, 0, specs[i].nblocks, NULL,
+                      strstr(specs[i].text, "circulant") != NULL};
+        tb_alg_spec spec;
+        char err[200];
+        if (tb_alg_spec_parse(specs[i].text, &spec, err, sizeof err) != 0) {
+            TAP_OK(0, "%s parses (%s)", specs[i].text, err);
+            continue;
+        }
+        int bad_p = 0, bad_root = -1;
+        char why[300] = "";
+        for (int size = 1; size <= 64 && bad_root < 0; size++) {
+            tb_hier h;
+            if (tb_hier_alloc(&h, size, 2) != 0)
+                break;
+            int nodes = (size + 3) / 4;
+            snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "node");
+            snprintf(h.level_name[1], TB_LEVEL_NAME_MAX, "socket");
+            for (int r = 0; r < size; r++) {
+                h.group[0][r] = r % nodes;
+                h.group[1][r] = 2 * (r % nodes) + (r / nodes) % 2;
+            }
+            if (tb_hier_normalize(&h) != 0)
+                break;
+            for (int root = 0; root < size && bad_root < 0; root++)
+                if (simulate(size, root, &spec, &h, &c, why, sizeof why) != 0)
+                    bad_p = size, bad_root = root;
+            tb_hier_free(&h);
+        }
+        TAP_OK(bad_root < 0, "%s on 2 interleaved levels, P=1..64, every root: every rank ends with every block",
+               specs[i].text);
+        if (bad_root >= 0)
+            printf("#   P=%d root %d: %s\n", bad_p, bad_root, why);
+    }
+}
+
 /* The simulator itself must reject broken schedules. */
 static void simulator_catches(void)
 {
@@ -701,6 +756,8 @@ static void builder_examples(void)
     check_plan_example("libtopobcast/src/xchg_rdbl.c", "scatter_allgather:allgather=recursive_doubling", 5, 0, NULL,
                        EXAMPLE_STEPS);
     check_plan_example("libtopobcast/src/xchg_pair.c", "split_binary", 6, 0, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan_circulant.c", "circulant", 4, 1, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/xchg_circ.c", "circulant", 5, 0, NULL, EXAMPLE_STEPS);
 }
 
 int main(void)
@@ -728,6 +785,7 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+    hierarchical_bases();
     split_binary_shape();
     scatter_shape();
     distance_ring();
