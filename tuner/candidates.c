@@ -27,6 +27,19 @@ void tn_cand_grid_default(tn_cand_grid *g)
     const tb_alg_id base[] = {TB_ALG_FLAT, TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_BINOMIAL};
     for (int i = 0; i < 4; i++)
         g->base[g->nbase++] = base[i];
+    const tb_alg_id coarse[] = {TB_ALG_CIRCULANT, TB_ALG_DBT, TB_ALG_BINE, TB_ALG_CHAIN, TB_ALG_BINARY};
+    for (int i = 0; i < 5; i++)
+        g->coarse[g->ncoarse++] = coarse[i];
+    const tb_alg_id fine[] = {TB_ALG_BINOMIAL, TB_ALG_BINARY, TB_ALG_CHAIN, TB_ALG_FLAT, TB_ALG_BINE, TB_ALG_DBT};
+    for (int i = 0; i < 6; i++)
+        g->fine[g->nfine++] = fine[i];
+    /* large pieces across the coarse links, small ones inside */
+    const size_t top[] = {64 * 1024, 256 * 1024, 1024 * 1024}, below[] = {4 * 1024, 16 * 1024};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) {
+            g->level_seg[g->nlevel_seg][0] = top[i];
+            g->level_seg[g->nlevel_seg++][1] = below[j];
+        }
     g->send_variants = 2;
 }
 
@@ -195,6 +208,33 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
             ip.id = TB_ALG_INTERPIPE;
             emit_segments(G, &ip, 0);
         }
+        /* a coarsest-level base over one base for the finer levels */
+        for (int a = 0; a < g->ncoarse && !G->failed; a++)
+            for (int b = 0; b < g->nfine && !G->failed; b++) {
+                tb_alg_spec m2;
+                tb_alg_spec_default(&m2, TB_ALG_MAGPIE2);
+                memcpy(m2.levels, s.levels, sizeof m2.levels);
+                /* spelled per slot like the grid's, so that equal ones meet */
+                m2.nbase = g->coarse[a] == g->fine[b] ? 1 : k + 1;
+                m2.base[0] = g->coarse[a];
+                for (int j = 1; j <= k; j++)
+                    m2.base[j] = g->fine[b];
+                m2.segment = 0;
+                emit(G, &m2);
+                tb_alg_spec ip = m2;
+                ip.id = TB_ALG_INTERPIPE;
+                emit_segments(G, &ip, 0);
+                for (int i = 0; i < g->nlevel_seg; i++) {
+                    if (g->level_seg[i][0] >= G->bytes || g->level_seg[i][1] >= g->level_seg[i][0])
+                        continue;
+                    ip.segment = ip.level_seg[0] = g->level_seg[i][0];
+                    for (int j = 1; j <= k; j++)
+                        ip.level_seg[j] = g->level_seg[i][1];
+                    ip.nlevel_seg = k + 1;
+                    emit(G, &ip);
+                    ip.nlevel_seg = 0;
+                }
+            }
     }
 }
 
@@ -210,7 +250,8 @@ int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, siz
     tb_alg_spec_default(&s, TB_ALG_DEFAULT);
     emit(&G, &s);
 
-    const tb_alg_id trees[] = {TB_ALG_FLAT, TB_ALG_BINARY, TB_ALG_SPLIT_BINARY, TB_ALG_BINOMIAL};
+    const tb_alg_id trees[] = {TB_ALG_FLAT, TB_ALG_BINARY, TB_ALG_SPLIT_BINARY, TB_ALG_BINOMIAL,
+                               TB_ALG_DBT, TB_ALG_BINE, TB_ALG_CIRCULANT};
     for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
         tb_alg_spec_default(&s, trees[i]);
         emit_segments(&G, &s, 1);

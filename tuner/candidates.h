@@ -2,8 +2,9 @@
  * every base algorithm over a small parameter grid, every hierarchical
  * algorithm over every non-empty subset of the communicator's levels (so
  * dropping levels is a candidate too) and every combination of per-level
- * fan-outs, blocking and non-blocking sends, and "default" (the MPI
- * library's own broadcast).  Variants that cannot differ at this size are
+ * fan-outs (a second, smaller grid pairs the newer bases at the coarsest
+ * level with one base below, and adds per-level segments), blocking and
+ * non-blocking sends, and "default" (the MPI library's own broadcast).  Variants that cannot differ at this size are
  * generated once (a segment at least as long as the message is no
  * segmentation; a pipeline without segmentation is a chain). */
 #ifndef TN_TUNER_CANDIDATES_H
@@ -27,7 +28,12 @@ typedef struct tn_cand_grid {
     int nchains;
     int chains[8];           /* chain and pipeline: chains hanging off the root */
     int nbase;
-    tb_alg_id base[8];       /* per-level fan-outs of magpie2 / interpipe */
+    tb_alg_id base[8];       /* per-level fan-outs of magpie2 / interpipe, every combination */
+    int ncoarse, nfine;      /* and a coarsest-level base over one base for the finer levels: */
+    tb_alg_id coarse[8];     /* circulant, dbt, bine, chain, binary */
+    tb_alg_id fine[8];       /* binomial, binary, chain, flat, bine, dbt */
+    int nlevel_seg;          /* per-level segments of those interpipes: the coarsest level's ... */
+    size_t level_seg[8][2];  /* ... and every finer level's */
     int send_variants;       /* 2: blocking and non-blocking, 1: non-blocking only */
 } tn_cand_grid;
 
@@ -42,8 +48,11 @@ typedef struct tn_cand_list {
 } tn_cand_list;
 
 /* Segments 1K..1M (powers of two; those below 8K only where the message
- * has at most 64 of them), radices 3..8, chains 1/2/4/8, bases
- * flat/chain/binary/binomial, both send modes. */
+ * has at most 64 of them), radices 3..8, chains 1/2/4/8, every combination
+ * of the bases flat/chain/binary/binomial per level, a coarsest level's
+ * circulant/dbt/bine/chain/binary over one of binomial/binary/chain/flat/
+ * bine/dbt below (those interpipes also with per-level segments 64K, 256K
+ * or 1M over 4K or 16K), dbt, bine and circulant alone, both send modes. */
 void tn_cand_grid_default(tn_cand_grid *g);
 
 /* Appends the candidates for a communicator of comm_size ranks with

@@ -90,10 +90,9 @@ static double fan_of(const double *fanout, int cls)
  * first (the first one's is in its arrival time, L + g); rendezvous
  * messages pay only the overheads of an empty one (the transfer is the
  * gap's). */
-static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_plan *p,
-                      const tb_alg_spec *spec, size_t n, double *done, double *port)
+static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_tree *t,
+                      const tb_alg_spec *spec, size_t n, const double *start, double *done, double *port)
 {
-    const tb_tree *t = &p->tree;
     const int P = t->size;
     const size_t seg = seg_bytes(spec);
     int rc = -1;
@@ -115,9 +114,12 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
     if (!order || !aoff || !got)
         goto out;
 
-    /* parents before children */
+    /* parents before children; the root and the sources (ranks that hold
+     * everything when the trees start) first */
     int head = 0, tail = 0;
-    order[tail++] = t->root;
+    for (int r = 0; r < P; r++)
+        if (r == t->root || (t->parent[r] < 0 && t->blk_hi[r] > 0))
+            order[tail++] = r;
     while (head < tail) {
         int r = order[head++];
         const int *ch = tb_tree_children(t, r);
@@ -131,7 +133,8 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
     for (int r = 0; r < P; r++) {
         size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
         size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
-        size_t nseg = (t->parent[r] >= 0 && hi > lo) ? (hi - lo + seg - 1) / seg : 0;
+        size_t rs = tb_tree_edge_segment(t, r, seg);
+        size_t nseg = (t->parent[r] >= 0 && hi > lo) ? (hi - lo + rs - 1) / rs : 0;
         aoff[r + 1] = aoff[r] + nseg;
     }
     arr = malloc(sizeof(double) * (aoff[P] ? aoff[P] : 1));
@@ -146,7 +149,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
         int r = order[oi];
         size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
         size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
-        size_t nseg = aoff[r + 1] - aoff[r];
+        size_t nseg = aoff[r + 1] - aoff[r], rseg = tb_tree_edge_segment(t, r, seg);
         if (t->parent[r] >= 0 && (size_t)got[r] != nseg)
             goto out; /* a parent did not send all we expected */
         const double *A = arr + aoff[r];
@@ -157,7 +160,8 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
             cursor[i] = tb_block_offset(n, t->nblocks, t->blk_lo[ch[i]]);
             end[i] = tb_block_offset(n, t->nblocks, t->blk_hi[ch[i]]);
             /* every piece but a child's last is a whole segment: price it once */
-            full[i].len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
+            size_t cseg = tb_tree_edge_segment(t, ch[i], seg);
+            full[i].len = end[i] - cursor[i] < cseg ? end[i] - cursor[i] : cseg;
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
             tn_edge_cost z;
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
@@ -169,12 +173,12 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
         /* CPU time to take in each segment after the first */
         double take = 0.0;
         if (t->parent[r] >= 0 && nseg > 1) {
-            size_t len = hi - lo < seg ? hi - lo : seg;
+            size_t len = hi - lo < rseg ? hi - lo : rseg;
             tn_edge_cost q;
             tn_costs_edge(c, wr(world, t->parent[r]), wr(world, r), len >= c->eager_limit ? 0 : len, &q);
             take = q.orv;
         }
-        sender s = {.now = 0.0, .inflight = inflight, .cap = cap};
+        sender s = {.now = start ? start[r] : 0.0, .inflight = inflight, .cap = cap};
         for (;;) {
             int progress = 1;
             while (progress) {
@@ -182,7 +186,8 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                 for (int i = 0; i < nch; i++) {
                     if (cursor[i] >= end[i])
                         continue;
-                    size_t len = end[i] - cursor[i] < seg ? end[i] - cursor[i] : seg;
+                    size_t cseg = tb_tree_edge_segment(t, ch[i], seg);
+                    size_t len = end[i] - cursor[i] < cseg ? end[i] - cursor[i] : cseg;
                     if (cursor[i] + len > frontier)
                         continue;
                     int k = ch[i];
@@ -208,7 +213,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
             if (A[arrived] > s.now)
                 s.now = A[arrived];
             arrived++;
-            frontier = lo + arrived * seg < hi ? lo + arrived * seg : hi;
+            frontier = lo + arrived * rseg < hi ? lo + arrived * rseg : hi;
         }
         for (; s.count > 0; s.count--) {
             if (s.inflight[s.head] > s.now)
@@ -266,9 +271,29 @@ static int lower_peer(const msg_key *keys, int n, int p)
 /* Exchange phase: every rank runs its steps in order; the receive of a step
  * is the next message from that peer (MPI order per pair), so the k-th
  * receive of r from x matches the k-th send of x to r. */
-static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, size_t n, double *now, double *port)
+/* Rank r's exchange steps as the engine runs them: a circulant's period
+ * unrolled for the blocks it cuts n bytes into (*nb). */
+static int plan_steps(const tb_plan *p, const tb_alg_spec *spec, size_t n, int r, tb_xchg_step **steps, int *nb)
 {
-    const int P = p->tree.size, nb = p->tree.nblocks;
+    int ns = tb_plan_xchg_steps(p, r, steps);
+    *nb = p->tree.nblocks;
+    if (p->xchg != TB_XCHG_CIRC || ns <= 0)
+        return ns;
+    *nb = tb_xchg_blocks(spec, n);
+    tb_xchg_step *all = malloc(sizeof *all * (size_t)(*nb - 1 + ns));
+    int i = 0;
+    while (all && tb_xchg_round(*steps, ns, *nb, i, &all[i]))
+        i++;
+    free(*steps);
+    *steps = all;
+    return all ? i : -1;
+}
+
+static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, const tb_alg_spec *spec, size_t n,
+                      double *now, double *port)
+{
+    const int P = p->tree.size;
+    int nb = p->tree.nblocks;
     int rc = -1;
     tb_xchg_step **steps = calloc((size_t)P, sizeof *steps);
     int *nsteps = calloc((size_t)P, sizeof(int));
@@ -283,7 +308,7 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, siz
         goto out;
     off[0] = 0;
     for (int r = 0; r < P; r++) {
-        nsteps[r] = tb_plan_xchg_steps(p, r, &steps[r]);
+        nsteps[r] = plan_steps(p, spec, n, r, &steps[r], &nb);
         if (nsteps[r] < 0) {
             nsteps[r] = 0;
             goto out;
@@ -411,17 +436,35 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
         return 0.0;
     if (h && (h->size != P || h->nlevels > TB_MAX_LEVELS))
         h = NULL;
-    double *now = malloc(sizeof(double) * (size_t)P), *port = malloc(sizeof(double) * (size_t)P);
+    double *now = calloc((size_t)P * 5, sizeof(double)), *port = now ? now + P : NULL;
+    double *start = now ? now + 2 * P : NULL, *tdone = now ? now + 3 * P : NULL, *tport = now ? now + 4 * P : NULL;
     double t = -1.0;
-    if (now && port && tree_phase(c, world, h, fanout, p, spec, bytes, now, port) == 0 &&
-        (p->xchg == TB_XCHG_NONE || xchg_phase(c, world, p, bytes, now, port) == 0)) {
+    int ok = now != NULL;
+    /* a circulant among sources runs first and starts their trees */
+    if (ok && tb_plan_xchg_first(p))
+        ok = xchg_phase(c, world, p, spec, bytes, now, port) == 0;
+    for (int r = 0; ok && r < P; r++)
+        start[r] = now[r];
+    /* two trees run at once: each rank done when both are (their sharing
+     * of the rank's links is not modelled: optimistic) */
+    for (int k = 0; ok && k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        ok = tree_phase(c, world, h, fanout, tb_plan_tree(p, k), spec, bytes, start, tdone, tport) == 0;
+        for (int r = 0; ok && r < P; r++) {
+            if (k == 0 || tdone[r] > now[r])
+                now[r] = tdone[r];
+            if (k == 0 || tport[r] > port[r])
+                port[r] = tport[r];
+        }
+    }
+    if (ok && p->xchg != TB_XCHG_NONE && !tb_plan_xchg_first(p))
+        ok = xchg_phase(c, world, p, spec, bytes, now, port) == 0;
+    if (ok) {
         t = 0.0;
         for (int r = 0; r < P; r++)
             if (now[r] > t)
                 t = now[r];
     }
     free(now);
-    free(port);
     return t;
 }
 
@@ -469,18 +512,24 @@ uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
     h = tb_hash_u64(h, (uint64_t)t->size);
     h = tb_hash_u64(h, (uint64_t)t->root);
     h = tb_hash_u64(h, (uint64_t)t->nblocks);
-    for (int r = 0; r < t->size; r++) {
-        h = tb_hash_u64(h, (uint64_t)(int64_t)t->parent[r]);
-        h = tb_hash_u64(h, (uint64_t)t->blk_lo[r]);
-        h = tb_hash_u64(h, (uint64_t)t->blk_hi[r]);
-        const int *ch = tb_tree_children(t, r);
-        for (int i = 0; i < tb_tree_nchildren(t, r); i++)
-            h = tb_hash_u64(h, (uint64_t)ch[i]);
-        h = tb_hash_u64(h, UINT64_C(0xfffffffffffffffe)); /* end of a child list */
+    for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        t = tb_plan_tree(p, k);
+        for (int r = 0; r < t->size; r++) {
+            h = tb_hash_u64(h, (uint64_t)(int64_t)t->parent[r]);
+            h = tb_hash_u64(h, (uint64_t)t->blk_lo[r]);
+            h = tb_hash_u64(h, (uint64_t)t->blk_hi[r]);
+            if (t->seg) /* an edge's own segment, as far as it cuts the message */
+                h = tb_hash_u64(h, (uint64_t)(t->seg[r] >= bytes ? 0 : t->seg[r]));
+            const int *ch = tb_tree_children(t, r);
+            for (int i = 0; i < tb_tree_nchildren(t, r); i++)
+                h = tb_hash_u64(h, (uint64_t)ch[i]);
+            h = tb_hash_u64(h, UINT64_C(0xfffffffffffffffe)); /* end of a child list */
+        }
     }
+    t = &p->tree;
     h = tb_hash_u64(h, (uint64_t)p->xchg);
-    if ((p->xchg == TB_XCHG_RING || p->xchg == TB_XCHG_RDBL) && p->order)
-        for (int v = 0; v < t->size; v++)
+    if ((p->xchg == TB_XCHG_RING || p->xchg == TB_XCHG_RDBL || p->xchg == TB_XCHG_CIRC) && p->order)
+        for (int v = 0; v < (p->norder > 0 ? p->norder : t->size); v++)
             h = tb_hash_u64(h, (uint64_t)p->order[v]);
     if (p->xchg == TB_XCHG_PAIR && p->partner)
         for (int r = 0; r < t->size; r++)
@@ -561,13 +610,17 @@ double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan
     }
     w.mem = w.busy + nbusy;
     double worst = 0.0;
-    for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
-        if (t->parent[r] >= 0) {
-            size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
-            size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
-            if (hi > lo)
-                charge(&w, t->parent[r], r, hi - lo);
-        }
+    for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        t = tb_plan_tree(p, k);
+        for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
+            if (t->parent[r] >= 0) {
+                size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
+                size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
+                if (hi > lo)
+                    charge(&w, t->parent[r], r, hi - lo);
+            }
+    }
+    t = &p->tree;
     if (p->xchg != TB_XCHG_NONE)
         for (int r = 0; r < P; r++) {
             tb_xchg_step *st = NULL;
@@ -578,9 +631,12 @@ double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan
             }
             for (int j = 0; j < ns; j++)
                 if (st[j].send_peer >= 0)
+                    /* a circulant's period step recurs every q rounds: about
+                     * the whole message over its q peers */
                     charge(&w, r, st[j].send_peer,
-                           range_bytes(bytes, t->nblocks, &st[j].send[0]) +
-                               range_bytes(bytes, t->nblocks, &st[j].send[1]));
+                           p->xchg == TB_XCHG_CIRC ? bytes / (size_t)ns
+                                                   : range_bytes(bytes, t->nblocks, &st[j].send[0]) +
+                                                         range_bytes(bytes, t->nblocks, &st[j].send[1]));
             free(st);
         }
     for (size_t i = 0; worst >= 0 && i < nbusy + nmem; i++)

@@ -20,6 +20,9 @@ typedef enum tb_alg_id {
     TB_ALG_MAGPIE2,
     TB_ALG_INTERPIPE,
     TB_ALG_DISTANCE_TREE,
+    TB_ALG_DBT,
+    TB_ALG_BINE,
+    TB_ALG_CIRCULANT,
     TB_ALG_COUNT
 } tb_alg_id;
 
@@ -30,7 +33,9 @@ enum { TB_RING_RANK = 0, TB_RING_DISTANCE = 1 };
 
 typedef struct tb_alg_spec {
     tb_alg_id id;
-    size_t segment;   /* bytes per pipeline segment; 0 = whole message */
+    size_t segment;   /* bytes per pipeline segment; 0 = whole message (per-level: the coarsest level's) */
+    int nlevel_seg;   /* 0, or >= 2 per-level segments (segment=A/B/...), coarsest first, the last for every finer level */
+    size_t level_seg[TB_MAX_LEVELS]; /* level_seg[0] == segment */
     int nonblocking;  /* 1: MPI_Isend with at most `outstanding` in flight */
     int outstanding;
     int chains;       /* chain: number of chains hanging off the root */
@@ -41,7 +46,21 @@ typedef struct tb_alg_spec {
     char levels[64];  /* '/'-separated level names to use ("" = all levels) */
     int nbase;        /* 0: default base; 1: one base for every level; else per level, coarsest first */
     tb_alg_id base[TB_MAX_LEVELS];
+    /* not a parameter (never parsed, printed, hashed or compared): which
+     * tree of a two-tree plan a base builder is making, 0 or 1, set by the
+     * plan builders on their copy of a base's spec */
+    int tree_index;
 } tb_alg_spec;
+
+/* \brief The segment of level j (0 = coarsest) of a hierarchical spec:
+ * its per-level segment, the last one for finer levels, or spec->segment.
+ * \return bytes (0 = whole message). */
+static inline size_t tb_alg_level_segment(const tb_alg_spec *s, int j)
+{
+    if (s->nlevel_seg < 2)
+        return s->segment;
+    return s->level_seg[j < s->nlevel_seg ? j : s->nlevel_seg - 1];
+}
 
 /* \brief The name of an algorithm, as TOPOBCAST_ALGORITHM spells it.
  * \return a static string; "?" for an id out of range. */

@@ -1,8 +1,11 @@
 /* A schedule is everything one rank needs to take part in a broadcast with
- * a given algorithm: its parent and children (with the blocks that travel on
- * each edge), followed by an exchange phase of paired steps (ring or
- * recursive-doubling allgather, split-binary swap).  Built once per
- * (communicator, root, algorithm, parameters), cached, run by tb_engine_run. */
+ * a given algorithm: in each of the plan's trees (one, or two for the
+ * double binary tree) its parent and children, with the blocks and the
+ * segment size of each edge; and a phase of paired exchange steps (ring or
+ * recursive-doubling allgather, split-binary swap, circulant rounds), run
+ * after the trees or, for a circulant among a level's leaders, before them.
+ * Built once per (communicator, root, algorithm, parameters), cached, run
+ * by tb_engine_run. */
 #ifndef TB_SCHEDULE_H
 #define TB_SCHEDULE_H
 
@@ -19,22 +22,46 @@ typedef struct tb_blocks {
 typedef struct tb_xchg_step {
     int send_peer, recv_peer;
     tb_blocks send[2], recv[2];
+    int dup; /* 1: recv[0] is a block this rank already holds (a circulant's last block sent again): it
+                lands in scratch memory, never over the message being sent from */
 } tb_xchg_step;
 
 typedef enum tb_xchg_kind {
     TB_XCHG_NONE = 0,
     TB_XCHG_RING,      /* order[]: ring allgather of block v held by order[v] */
     TB_XCHG_RDBL,      /* order[]: recursive doubling over virtual positions */
-    TB_XCHG_PAIR       /* partner[]: swap of halves (split_binary) */
+    TB_XCHG_PAIR,      /* partner[]: swap of halves (split_binary) */
+    TB_XCHG_CIRC       /* order[0..norder): circulant-graph rounds among them (Traff), before the trees */
 } tb_xchg_kind;
 
-/* Whole-communicator plan, as built by the algorithm builders. */
+/* Trees a plan may hold, run together by the engine's one tree phase. */
+#define TB_MAX_TREES 2
+
+/* Whole-communicator plan, as built by the algorithm builders.  Every tree
+ * spans all ranks, over the same nblocks; a rank's blocks in tree k are
+ * its share of tree k (dbt: tree 0 carries block 0, tree 1 block 1). */
 typedef struct tb_plan {
-    tb_tree tree;
+    tb_tree tree;  /* the first (usually the only) tree */
+    tb_tree tree2; /* the second when ntrees == 2 */
+    int ntrees;    /* 1 or 2 (a builder that leaves 0 built one) */
     tb_xchg_kind xchg;
-    int *order;   /* size entries, for RING/RDBL: order[v] = rank at virtual position v, order[0] = root */
+    int norder;   /* entries of order (0: size); CIRC among leaders uses fewer */
+    int *order;   /* for RING/RDBL/CIRC: order[v] = rank at virtual position v, order[0] = root */
     int *partner; /* size entries, for PAIR: partner rank or -1 */
 } tb_plan;
+
+/* \brief Tree k (0 .. ntrees-1) of a plan.  \return a pointer into p. */
+static inline const tb_tree *tb_plan_tree(const tb_plan *p, int k)
+{
+    return k == 0 ? &p->tree : &p->tree2;
+}
+/* \brief Whether the plan's exchange runs before its trees (a circulant
+ * among sources, which then feed the trees below them).
+ * \return 1 or 0. */
+static inline int tb_plan_xchg_first(const tb_plan *p)
+{
+    return p->xchg == TB_XCHG_CIRC;
+}
 
 /* Largest single message the engine sends or receives, so that byte counts
  * always fit MPI's int count; longer ranges go in several. */
@@ -42,27 +69,68 @@ typedef struct tb_plan {
 
 /* \brief The segment rule of the engine (engine.c), for the tools that model
  * it (tuner/model.c): a tree edge's range travels in pieces of this many
- * bytes, pipelined down the tree.  spec->segment, or the whole range when
- * it is 0 (sent TB_CHUNK_MAX bytes at a time).
+ * bytes, pipelined down the tree.  A segment seg, or the whole range when
+ * it is 0 (sent TB_CHUNK_MAX bytes at a time): tb_segment_piece; the
+ * spec's own segment: tb_segment_bytes (an edge with a segment of its own,
+ * tb_tree_edge_segment, uses that).
  * \return the piece length, 1..TB_CHUNK_MAX. */
-static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
+static inline size_t tb_segment_piece(size_t seg)
 {
-    size_t seg = spec->segment;
     return (seg == 0 || seg > TB_CHUNK_MAX) ? TB_CHUNK_MAX : seg;
 }
+static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
+{
+    return tb_segment_piece(spec->segment);
+}
+
+/* \brief How many blocks a circulant exchange cuts n bytes into: one per
+ * segment of tb_segment_bytes(spec), blocks of at most
+ * TB_XCHG_MAX_BLOCK_BYTES (a block received twice lands in scratch memory
+ * of one block), at most TB_XCHG_MAX_BLOCKS of them.
+ * \return 1 .. TB_XCHG_MAX_BLOCKS. */
+#define TB_XCHG_MAX_BLOCKS (1 << 16)
+#define TB_XCHG_MAX_BLOCK_BYTES ((size_t)4 << 20)
+static inline int tb_xchg_blocks(const tb_alg_spec *spec, size_t n)
+{
+    size_t seg = tb_segment_bytes(spec);
+    seg = seg < TB_XCHG_MAX_BLOCK_BYTES ? seg : TB_XCHG_MAX_BLOCK_BYTES;
+    size_t b = n / seg + (n % seg != 0);
+    return b < 1 ? 1 : b > TB_XCHG_MAX_BLOCKS ? TB_XCHG_MAX_BLOCKS : (int)b;
+}
+
+/* One rank's part of one tree. */
+typedef struct tb_sched_tree {
+    int parent;             /* -1 at the root and at sources */
+    tb_blocks mine;         /* blocks received from the parent (all at the root and at sources) */
+    size_t seg;             /* piece bytes from the parent, 0 = the spec's segment */
+    int nchildren;
+    int *children;          /* in send order */
+    tb_blocks *child_blocks;
+    size_t *child_seg;      /* piece bytes to each child, 0 = the spec's; NULL: all 0 */
+} tb_sched_tree;
 
 /* What one rank keeps. */
 typedef struct tb_schedule {
     tb_alg_spec spec;
     int size, root, me, nblocks;
-    int parent;             /* -1 at the root */
-    tb_blocks mine;         /* blocks received from the parent (all at the root) */
-    int nchildren;
-    int *children;          /* in send order */
-    tb_blocks *child_blocks;
+    int ntrees;
+    tb_sched_tree tree[TB_MAX_TREES];
+    int xchg_first;         /* 1: the exchange steps run before the trees */
+    int xperiod;            /* 0: steps are the rounds; q > 0: steps are one period of a circulant (tb_xchg_round) */
     int nsteps;
     tb_xchg_step *steps;
 } tb_schedule;
+
+/* \brief Round i of a circulant exchange of nblocks blocks from its period
+ * of q steps (tb_plan_xchg_steps of a TB_XCHG_CIRC plan): round i = j q + k
+ * moves the period's step k with block indices shifted by j q - x, where x
+ * aligns the last block with the last round; a block below 0 is no
+ * transfer at all (its peer drops it too), one beyond the last is the last
+ * block again (Traff's rule: some ranks get the last block only that way),
+ * marked dup where this rank already holds it.
+ * \return 1 with *out set (peers -1 where nothing moves), 0 when i is past
+ * the last round (nblocks - 1 + q rounds). */
+int tb_xchg_round(const tb_xchg_step *period, int q, int nblocks, int i, tb_xchg_step *out);
 
 /* \brief Builds the whole plan of an algorithm (never TB_ALG_DEFAULT) for
  * size ranks from root: its builder from the descriptor table (alg_desc.c).
@@ -75,15 +143,18 @@ int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec,
 /* \brief Frees a plan's arrays and zeroes it.
  * \return nothing. */
 void tb_plan_free(tb_plan *p);
-/* \brief Exchange steps of rank me, in order (the generator of p->xchg).
+/* \brief Exchange steps of rank me, in order (the generator of p->xchg);
+ * for TB_XCHG_CIRC one period of q = ceil(log2 norder) rounds, to expand
+ * with tb_xchg_round for a block count.
  * \return the count, *steps malloc'd (NULL when 0); -1 on allocation
  * failure. */
 int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps);
 /* \brief rank's position in the exchange order of p.
  * \return v with p->order[v] == rank, or -1 (also without an order). */
 int tb_plan_position(const tb_plan *p, int rank);
-/* \brief Rank me's schedule from a plan: parent, children with their
- * blocks, exchange steps; spec is kept in it.
+/* \brief Rank me's schedule from a plan: per tree its parent, children
+ * with their blocks and segments, then the exchange steps; spec is kept in
+ * it.
  * \return 0 (release with tb_schedule_free), or -1 on allocation failure
  * (*s then empty). */
 int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg_spec *spec);

@@ -7,7 +7,12 @@
 #include <stddef.h>
 
 /* The message is cut into `nblocks` balanced blocks; an edge carries a
- * contiguous block range [lo, hi).  Whole-message trees use nblocks = 1. */
+ * contiguous block range [lo, hi).  Whole-message trees use nblocks = 1.
+ * Besides the root, a tree may have sources: ranks that hold every block
+ * before the tree phase starts (they got it from an exchange that runs
+ * first, e.g. the circulant among a level's leaders) and so have no parent.
+ * An edge may carry its own segment size (per-level segments); seg is NULL
+ * while no edge has one. */
 typedef struct tb_tree {
     int size;         /* ranks 0..size-1 */
     int root;
@@ -21,6 +26,8 @@ typedef struct tb_tree {
     int nedges;
     int *edge_parent;
     int *edge_child;
+    int nsources;     /* ranks other than the root without a parent (tb_tree_add_source) */
+    size_t *seg;      /* seg[r]: piece bytes on the edge into r, 0 = the spec's segment; NULL: all 0 */
 } tb_tree;
 
 /* \brief An empty tree over ranks 0..size-1 rooted at root, the message in
@@ -36,6 +43,21 @@ void tb_tree_free(tb_tree *t);
  * \return 0, or -1 if a rank or the range is out of bounds, child already
  * has a parent or is the root, or the tree is complete. */
 int tb_tree_add_edge(tb_tree *t, int parent, int child, int lo, int hi);
+/* \brief Marks r (not the root, not attached) as a source: it holds every
+ * block before the tree phase, without a parent.
+ * \return 0, or -1 if r is out of range, the root, or already attached. */
+int tb_tree_add_source(tb_tree *t, int r);
+/* \brief Gives the edges added since edge number first (t->nedges before
+ * they were added) pieces of seg bytes (0: the spec's segment).
+ * \return 0, or -1 on allocation failure. */
+int tb_tree_set_segment(tb_tree *t, int first, size_t seg);
+/* \brief The piece length on the edge into child r: its own segment, or
+ * dflt when it has none.
+ * \return bytes. */
+static inline size_t tb_tree_edge_segment(const tb_tree *t, int r, size_t dflt)
+{
+    return t->seg && t->seg[r] ? t->seg[r] : dflt;
+}
 /* \brief The tree builders number a member list's ranks virtually, 0 at
  * the root.
  * \return virtual rank v: members[(root_index + v) % k]. */
@@ -60,8 +82,8 @@ static inline const int *tb_tree_children(const tb_tree *t, int r)
 }
 
 /* \brief Checks the invariants every builder must keep (on a finalized
- * tree): spans all ranks, one parent per non-root, acyclic, every child's
- * blocks inside what its parent holds.
+ * tree): spans all ranks, one parent per rank but the root and the
+ * sources, acyclic, every child's blocks inside what its parent holds.
  * \return 0, or -1 with a description in err. */
 int tb_tree_check(const tb_tree *t, char *err, size_t errlen);
 /* \brief Depth of t.  \return the edges on its longest root-leaf path. */

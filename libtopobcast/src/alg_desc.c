@@ -25,6 +25,13 @@ static const tb_alg_desc table[TB_ALG_COUNT] = {
     [TB_ALG_INTERPIPE] = {"interpipe", TB_PARAM_TREE | TB_PARAM_LEVELS | TB_PARAM_BASE, PIPELINE_SEGMENT,
                           TB_ALG_BINOMIAL, NULL, tb_plan_hierarchical},
     [TB_ALG_DISTANCE_TREE] = {"distance_tree", TB_PARAM_TREE, 0, TB_ALG_DEFAULT, NULL, tb_plan_distance_tree},
+    /* two trees each carrying half the message: pipelined like a chain */
+    [TB_ALG_DBT] = {"dbt", TB_PARAM_TREE, PIPELINE_SEGMENT, TB_ALG_DEFAULT, tb_tree_dbt_build, NULL, 2,
+                    TB_XCHG_NONE},
+    [TB_ALG_BINE] = {"bine", TB_PARAM_TREE, 0, TB_ALG_DEFAULT, tb_tree_bine_build, NULL, 1, TB_XCHG_NONE},
+    /* segment= sets the block count, so it pipelines like a chain */
+    [TB_ALG_CIRCULANT] = {"circulant", TB_PARAM_SEGMENT, PIPELINE_SEGMENT, TB_ALG_DEFAULT, NULL, tb_plan_circulant,
+                          1, TB_XCHG_CIRC},
 };
 
 const tb_alg_desc *tb_alg_desc_of(tb_alg_id id)
@@ -36,4 +43,22 @@ tb_tree_builder tb_tree_builder_for(tb_alg_id id)
 {
     const tb_alg_desc *d = tb_alg_desc_of(id);
     return d ? d->tree : NULL;
+}
+
+int tb_alg_ntrees(tb_alg_id id)
+{
+    const tb_alg_desc *d = tb_alg_desc_of(id);
+    return d && d->ntrees > 1 ? d->ntrees : 1;
+}
+
+tb_xchg_kind tb_alg_level_xchg(tb_alg_id id)
+{
+    const tb_alg_desc *d = tb_alg_desc_of(id);
+    return d ? d->level_xchg : TB_XCHG_NONE;
+}
+
+int tb_alg_desc_is_base(tb_alg_id id)
+{
+    const tb_alg_desc *d = tb_alg_desc_of(id);
+    return d && (d->tree || d->level_xchg != TB_XCHG_NONE);
 }

@@ -33,7 +33,9 @@ typedef struct tb_alg_desc {
     size_t segment;       /* default segment bytes (0: whole message) */
     tb_alg_id base;       /* hierarchical: default base of every level (TB_ALG_DEFAULT: none) */
     tb_tree_builder tree; /* one tree over a member list; non-NULL = usable as a level's base */
-    tb_plan_builder plan; /* whole plan; NULL = the single tree of `tree` over the communicator */
+    tb_plan_builder plan; /* whole plan; NULL = the tree(s) of `tree` over the communicator */
+    int ntrees;           /* trees of `tree` in one plan, each with its share of the blocks (0: 1) */
+    tb_xchg_kind level_xchg; /* an exchange among a level's leaders that can be the coarsest level's base */
 } tb_alg_desc;
 
 /* The descriptor of id, or NULL if id is out of range.  TB_ALG_DEFAULT
@@ -44,5 +46,16 @@ const tb_alg_desc *tb_alg_desc_of(tb_alg_id id);
  * \return the builder, or NULL if id has none (default, split_binary,
  * scatter_allgather, the hierarchical ones) or is out of range. */
 tb_tree_builder tb_tree_builder_for(tb_alg_id id);
+/* \brief Trees one plan of id holds when id is a level's base (dbt: 2).
+ * \return 1 or 2; 1 for ids out of range. */
+int tb_alg_ntrees(tb_alg_id id);
+/* \brief The exchange id runs among a level's leaders when it is that
+ * level's base (circulant).
+ * \return the kind, or TB_XCHG_NONE. */
+tb_xchg_kind tb_alg_level_xchg(tb_alg_id id);
+/* \brief Whether id may be named in base= (a tree builder or a leaders'
+ * exchange).
+ * \return 1 or 0. */
+int tb_alg_desc_is_base(tb_alg_id id);
 
 #endif

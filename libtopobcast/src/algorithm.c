@@ -103,10 +103,10 @@ static int parse_base_list(const char *v, tb_alg_spec *s, char *err, size_t errl
     char *save = NULL;
     for (char *tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
         int id = tb_alg_lookup(tok);
-        if (id < 0 || !tb_alg_desc_of((tb_alg_id)id)->tree) {
+        if (id < 0 || !tb_alg_desc_is_base((tb_alg_id)id)) {
             char names[256] = "";
             for (int i = 0; i < TB_ALG_COUNT; i++)
-                if (tb_alg_desc_of((tb_alg_id)i)->tree)
+                if (tb_alg_desc_is_base((tb_alg_id)i))
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
                              tb_alg_desc_of((tb_alg_id)i)->name);
             snprintf(err, errlen, "base '%s' is not a per-level algorithm (expected one of: %s)", tok, names);
@@ -122,6 +122,41 @@ static int parse_base_list(const char *v, tb_alg_spec *s, char *err, size_t errl
         snprintf(err, errlen, "base: expected one or more algorithm names separated by '/'");
         return -1;
     }
+    return 0;
+}
+
+/* segment=SIZE, or SIZE/SIZE/... per level (coarsest first) for the
+ * hierarchical algorithms (per_level). */
+static int parse_segments(tb_alg_spec *s, const char *val, unsigned per_level, char *err, size_t errlen)
+{
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", val);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (n == TB_MAX_LEVELS) {
+            snprintf(err, errlen, "segment=%s: more than %d per-level segments", val, TB_MAX_LEVELS);
+            return -1;
+        }
+        if (tb_parse_size(tok, &s->level_seg[n]) != 0) {
+            snprintf(err, errlen, "segment=%s: expected a byte count like 65536, 64K or 1M%s", val,
+                     per_level ? ", or one per level like 128K/16K" : "");
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0 || strchr(val, '/') == val || val[strlen(val) - 1] == '/' || strstr(val, "//")) {
+        snprintf(err, errlen, "segment=%s: expected a byte count like 65536, 64K or 1M", val);
+        return -1;
+    }
+    if (n > 1 && !per_level) {
+        snprintf(err, errlen, "segment=%s: one segment per level needs a hierarchical algorithm", val);
+        return -1;
+    }
+    s->segment = s->level_seg[0];
+    s->nlevel_seg = n > 1 ? n : 0;
+    if (n == 1)
+        s->level_seg[0] = 0;
     return 0;
 }
 
@@ -162,11 +197,7 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
     }
     switch (flag) {
     case TB_PARAM_SEGMENT:
-        if (tb_parse_size(val, &s->segment) != 0) {
-            snprintf(err, errlen, "segment=%s: expected a byte count like 65536, 64K or 1M", val);
-            return -1;
-        }
-        return 0;
+        return parse_segments(s, val, allowed & TB_PARAM_LEVELS, err, errlen);
     case TB_PARAM_SEND:
         return parse_either("send", val, "blocking", "nonblocking", &s->nonblocking, err, errlen);
     case TB_PARAM_OUTSTANDING:
@@ -266,7 +297,12 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
             n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);  \
     } while (0)
     char sep = ':';
-    if (p & TB_PARAM_SEGMENT) { ADD("%csegment=%zu", sep, s->segment); sep = ','; }
+    if (p & TB_PARAM_SEGMENT) {
+        ADD("%csegment=%zu", sep, s->segment);
+        for (int i = 1; i < s->nlevel_seg; i++)
+            ADD("/%zu", s->level_seg[i]);
+        sep = ',';
+    }
     if (p & TB_PARAM_CHAINS) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
     if (p & TB_PARAM_RADIX) { ADD("%cradix=%d", sep, s->radix); sep = ','; }
     if (p & TB_PARAM_ALLGATHER) { ADD("%callgather=%s", sep, s->allgather == TB_AG_RING ? "ring" : "recursive_doubling"); sep = ','; }
@@ -295,8 +331,11 @@ int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b)
     if (a->id != b->id || a->segment != b->segment || a->nonblocking != b->nonblocking ||
         a->outstanding != b->outstanding || a->chains != b->chains || a->radix != b->radix ||
         a->allgather != b->allgather || a->ring != b->ring || strcmp(a->levels, b->levels) != 0 ||
-        a->nbase != b->nbase)
+        a->nbase != b->nbase || a->nlevel_seg != b->nlevel_seg)
         return 0;
+    for (int i = 0; i < a->nlevel_seg; i++)
+        if (a->level_seg[i] != b->level_seg[i])
+            return 0;
     for (int i = 0; i < a->nbase; i++)
         if (a->base[i] != b->base[i])
             return 0;

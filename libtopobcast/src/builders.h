@@ -27,6 +27,14 @@ int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index
 /* \brief k-nomial tree of radix spec->radix (4 when unset).
  * \return as tb_tree_builder. */
 int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
+/* \brief Tree spec->tree_index (0 or 1) of a double binary tree: the root
+ * sends to the top of an in-order binary tree over the other members, the
+ * second tree mirrored or shifted so that no member is inner in both.
+ * \return as tb_tree_builder. */
+int tb_tree_dbt_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
+/* \brief Bine tree: binomial over negabinary distances (peers at +-1, 1,
+ * 3, 5, 11 ... ranks), largest subtree first.  \return as tb_tree_builder. */
+int tb_tree_bine_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 /* \brief The binomial tree over virtual ranks 0..k-1 (0 the root), in send
  * order: visit(ctx, v, c, m) for each edge v -> c = v + m, largest subtree
  * first.  Shared by the binomial tree and the scatter of scatter_allgather.
@@ -42,6 +50,8 @@ typedef struct tb_plan_env {
     const char *(*name)(tb_alg_id id);
     tb_tree_builder (*tree_builder)(tb_alg_id id); /* NULL: cannot be a level's base */
     void (*spec_default)(tb_alg_spec *s, tb_alg_id id);
+    int (*ntrees)(tb_alg_id id);                  /* trees a base makes (dbt: 2) */
+    tb_xchg_kind (*level_xchg)(tb_alg_id id);     /* a leaders' exchange base (circulant) */
 } tb_plan_env;
 
 /* Plan builders for the algorithms that are more than one base tree, one
@@ -63,6 +73,11 @@ int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec 
  * \return as above. */
 int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
                          const tb_plan_env *env, char *err, size_t errlen);
+/* \brief circulant: Traff's round-optimal circulant-graph broadcast among
+ * all ranks (exchange only; every non-root rank a source of an empty tree).
+ * \return as above. */
+int tb_plan_circulant(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
+                      const tb_plan_env *env, char *err, size_t errlen);
 /* \brief distance_tree: the minimum spanning tree of the distances grown
  * from the root.  \return as above. */
 int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
@@ -80,5 +95,9 @@ int tb_xchg_rdbl_steps(const tb_plan *p, int me, tb_xchg_step **steps);
 /* \brief Swap of halves between p->partner pairs; the root completes an
  * unpaired rank.  \return as above. */
 int tb_xchg_pair_steps(const tb_plan *p, int me, tb_xchg_step **steps);
+/* \brief One period (ceil(log2 norder) rounds) of the circulant broadcast
+ * among p->order[0..norder), block indices relative to the period
+ * (tb_xchg_round expands them).  \return as above. */
+int tb_xchg_circ_steps(const tb_plan *p, int me, tb_xchg_step **steps);
 
 #endif

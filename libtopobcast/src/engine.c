@@ -1,6 +1,8 @@
 /* The one send/receive loop of the library.  Every algorithm reaches the
- * wire through here: a tree phase that pipelines segments from parent to
- * children, then the schedule's exchange steps.
+ * wire through here: a tree phase that pipelines segments from parents to
+ * children in every tree of the schedule at once (one tree, or the two of
+ * a double binary tree), and a phase of exchange steps, run after the
+ * trees or, for a circulant among a level's leaders, before them.
  *
  * The loop is a state machine (tb_engine_op): each wait point is a place
  * where a non-blocking operation returns to its caller (MPI_Test says "not
@@ -11,7 +13,7 @@
 
 #include <stdlib.h>
 
-enum { PH_TREE, PH_XCHG, PH_DONE };
+enum { PH_PRE, PH_TREE, PH_POST, PH_DONE };
 
 static size_t min_size(size_t a, size_t b)
 {
@@ -31,26 +33,101 @@ static int settle(tb_engine_op *op, MPI_Request *r)
     return flag;
 }
 
-/* Room in the ring of in-flight sends: 1, or 0 while the oldest is still
- * in flight (non-blocking operations only). */
-static int send_room(tb_engine_op *op)
+/* Posts tree k's receives up to the window; 0, or -1 with op->rc set. */
+static int post_recvs(tb_engine_op *op, int k)
 {
-    if (op->scap == 0 || op->scount < op->scap)
-        return 1;
-    if (!settle(op, &op->sreq[op->shead]))
-        return 0;
+    tb_engine_tree *tr = &op->tr[k];
+    while (tr->posted < tr->nseg && tr->posted - tr->arrived < TB_RECV_WINDOW) {
+        size_t a = tr->lo + tr->posted * tr->seg, len = min_size(tr->hi - a, tr->seg);
+        int rc = PMPI_Irecv(op->buf + a, (int)len, MPI_BYTE, op->s->tree[k].parent, op->tag + k, op->comm,
+                            &tr->rreq[tr->posted % TB_RECV_WINDOW]);
+        if (rc != MPI_SUCCESS) {
+            op->rc = rc;
+            return -1;
+        }
+        tr->posted++;
+    }
+    return 0;
+}
+
+/* Tree k's oldest receive has completed: what has arrived grows. */
+static void absorb(tb_engine_op *op, int k)
+{
+    tb_engine_tree *tr = &op->tr[k];
+    tr->arrived++;
+    tr->frontier = min_size(tr->lo + tr->arrived * tr->seg, tr->hi);
+}
+
+static void send_pop(tb_engine_op *op)
+{
     op->shead = (op->shead + 1) % op->scap;
     op->scount--;
+}
+
+/* With two trees a rank's parent in one may be its child in the other, so
+ * no wait may be on one request alone: the oldest send (with_send) and the
+ * oldest receive of every tree still receiving are waited on together, and
+ * whatever completes is taken in (a receive also re-posts its window).
+ * 1 when something completed or failed (op->rc), 0 to come back. */
+static int await_any(tb_engine_op *op, int with_send)
+{
+    MPI_Request req[1 + TB_MAX_TREES];
+    int who[1 + TB_MAX_TREES], n = 0, idx = MPI_UNDEFINED, flag = 1;
+    if (with_send) {
+        req[n] = op->sreq[op->shead];
+        who[n++] = -1;
+    }
+    for (int k = 0; k < op->ntrees; k++)
+        if (op->tr[k].arrived < op->tr[k].posted) {
+            req[n] = op->tr[k].rreq[op->tr[k].arrived % TB_RECV_WINDOW];
+            who[n++] = k;
+        }
+    int rc = op->blocking ? PMPI_Waitany(n, req, &idx, MPI_STATUS_IGNORE)
+                          : PMPI_Testany(n, req, &idx, &flag, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && flag && idx == MPI_UNDEFINED)
+        rc = MPI_ERR_INTERN; /* nothing to wait for: a schedule the builders never make */
+    if (rc != MPI_SUCCESS) {
+        op->rc = rc;
+        return 1;
+    }
+    if (!flag)
+        return 0;
+    if (who[idx] < 0) {
+        op->sreq[op->shead] = MPI_REQUEST_NULL;
+        send_pop(op);
+        return 1;
+    }
+    int k = who[idx];
+    op->tr[k].rreq[op->tr[k].arrived % TB_RECV_WINDOW] = MPI_REQUEST_NULL;
+    absorb(op, k);
+    post_recvs(op, k);
     return 1;
 }
 
-static int send_post(tb_engine_op *op, const char *p, size_t len, int peer)
+/* Room in the ring of in-flight sends: 1 (or failed: op->rc), or 0 while
+ * the oldest is still in flight (non-blocking operations only). */
+static int send_room(tb_engine_op *op)
+{
+    while (op->scap > 0 && op->scount >= op->scap && op->rc == MPI_SUCCESS) {
+        if (op->ntrees > 1) {
+            if (!await_any(op, 1))
+                return 0;
+            continue;
+        }
+        if (!settle(op, &op->sreq[op->shead]))
+            return 0;
+        send_pop(op);
+    }
+    return 1;
+}
+
+static int send_post(tb_engine_op *op, const char *p, size_t len, int peer, int tag)
 {
     if (op->scap == 0)
-        return PMPI_Send(p, (int)len, MPI_BYTE, peer, op->tag, op->comm);
+        return PMPI_Send(p, (int)len, MPI_BYTE, peer, tag, op->comm);
     int slot = (op->shead + op->scount) % op->scap;
     op->scount++;
-    return PMPI_Isend(p, (int)len, MPI_BYTE, peer, op->tag, op->comm, &op->sreq[slot]);
+    return PMPI_Isend(p, (int)len, MPI_BYTE, peer, tag, op->comm, &op->sreq[slot]);
 }
 
 void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, int tag,
@@ -64,21 +141,32 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     op->blocking = blocking;
     op->rc = MPI_SUCCESS;
     op->cursor = op->end = NULL;
-    op->posted = op->arrived = 0;
-    op->child = op->moved = 0;
+    op->scratch = NULL;
+    op->tree = op->child = op->moved = 0;
     op->shead = op->scount = 0;
     op->step = op->nxreq = 0;
     op->chunk = 0;
+    op->ntrees = 0;
     op->phase = PH_DONE;
     if (nbytes == 0 || s->size <= 1)
         return;
-    op->seg = tb_segment_bytes(&s->spec);
-    op->lo = tb_block_offset(nbytes, s->nblocks, s->mine.lo);
-    op->hi = tb_block_offset(nbytes, s->nblocks, s->mine.hi);
-    op->nseg = s->parent >= 0 && op->hi > op->lo ? (op->hi - op->lo + op->seg - 1) / op->seg : 0;
-    op->frontier = s->parent >= 0 ? op->lo : op->hi;
-    if (s->nchildren > TB_ENGINE_LOCAL_CHILDREN) {
-        op->cursor = malloc(sizeof(size_t) * 2 * (size_t)s->nchildren);
+    op->dseg = tb_segment_bytes(&s->spec);
+    op->ntrees = s->ntrees;
+    int nchildren = 0;
+    for (int k = 0; k < s->ntrees; k++) {
+        const tb_sched_tree *st = &s->tree[k];
+        tb_engine_tree *tr = &op->tr[k];
+        tr->seg = st->seg ? st->seg : op->dseg;
+        tr->lo = tb_block_offset(nbytes, s->nblocks, st->mine.lo);
+        tr->hi = tb_block_offset(nbytes, s->nblocks, st->mine.hi);
+        tr->nseg = st->parent >= 0 && tr->hi > tr->lo ? (tr->hi - tr->lo + tr->seg - 1) / tr->seg : 0;
+        tr->frontier = st->parent >= 0 ? tr->lo : tr->hi;
+        tr->posted = tr->arrived = 0;
+        tr->first = nchildren;
+        nchildren += st->nchildren;
+    }
+    if (nchildren > TB_ENGINE_LOCAL_CHILDREN) {
+        op->cursor = malloc(sizeof(size_t) * 2 * (size_t)nchildren);
         if (!op->cursor) {
             op->rc = MPI_ERR_NO_MEM;
             return;
@@ -86,82 +174,90 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     } else {
         op->cursor = op->local;
     }
-    op->end = op->cursor + s->nchildren;
-    for (int i = 0; i < s->nchildren; i++) {
-        op->cursor[i] = tb_block_offset(nbytes, s->nblocks, s->child_blocks[i].lo);
-        op->end[i] = tb_block_offset(nbytes, s->nblocks, s->child_blocks[i].hi);
-    }
+    op->end = op->cursor + nchildren;
+    for (int k = 0; k < s->ntrees; k++)
+        for (int i = 0; i < s->tree[k].nchildren; i++) {
+            op->cursor[op->tr[k].first + i] = tb_block_offset(nbytes, s->nblocks, s->tree[k].child_blocks[i].lo);
+            op->end[op->tr[k].first + i] = tb_block_offset(nbytes, s->nblocks, s->tree[k].child_blocks[i].hi);
+        }
     /* a non-blocking operation never blocks in a send: "blocking" sends
-     * become one send in flight at a time */
+     * become one send in flight at a time; so do those of two trees */
     op->scap = s->spec.nonblocking ? s->spec.outstanding : 0;
     if (op->scap > TB_MAX_OUTSTANDING)
         op->scap = TB_MAX_OUTSTANDING;
     if (op->scap <= 0)
-        op->scap = blocking ? 0 : 1;
-    op->phase = PH_TREE;
+        op->scap = blocking && s->ntrees == 1 ? 0 : 1;
+    op->xnb = s->xperiod ? tb_xchg_blocks(&s->spec, nbytes) : s->nblocks;
+    op->phase = s->xchg_first ? PH_PRE : PH_TREE;
 }
 
-/* Receives this rank's byte range from its parent segment by segment and
- * forwards each segment to the children whose range it completes, children
- * in send order within a segment (so a segment reaches all subtrees before
- * the next one starts).  1 when finished or failed, 0 to come back. */
+/* Receives this rank's byte range of every tree from its parent there,
+ * segment by segment, and forwards each segment to the children whose
+ * range it completes, children in send order within a segment (so a
+ * segment reaches all subtrees before the next one starts), tree by tree;
+ * an edge with a segment of its own is fed in pieces of that size from
+ * what has arrived.  1 when finished or failed, 0 to come back. */
 static int tree_progress(tb_engine_op *op)
 {
     const tb_schedule *s = op->s;
     for (;;) {
-        while (op->posted < op->nseg && op->posted - op->arrived < TB_RECV_WINDOW) {
-            size_t a = op->lo + op->posted * op->seg, len = min_size(op->hi - a, op->seg);
-            int rc = PMPI_Irecv(op->buf + a, (int)len, MPI_BYTE, s->parent, op->tag, op->comm,
-                                &op->rreq[op->posted % TB_RECV_WINDOW]);
-            if (rc != MPI_SUCCESS) {
-                op->rc = rc;
+        for (int k = 0; k < op->ntrees; k++)
+            if (post_recvs(op, k) != 0)
                 return 1;
-            }
-            op->posted++;
-        }
         /* one segment per child per pass keeps children interleaved; a pass
          * interrupted by a full send ring resumes at the same child */
         for (;;) {
-            for (; op->child < s->nchildren; op->child++) {
-                int i = op->child;
-                if (op->cursor[i] >= op->end[i])
-                    continue;
-                size_t len = min_size(op->end[i] - op->cursor[i], op->seg);
-                if (op->cursor[i] + len > op->frontier)
-                    continue;
-                if (!send_room(op))
-                    return 0;
-                if (op->rc != MPI_SUCCESS)
-                    return 1;
-                int rc = send_post(op, op->buf + op->cursor[i], len, s->children[i]);
-                if (rc != MPI_SUCCESS) {
-                    op->rc = rc;
-                    return 1;
+            for (; op->tree < op->ntrees; op->tree++, op->child = 0) {
+                const tb_sched_tree *st = &s->tree[op->tree];
+                for (; op->child < st->nchildren; op->child++) {
+                    int i = op->tr[op->tree].first + op->child;
+                    if (op->cursor[i] >= op->end[i])
+                        continue;
+                    size_t seg = st->child_seg && st->child_seg[op->child] ? st->child_seg[op->child] : op->dseg;
+                    size_t len = min_size(op->end[i] - op->cursor[i], seg);
+                    if (op->cursor[i] + len > op->tr[op->tree].frontier)
+                        continue;
+                    if (!send_room(op))
+                        return 0;
+                    if (op->rc != MPI_SUCCESS)
+                        return 1;
+                    int rc = send_post(op, op->buf + op->cursor[i], len, st->children[op->child], op->tag + op->tree);
+                    if (rc != MPI_SUCCESS) {
+                        op->rc = rc;
+                        return 1;
+                    }
+                    op->cursor[i] += len;
+                    op->moved = 1;
                 }
-                op->cursor[i] += len;
-                op->moved = 1;
             }
-            op->child = 0;
+            op->tree = 0;
             if (!op->moved)
                 break;
             op->moved = 0;
         }
-        if (op->arrived == op->nseg)
+        int waiting = 0;
+        for (int k = 0; k < op->ntrees; k++)
+            waiting += op->tr[k].arrived < op->tr[k].nseg;
+        if (!waiting)
             break;
-        if (!settle(op, &op->rreq[op->arrived % TB_RECV_WINDOW]))
-            return 0;
+        if (op->ntrees > 1) {
+            if (!await_any(op, 0))
+                return 0;
+        } else {
+            if (!settle(op, &op->tr[0].rreq[op->tr[0].arrived % TB_RECV_WINDOW]))
+                return 0;
+            if (op->rc == MPI_SUCCESS)
+                absorb(op, 0);
+        }
         if (op->rc != MPI_SUCCESS)
             return 1;
-        op->arrived++;
-        op->frontier = min_size(op->lo + op->arrived * op->seg, op->hi);
     }
     while (op->scount > 0) {
         if (!settle(op, &op->sreq[op->shead]))
             return 0;
         if (op->rc != MPI_SUCCESS)
             return 1;
-        op->shead = (op->shead + 1) % op->scap;
-        op->scount--;
+        send_pop(op);
     }
     return 1;
 }
@@ -169,12 +265,11 @@ static int tree_progress(tb_engine_op *op)
 /* Byte ranges of one exchange step. */
 static void xchg_ranges(tb_engine_op *op, const tb_xchg_step *st)
 {
-    const tb_schedule *s = op->s;
     for (int k = 0; k < 2; k++) {
-        op->sl[k] = tb_block_offset(op->n, s->nblocks, st->send[k].lo);
-        op->sh[k] = st->send[k].hi > st->send[k].lo ? tb_block_offset(op->n, s->nblocks, st->send[k].hi) : op->sl[k];
-        op->rl[k] = tb_block_offset(op->n, s->nblocks, st->recv[k].lo);
-        op->rh[k] = st->recv[k].hi > st->recv[k].lo ? tb_block_offset(op->n, s->nblocks, st->recv[k].hi) : op->rl[k];
+        op->sl[k] = tb_block_offset(op->n, op->xnb, st->send[k].lo);
+        op->sh[k] = st->send[k].hi > st->send[k].lo ? tb_block_offset(op->n, op->xnb, st->send[k].hi) : op->sl[k];
+        op->rl[k] = tb_block_offset(op->n, op->xnb, st->recv[k].lo);
+        op->rh[k] = st->recv[k].hi > st->recv[k].lo ? tb_block_offset(op->n, op->xnb, st->recv[k].hi) : op->rl[k];
     }
 }
 
@@ -188,29 +283,45 @@ static void xchg_ranges(tb_engine_op *op, const tb_xchg_step *st)
  * step has no chunk left. */
 static int xchg_post(tb_engine_op *op, const tb_xchg_step *st)
 {
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, tag = op->tag + TB_MAX_TREES;
+    if (st->dup && !op->scratch && !(op->scratch = malloc(op->rh[0] - op->rl[0] + 1)))
+        return MPI_ERR_NO_MEM;
     for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++) {
         size_t a = op->rl[k] + op->chunk * TB_CHUNK_MAX;
+        /* a dup block (one block, one chunk) lands in scratch, never in the
+         * message it may be sent from in the same step */
         if (st->recv_peer >= 0 && a < op->rh[k])
-            rc = PMPI_Irecv(op->buf + a, (int)min_size(op->rh[k] - a, TB_CHUNK_MAX), MPI_BYTE, st->recv_peer,
-                            op->tag + 1 + k, op->comm, &op->xreq[op->nxreq++]);
+            rc = PMPI_Irecv(st->dup ? op->scratch : op->buf + a, (int)min_size(op->rh[k] - a, TB_CHUNK_MAX), MPI_BYTE,
+                            st->recv_peer, tag + k, op->comm, &op->xreq[op->nxreq++]);
     }
     for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++) {
         size_t a = op->sl[k] + op->chunk * TB_CHUNK_MAX;
         if (st->send_peer >= 0 && a < op->sh[k])
             rc = PMPI_Isend(op->buf + a, (int)min_size(op->sh[k] - a, TB_CHUNK_MAX), MPI_BYTE, st->send_peer,
-                            op->tag + 1 + k, op->comm, &op->xreq[op->nxreq++]);
+                            tag + k, op->comm, &op->xreq[op->nxreq++]);
     }
     if (rc != MPI_SUCCESS)
         op->nxreq--; /* the failed call left no request */
     return rc;
 }
 
-static int xchg_progress(tb_engine_op *op)
+/* The exchange's current step: the schedule's, or for a periodic
+ * (circulant) exchange its round op->step worked out into op->cur when the
+ * step starts.  NULL past the last one. */
+static const tb_xchg_step *xchg_step(tb_engine_op *op)
 {
     const tb_schedule *s = op->s;
-    while (op->step < s->nsteps) {
-        const tb_xchg_step *st = &s->steps[op->step];
+    if (!s->xperiod)
+        return op->step < s->nsteps ? &s->steps[op->step] : NULL;
+    if (op->nxreq == 0 && op->chunk == 0 && !tb_xchg_round(s->steps, s->xperiod, op->xnb, op->step, &op->cur))
+        return NULL;
+    return &op->cur;
+}
+
+static int xchg_progress(tb_engine_op *op)
+{
+    const tb_xchg_step *st;
+    while ((st = xchg_step(op)) != NULL) {
         if (op->nxreq == 0) {
             if (op->chunk == 0)
                 xchg_ranges(op, st);
@@ -246,8 +357,9 @@ static int xchg_progress(tb_engine_op *op)
 static void finish(tb_engine_op *op)
 {
     if (op->rc != MPI_SUCCESS) {
-        for (; op->posted > op->arrived; op->arrived++)
-            PMPI_Wait(&op->rreq[op->arrived % TB_RECV_WINDOW], MPI_STATUS_IGNORE);
+        for (int k = 0; k < op->ntrees; k++)
+            for (tb_engine_tree *tr = &op->tr[k]; tr->posted > tr->arrived; tr->arrived++)
+                PMPI_Wait(&tr->rreq[tr->arrived % TB_RECV_WINDOW], MPI_STATUS_IGNORE);
         for (; op->scount > 0; op->scount--) {
             PMPI_Wait(&op->sreq[op->shead], MPI_STATUS_IGNORE);
             op->shead = (op->shead + 1) % op->scap;
@@ -258,6 +370,8 @@ static void finish(tb_engine_op *op)
     }
     if (op->cursor != op->local)
         free(op->cursor);
+    free(op->scratch);
+    op->scratch = NULL;
     op->cursor = op->end = NULL;
     op->phase = PH_DONE;
 }
@@ -266,12 +380,17 @@ int tb_engine_progress(tb_engine_op *op)
 {
     if (op->phase == PH_DONE)
         return 1;
-    if (op->phase == PH_TREE) {
+    if (op->phase == PH_PRE) {
+        if (!xchg_progress(op))
+            return 0;
+        op->phase = PH_TREE;
+    }
+    if (op->phase == PH_TREE && op->rc == MPI_SUCCESS) {
         if (!tree_progress(op))
             return 0;
-        op->phase = PH_XCHG;
+        op->phase = op->s->xchg_first ? PH_DONE : PH_POST;
     }
-    if (op->rc == MPI_SUCCESS && !xchg_progress(op))
+    if (op->phase == PH_POST && op->rc == MPI_SUCCESS && !xchg_progress(op))
         return 0;
     finish(op);
     return 1;

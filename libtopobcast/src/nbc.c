@@ -8,7 +8,7 @@
  * communicator complete in the order they were started, on every rank.
  *
  * Tags on a private duplicate: blocking broadcasts use
- * TB_ENGINE_TAG_BLOCKING..+2; every non-blocking operation gets its own
+ * TB_ENGINE_TAG_BLOCKING..+TB_ENGINE_TAGS-1; every non-blocking operation gets its own
  * TB_ENGINE_TAGS tags from a slot: MPI_Ibcast number k on the communicator
  * (counted identically on every rank, since all ranks make the same
  * decisions in the same order) takes slot k mod half, a persistent request

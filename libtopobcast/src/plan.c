@@ -9,6 +9,7 @@
 void tb_plan_free(tb_plan *p)
 {
     tb_tree_free(&p->tree);
+    tb_tree_free(&p->tree2);
     free(p->order);
     free(p->partner);
     memset(p, 0, sizeof *p);
@@ -16,7 +17,8 @@ void tb_plan_free(tb_plan *p)
 
 int tb_plan_position(const tb_plan *p, int rank)
 {
-    for (int v = 0; p->order && v < p->tree.size; v++)
+    int n = p->norder > 0 ? p->norder : p->tree.size;
+    for (int v = 0; p->order && v < n; v++)
         if (p->order[v] == rank)
             return v;
     return -1;

@@ -46,8 +46,11 @@
 #include <string.h>
 
 typedef struct hier_ctx {
-    tb_tree *tree;
+    tb_tree *tree;      /* the tree being built (one pass per tree of the plan) */
+    tb_plan *plan;
     const tb_alg_spec *spec;
+    int tree_index;     /* which tree of the plan this pass builds */
+    int circ;           /* the coarsest level's leaders run a circulant before the trees */
     int nused;          /* grouping levels in use */
     int **eff;          /* eff[j][r]: group of rank r at used level j, refining j-1 */
     int *ord;           /* ranks sorted by (eff[0], ..., eff[nused-1], rank) */
@@ -67,6 +70,35 @@ static void base_spec(const tb_plan_env *env, tb_alg_spec *out, tb_alg_id base, 
         out->chains = outer->chains;
 }
 
+/* Level j's fan-out from members[xi] over members[0, n): its base tree
+ * (tree c->tree_index of a two-tree base), each edge with level j's
+ * segment when the spec has one per level; or, with a circulant at the
+ * coarsest level, the members become the sources that exchange among
+ * themselves before the trees (root first in the exchange order). */
+static int fan_out(hier_ctx *c, int j, const int *members, int n, int xi)
+{
+    if (j == 0 && c->circ) {
+        if (c->tree_index == 0) {
+            c->plan->order[0] = members[xi];
+            for (int i = 0, v = 1; i < n; i++)
+                if (i != xi)
+                    c->plan->order[v++] = members[i];
+            c->plan->norder = n;
+        }
+        for (int i = 0; i < n; i++)
+            if (i != xi && tb_tree_add_source(c->tree, members[i]) != 0)
+                return -1;
+        return 0;
+    }
+    int first = c->tree->nedges;
+    c->fan_spec[j].tree_index = c->tree_index;
+    if (c->fan[j](c->tree, members, n, xi, &c->fan_spec[j], c->tree_index, c->tree_index + 1) != 0)
+        return -1;
+    if (c->spec->nlevel_seg < 2)
+        return 0;
+    return tb_tree_set_segment(c->tree, first, tb_segment_piece(tb_alg_level_segment(c->spec, j)));
+}
+
 /* Fan-out of one group [s, e) of ord (a group at used level j - 1, or
  * everyone for j = 0) from its leader x, then recursion into its subgroups. */
 static int build_group(hier_ctx *c, int j, int s, int e, int x)
@@ -81,7 +113,7 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
                 xi = i - s;
         if (xi < 0)
             return -1;
-        return c->fan[j](c->tree, c->ord + s, e - s, xi, &c->fan_spec[j], 0, 1);
+        return fan_out(c, j, c->ord + s, e - s, xi);
     }
     const int *g = c->eff[j];
     int nsub = 0;
@@ -111,7 +143,7 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
     start[nsub] = e;
     int rc = xi < 0 ? -1 : 0;
     if (rc == 0 && nsub > 1)
-        rc = c->fan[j](c->tree, leader, nsub, xi, &c->fan_spec[j], 0, 1);
+        rc = fan_out(c, j, leader, nsub, xi);
     for (int n = 0; rc == 0 && n < nsub; n++)
         rc = build_group(c, j + 1, start[n], start[n + 1], leader[n]);
     free(leader);
@@ -180,6 +212,18 @@ static tb_alg_id fan_alg(const tb_alg_spec *spec, int j, int leaf)
 
 static int set_fan(hier_ctx *c, int slot, tb_alg_id id, char *err, size_t errlen)
 {
+    if (c->env->level_xchg(id) != TB_XCHG_NONE) {
+        /* an exchange among leaders runs before every tree: only the
+         * coarsest level's leaders can have the message by then */
+        if (slot != 0) {
+            snprintf(err, errlen, "%s: base %s can only be the coarsest level's (e.g. base=%s/binomial)",
+                     c->env->name(c->spec->id), c->env->name(id), c->env->name(id));
+            return -1;
+        }
+        c->circ = 1;
+        c->fan[slot] = NULL;
+        return 0;
+    }
     c->fan[slot] = c->env->tree_builder(id);
     if (!c->fan[slot]) {
         snprintf(err, errlen, "%s: base %s cannot be used as a level fan-out", c->env->name(c->spec->id),
@@ -261,16 +305,31 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (tb_tree_init(&p->tree, size, root, 1) != 0) {
+    /* a two-tree base makes two trees, each carrying half the message;
+     * every other base builds the same tree for both halves */
+    p->ntrees = 1;
+    for (int j = 0; j <= c.nused; j++)
+        if (c.fan[j] && env->ntrees(fan_alg(spec, j, j == c.nused)) == 2)
+            p->ntrees = 2;
+    if (c.circ && !(p->order = malloc(sizeof(int) * (size_t)size))) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    c.tree = &p->tree;
-    if (build_group(&c, 0, 0, size, root) != 0 || tb_tree_finalize(&p->tree) != 0) {
-        snprintf(err, errlen, "%s: cannot build tree for %d ranks", env->name(spec->id), size);
-        goto out;
+    c.plan = p;
+    for (int k = 0; k < p->ntrees; k++) {
+        tb_tree *t = k == 0 ? &p->tree : &p->tree2;
+        if (tb_tree_init(t, size, root, p->ntrees) != 0) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        c.tree = t;
+        c.tree_index = k;
+        if (build_group(&c, 0, 0, size, root) != 0 || tb_tree_finalize(t) != 0) {
+            snprintf(err, errlen, "%s: cannot build tree for %d ranks", env->name(spec->id), size);
+            goto out;
+        }
     }
-    p->xchg = TB_XCHG_NONE;
+    p->xchg = c.circ ? TB_XCHG_CIRC : TB_XCHG_NONE;
     rc = 0;
 out:
     if (c.eff)

@@ -14,28 +14,40 @@
 /* What plan builders may ask of the table, passed down (builders.h). */
 static const tb_plan_env *plan_env(void)
 {
-    static const tb_plan_env env = {tb_alg_name, tb_tree_builder_for, tb_alg_spec_default};
+    static const tb_plan_env env = {tb_alg_name, tb_tree_builder_for, tb_alg_spec_default, tb_alg_ntrees,
+                                    tb_alg_level_xchg};
     return &env;
 }
 
-static int plan_single_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, tb_tree_builder build,
+/* The descriptor's tree builder over the whole communicator, once per tree
+ * of the plan (dbt: two, tree k carrying block k of ntrees). */
+static int plan_single_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_alg_desc *d,
                             char *err, size_t errlen)
 {
+    int ntrees = tb_alg_ntrees(spec->id);
     int *members = malloc(sizeof(int) * (size_t)size);
-    if (!members || tb_tree_init(&p->tree, size, root, 1) != 0) {
-        free(members);
+    if (!members) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     for (int r = 0; r < size; r++)
         members[r] = r;
-    int rc = build(&p->tree, members, size, root, spec, 0, 1);
-    free(members);
-    if (rc != 0 || tb_tree_finalize(&p->tree) != 0) {
-        snprintf(err, errlen, "%s: cannot build tree for %d ranks", tb_alg_name(spec->id), size);
-        return -1;
+    int rc = 0;
+    p->ntrees = ntrees;
+    for (int k = 0; k < ntrees && rc == 0; k++) {
+        tb_tree *t = k == 0 ? &p->tree : &p->tree2;
+        tb_alg_spec ks = *spec;
+        ks.tree_index = k;
+        if (tb_tree_init(t, size, root, ntrees) != 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        } else if (d->tree(t, members, size, root, &ks, k, k + 1) != 0 || tb_tree_finalize(t) != 0) {
+            snprintf(err, errlen, "%s: cannot build tree for %d ranks", tb_alg_name(spec->id), size);
+            rc = -1;
+        }
     }
-    return 0;
+    free(members);
+    return rc;
 }
 
 int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *err,
@@ -47,13 +59,15 @@ int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec, const
     if (d && d->plan) {
         rc = d->plan(p, size, root, spec, h, plan_env(), err, errlen);
     } else if (d && d->tree) {
-        rc = plan_single_tree(p, size, root, spec, d->tree, err, errlen);
+        rc = plan_single_tree(p, size, root, spec, d, err, errlen);
     } else {
         snprintf(err, errlen, "algorithm %s has no schedule", tb_alg_name(spec->id));
         return -1;
     }
     if (rc != 0)
         tb_plan_free(p);
+    else if (p->ntrees == 0)
+        p->ntrees = 1;
     return rc;
 }
 
@@ -64,8 +78,36 @@ int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps)
     case TB_XCHG_RING: return tb_xchg_ring_steps(p, me, steps);
     case TB_XCHG_RDBL: return tb_xchg_rdbl_steps(p, me, steps);
     case TB_XCHG_PAIR: return tb_xchg_pair_steps(p, me, steps);
+    case TB_XCHG_CIRC: return tb_xchg_circ_steps(p, me, steps);
     default: return 0;
     }
+}
+
+/* Rank me's part of tree t. */
+static int sched_tree(tb_sched_tree *st, const tb_tree *t, int me)
+{
+    st->parent = t->parent[me];
+    st->mine.lo = t->blk_lo[me];
+    st->mine.hi = t->blk_hi[me];
+    st->seg = tb_tree_edge_segment(t, me, 0);
+    st->nchildren = tb_tree_nchildren(t, me);
+    if (st->nchildren == 0)
+        return 0;
+    st->children = malloc(sizeof(int) * (size_t)st->nchildren);
+    st->child_blocks = malloc(sizeof(tb_blocks) * (size_t)st->nchildren);
+    if (t->seg)
+        st->child_seg = malloc(sizeof(size_t) * (size_t)st->nchildren);
+    if (!st->children || !st->child_blocks || (t->seg && !st->child_seg))
+        return -1;
+    const int *c = tb_tree_children(t, me);
+    for (int i = 0; i < st->nchildren; i++) {
+        st->children[i] = c[i];
+        st->child_blocks[i].lo = t->blk_lo[c[i]];
+        st->child_blocks[i].hi = t->blk_hi[c[i]];
+        if (st->child_seg)
+            st->child_seg[i] = t->seg[c[i]];
+    }
+    return 0;
 }
 
 int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg_spec *spec)
@@ -77,30 +119,21 @@ int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg
     s->root = t->root;
     s->me = me;
     s->nblocks = t->nblocks;
-    s->parent = t->parent[me];
-    s->mine.lo = t->blk_lo[me];
-    s->mine.hi = t->blk_hi[me];
-    s->nchildren = tb_tree_nchildren(t, me);
-    if (s->nchildren > 0) {
-        s->children = malloc(sizeof(int) * (size_t)s->nchildren);
-        s->child_blocks = malloc(sizeof(tb_blocks) * (size_t)s->nchildren);
-        if (!s->children || !s->child_blocks) {
+    s->ntrees = p->ntrees > 1 ? p->ntrees : 1;
+    for (int k = 0; k < s->ntrees; k++)
+        if (sched_tree(&s->tree[k], tb_plan_tree(p, k), me) != 0) {
             tb_schedule_free(s);
             return -1;
         }
-        const int *c = tb_tree_children(t, me);
-        for (int i = 0; i < s->nchildren; i++) {
-            s->children[i] = c[i];
-            s->child_blocks[i].lo = t->blk_lo[c[i]];
-            s->child_blocks[i].hi = t->blk_hi[c[i]];
-        }
-    }
+    s->xchg_first = tb_plan_xchg_first(p);
     s->nsteps = tb_plan_xchg_steps(p, me, &s->steps);
     if (s->nsteps < 0) {
         s->nsteps = 0;
         tb_schedule_free(s);
         return -1;
     }
+    if (p->xchg == TB_XCHG_CIRC)
+        s->xperiod = s->nsteps;
     return 0;
 }
 
@@ -117,35 +150,45 @@ int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_s
     return rc;
 }
 
+/* A copy of n elements of size sz (NULL for none); *ok cleared on failure. */
+static void *dup_array(const void *src, int n, size_t sz, int *ok)
+{
+    if (!src || n <= 0)
+        return NULL;
+    void *d = malloc(sz * (size_t)n);
+    if (!d)
+        *ok = 0;
+    else
+        memcpy(d, src, sz * (size_t)n);
+    return d;
+}
+
 int tb_schedule_copy(tb_schedule *dst, const tb_schedule *src)
 {
+    int ok = 1;
     *dst = *src;
-    dst->children = NULL;
-    dst->child_blocks = NULL;
-    dst->steps = NULL;
-    if (src->nchildren > 0) {
-        dst->children = malloc(sizeof(int) * (size_t)src->nchildren);
-        dst->child_blocks = malloc(sizeof(tb_blocks) * (size_t)src->nchildren);
+    for (int k = 0; k < src->ntrees; k++) {
+        const tb_sched_tree *a = &src->tree[k];
+        tb_sched_tree *b = &dst->tree[k];
+        b->children = dup_array(a->children, a->nchildren, sizeof(int), &ok);
+        b->child_blocks = dup_array(a->child_blocks, a->nchildren, sizeof(tb_blocks), &ok);
+        b->child_seg = dup_array(a->child_seg, a->nchildren, sizeof(size_t), &ok);
     }
-    if (src->nsteps > 0)
-        dst->steps = malloc(sizeof(tb_xchg_step) * (size_t)src->nsteps);
-    if ((src->nchildren > 0 && (!dst->children || !dst->child_blocks)) || (src->nsteps > 0 && !dst->steps)) {
+    dst->steps = dup_array(src->steps, src->nsteps, sizeof(tb_xchg_step), &ok);
+    if (!ok) {
         tb_schedule_free(dst);
         return -1;
     }
-    if (src->nchildren > 0) {
-        memcpy(dst->children, src->children, sizeof(int) * (size_t)src->nchildren);
-        memcpy(dst->child_blocks, src->child_blocks, sizeof(tb_blocks) * (size_t)src->nchildren);
-    }
-    if (src->nsteps > 0)
-        memcpy(dst->steps, src->steps, sizeof(tb_xchg_step) * (size_t)src->nsteps);
     return 0;
 }
 
 void tb_schedule_free(tb_schedule *s)
 {
-    free(s->children);
-    free(s->child_blocks);
+    for (int k = 0; k < TB_MAX_TREES; k++) {
+        free(s->tree[k].children);
+        free(s->tree[k].child_blocks);
+        free(s->tree[k].child_seg);
+    }
     free(s->steps);
     memset(s, 0, sizeof *s);
 }

@@ -40,14 +40,43 @@ void tb_tree_free(tb_tree *t)
     free(t->children);
     free(t->edge_parent);
     free(t->edge_child);
+    free(t->seg);
     memset(t, 0, sizeof *t);
+}
+
+/* A source holds every block without a parent (tb_tree_add_source). */
+static int is_source(const tb_tree *t, int r)
+{
+    return r != t->root && t->parent[r] == -1 && t->blk_hi[r] > 0;
+}
+
+int tb_tree_add_source(tb_tree *t, int r)
+{
+    if (r < 0 || r >= t->size || r == t->root || t->parent[r] != -1 || is_source(t, r))
+        return -1;
+    t->blk_lo[r] = 0;
+    t->blk_hi[r] = t->nblocks;
+    t->nsources++;
+    return 0;
+}
+
+int tb_tree_set_segment(tb_tree *t, int first, size_t seg)
+{
+    if (!t->seg && seg == 0)
+        return 0;
+    if (!t->seg && !(t->seg = calloc((size_t)t->size, sizeof *t->seg)))
+        return -1;
+    for (int e = first < 0 ? 0 : first; e < t->nedges; e++)
+        t->seg[t->edge_child[e]] = seg;
+    return 0;
 }
 
 int tb_tree_add_edge(tb_tree *t, int parent, int child, int lo, int hi)
 {
     if (parent < 0 || parent >= t->size || child < 0 || child >= t->size)
         return -1;
-    if (child == t->root || t->parent[child] != -1 || parent == child || t->nedges >= t->size - 1)
+    if (child == t->root || t->parent[child] != -1 || is_source(t, child) || parent == child ||
+        t->nedges >= t->size - 1 - t->nsources)
         return -1;
     if (lo < 0 || hi > t->nblocks || lo > hi)
         return -1;
@@ -88,26 +117,26 @@ int tb_tree_check(const tb_tree *t, char *err, size_t errlen)
         snprintf(err, errlen, "root %d has parent %d", t->root, t->parent[t->root]);
         return -1;
     }
-    if (t->nedges != t->size - 1) {
-        snprintf(err, errlen, "%d edges for %d ranks", t->nedges, t->size);
+    if (t->nedges != t->size - 1 - t->nsources) {
+        snprintf(err, errlen, "%d edges for %d ranks and %d sources", t->nedges, t->size, t->nsources);
         return -1;
     }
     for (int r = 0; r < t->size; r++) {
-        if (r == t->root)
+        if (r == t->root || is_source(t, r))
             continue;
         int p = t->parent[r];
         if (p < 0) {
             snprintf(err, errlen, "rank %d has no parent", r);
             return -1;
         }
-        /* walk up: must reach the root within size steps (no cycle) */
+        /* walk up: must reach the root or a source within size steps (no cycle) */
         int x = r, steps = 0;
-        while (x != t->root && x >= 0 && steps <= t->size) {
+        while (x != t->root && x >= 0 && !is_source(t, x) && steps <= t->size) {
             x = t->parent[x];
             steps++;
         }
-        if (x != t->root) {
-            snprintf(err, errlen, "rank %d does not reach the root", r);
+        if (x != t->root && (x < 0 || !is_source(t, x))) {
+            snprintf(err, errlen, "rank %d does not reach the root or a source", r);
             return -1;
         }
         if (t->blk_lo[r] < t->blk_lo[p] || t->blk_hi[r] > t->blk_hi[p]) {
@@ -131,7 +160,7 @@ int tb_tree_depth(const tb_tree *t)
     int depth = 0;
     for (int r = 0; r < t->size; r++) {
         int d = 0;
-        for (int x = r; x != t->root && x >= 0 && d <= t->size; x = t->parent[x])
+        for (int x = r; x >= 0 && t->parent[x] >= 0 && d <= t->size; x = t->parent[x])
             d++;
         if (d > depth)
             depth = d;

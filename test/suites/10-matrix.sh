@@ -49,11 +49,19 @@ else
     # did too but made ~8400 segments per 8 MiB message, the slowest spec
     # (25-valgrind keeps segment=1000 at 2 ranks).
     # shellcheck disable=SC2054 # commas separate spec parameters
-    SPECS=(flat flat:send=nonblocking,outstanding=2 chain chain:chains=3 binary split_binary
-        binomial binomial:segment=8192,send=blocking knomial knomial:radix=3
-        pipeline pipeline:segment=4096 pipeline:segment=3001
+    # The 2026 builders replaced specs whose engine paths others cover
+    # (flat's small send ring: dbt:outstanding=2; chains=3 and radix=3:
+    # shapes test_trees checks; pipeline:segment=4096: segment=3001).  A
+    # hierarchical spec's last base is what a communicator without levels
+    # (this machine) runs: magpie2's dbt makes two trees, interpipe's
+    # per-level segment= its first; circulant as a coarsest level's base
+    # runs under SMPI (40-smpi.sh), where levels exist.  circulant:segment=1M:
+    # a round per block, and 8 oversubscribed ranks take ~0.1 s a round.
+    SPECS=(flat dbt:outstanding=2 chain circulant:segment=1M binary split_binary
+        binomial binomial:segment=8192,send=blocking knomial bine
+        pipeline dbt:segment=3001,send=blocking pipeline:segment=3001
         scatter_allgather scatter_allgather:allgather=recursive_doubling default
-        magpie magpie2:base=binary interpipe distance_tree)
+        magpie magpie2:base=binary/dbt interpipe:segment=64K/4K,base=circulant/bine distance_tree)
 fi
 
 for f in "$LIB" "$PROG"; do

@@ -26,7 +26,7 @@ else
     # shellcheck disable=SC2054 # commas separate spec parameters
     # (at 2 ranks every tree is one edge: the engine paths are what differ)
     SPECS=(binomial:segment=8192,send=blocking pipeline:segment=1000,send=nonblocking,outstanding=2
-        scatter_allgather:allgather=recursive_doubling split_binary magpie)
+        scatter_allgather:allgather=recursive_doubling split_binary magpie dbt:segment=1000,outstanding=2)
 fi
 # 2 ranks: every communicator kind, derived datatypes with gaps, counts that
 # leave partial segments/blocks, plus the back-to-back sequences.

@@ -21,9 +21,10 @@ if [ -n "${TB_NBC_SPECS:-}" ]; then
     read -ra SPECS <<<"$TB_NBC_SPECS"
 else
     # shellcheck disable=SC2054 # commas separate spec parameters
+    # (dbt: two trees, waits on either; circulant: exchange before the trees)
     SPECS=(binomial pipeline:segment=16K scatter_allgather scatter_allgather:allgather=recursive_doubling
-        knomial:radix=3 magpie interpipe split_binary flat:send=nonblocking,outstanding=2 chain:chains=2
-        binary:segment=3001,send=blocking distance_tree)
+        dbt:segment=3001,send=blocking magpie interpipe split_binary flat:send=nonblocking,outstanding=2
+        chain:chains=2 binary:segment=3001,send=blocking distance_tree circulant:segment=4K)
 fi
 for f in "$LIB" "$PROG"; do
     if [ ! -e "$f" ]; then
@@ -130,7 +131,7 @@ SMPI_BIN=$BUILD/smpi/bin/ibcast
 if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
     # shellcheck source=test/smpi/smpi-opts.sh
     . test/smpi/smpi-opts.sh
-    for spec in binomial scatter_allgather:allgather=recursive_doubling magpie; do
+    for spec in binomial scatter_allgather:allgather=recursive_doubling magpie dbt; do
         OUT=$(TOPOBCAST_ALGORITHM=$spec TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
             -platform test/platforms/fram.xml -hostfile test/platforms/fram-contiguous.txt -np 16 \
             "$SMPI_BIN" 2>&1)

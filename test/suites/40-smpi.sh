@@ -75,13 +75,14 @@ done
 
 # -- correctness of the library under SMPI ------------------------------------
 # P=64 on the FRAM-like platform: contiguous = 4 sockets x 16 ranks (SMPI
-# "nodes" of 16), round-robin = one rank on each of the 64 sockets.  The
-# interposition is checked too: TOPOBCAST_STATS must report the algorithm.
+# "nodes" of 16), round-robin = one rank on each of the 64 sockets; the newer
+# builders at P=16 and 12 (below).  The interposition is checked too:
+# TOPOBCAST_STATS must report the algorithm.
 bin=$BUILD/smpi/bin/bcast_matrix
 matrix_args=('--counts=0,1,4097,20011' '--types=byte,vector,intmix' '--comms=world,split,reversed')
 run_matrix() { # algorithm hostfile [platform np counts]
     local alg=$1 hf=$2 plat=${3:-fram} np=${4:-64} counts=${5:-}
-    local log="$logdir/matrix-${alg//[:=,]/_}-$hf.log" name="smpi bcast_matrix alg=$alg np=$np $hf"
+    local log="$logdir/matrix-${alg//[:=,\/]/_}-$hf-$np.log" name="smpi bcast_matrix alg=$alg np=$np $hf"
     local args=("${matrix_args[@]}")
     [ -n "$counts" ] && args[0]="--counts=$counts"
     TOPOBCAST_ALGORITHM=$alg TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
@@ -116,6 +117,38 @@ if [ -x "$bin" ]; then
     # peer; with 256 KiB some are eager and some rendezvous, which deadlocked
     # SMPI while both used one tag
     run_matrix scatter_allgather:allgather=recursive_doubling arm1-rr arm1 12 0,1,4097,262144,262147
+    # The 2026 builders, with counts on both sides of SMPI's eager /
+    # rendezvous switch at 64 KiB: P=16 round-robin on FRAM (one rank on
+    # each socket of nodes 0-7) and P=12 on ARM1 (4 NUMA domains).  Without
+    # a topology every rank is a host of its own and no level is left, so a
+    # two-level one is given: halves of 4 nodes over the nodes, for a
+    # circulant among the halves' leaders, dbt trees among the node leaders.
+    topo=$logdir/fram16-topology.yaml
+    {
+        echo "topobcast: 1"
+        echo "topology:"
+        printf '  fingerprint: {nprocs: 16, hosts: ['
+        sep=
+        for r in $(seq 0 15); do
+            printf '%sfram-n%02d-s%d' "$sep" $((r / 2)) $((r % 2))
+            sep=', '
+        done
+        echo "]}"
+        echo "  levels: [half, node]"
+        echo "  leaves:"
+        for r in $(seq 0 15); do printf '    - {rank: %d, host: fram-n%02d-s%d}\n' "$r" $((r / 2)) $((r % 2)); done
+        echo "  groups:"
+        echo "    half: [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]"
+        echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]]"
+        echo "selection:"
+        echo "  - {algorithm: default}"
+    } >"$topo"
+    for alg in dbt bine circulant:segment=16K interpipe:segment=64K/8K,base=circulant/dbt/binomial; do
+        TOPOBCAST_CONFIG=$topo run_matrix "$alg" fram-rr fram 16 0,65535,262147 || break
+    done
+    for alg in circulant:segment=8K magpie2:base=bine/dbt; do
+        run_matrix "$alg" arm1-rr arm1 12 0,65535,262147 || break
+    done
 else
     echo "not ok smpi bcast_matrix: $bin not built"
 fi

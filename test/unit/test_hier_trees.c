@@ -497,6 +497,69 @@ static void test_all_roots(const char *what, const int *pos)
     tb_hier_free(&h);
 }
 
+/* The two-tree and circulant bases, per-level segments: every tree of the
+ * plan valid, each level's boundaries crossed once per group by every tree
+ * (with a circulant among the coarsest level's leaders, which then have no
+ * parent, once per group below the coarsest), slow links first, and the
+ * per-level segments on the edges of their level. */
+static const char *const new_specs[] = {
+    "magpie2:base=dbt",
+    "magpie2:base=bine",
+    "interpipe:base=bine/dbt/binomial",
+    "interpipe:segment=128K/16K/4K,base=chain/binary/dbt",
+    "interpipe:base=circulant/binomial",
+    "magpie2:base=circulant/dbt/bine",
+    "interpipe:segment=256K/32K/4K,base=circulant/bine/chain",
+};
+
+static void test_new_bases(const char *what, const int *pos)
+{
+    tb_hier h = make_h1(pos);
+    for (size_t si = 0; si < sizeof new_specs / sizeof new_specs[0]; si++) {
+        tb_alg_spec s = spec_of(new_specs[si]);
+        int circ = strstr(new_specs[si], "circulant") != NULL, two = strstr(new_specs[si], "dbt") != NULL;
+        char why[256] = "";
+        for (int root = 0; root < NPOS && !why[0]; root++) {
+            tb_plan p;
+            char err[256];
+            if (build(&p, NPOS, root, &s, &h, err, sizeof err) != 0) {
+                snprintf(why, sizeof why, "root %d: %s", root, err);
+                continue;
+            }
+            if (p.ntrees != (two ? 2 : 1) || (p.xchg == TB_XCHG_CIRC) != circ ||
+                (circ && (p.norder != h.ngroups[0] || p.order[0] != root)))
+                snprintf(why, sizeof why, "root %d: %d trees, exchange %d over %d", root, p.ntrees, p.xchg, p.norder);
+            for (int k = 0; k < p.ntrees && !why[0]; k++) {
+                const tb_tree *t = tb_plan_tree(&p, k);
+                if (tb_tree_check(t, err, sizeof err) != 0 || t->nblocks != p.ntrees || t->nsources != (circ ? h.ngroups[0] - 1 : 0))
+                    snprintf(why, sizeof why, "root %d tree %d: %s", root, k, err);
+                for (int l = 0; l < h.nlevels && !why[0]; l++)
+                    if (crossings(t, &h, l) != h.ngroups[l] - (circ ? h.ngroups[0] : 1))
+                        snprintf(why, sizeof why, "root %d tree %d level %s: %d crossings for %d groups", root, k,
+                                 h.level_name[l], crossings(t, &h, l), h.ngroups[l]);
+                if (!why[0] && !slow_links_first(t, &h))
+                    snprintf(why, sizeof why, "root %d tree %d: a slow link after a fast one", root, k);
+                /* per-level segments: an edge leaving a group of level l (and
+                 * no coarser one) carries level l's segment, the finest the last */
+                for (int r = 0; r < NPOS && !why[0] && s.nlevel_seg > 1; r++) {
+                    if (t->parent[r] < 0)
+                        continue;
+                    int l = 0;
+                    while (l < h.nlevels && h.group[l][r] == h.group[l][t->parent[r]])
+                        l++;
+                    if (t->seg[r] != tb_alg_level_segment(&s, l))
+                        snprintf(why, sizeof why, "root %d tree %d: edge into %d (level %d) has segment %zu", root, k, r,
+                                 l, t->seg[r]);
+                }
+            }
+            tb_plan_free(&p);
+        }
+        TAP_OK(!why[0], "%s %s: every tree valid, minimal crossings, slow links first, per-level segments %s",
+               new_specs[si], what, why);
+    }
+    tb_hier_free(&h);
+}
+
 /* Random layouts of unequal groups, 3 levels, 20..60 ranks, scattered. */
 static void test_random_layouts(void)
 {
@@ -1117,6 +1180,10 @@ int main(void)
         pos[i] = i;
     shuffle(pos, NPOS);
     test_all_roots("(shuffled ranks)", pos);
+    test_new_bases("(shuffled ranks)", pos);
+    for (int i = 0; i < NPOS; i++)
+        pos[i] = (i * 5) % NPOS;
+    test_new_bases("(round-robin ranks)", pos);
     test_random_layouts();
     test_bases_used();
     test_no_hierarchy();

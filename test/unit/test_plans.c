@@ -1,10 +1,13 @@
 /* Whole broadcasts, simulated symbolically from the per-rank schedules: the
- * tree phase moves block ranges from parents to children, then the exchange
- * steps run with rendezvous semantics (a send completes only when the peer's
- * current step posts the matching receive), so schedules that would deadlock
- * with synchronous sends, send blocks their sender does not have, or
- * disagree with the receiver about what travels are all caught.  At the end
- * every rank must hold every block. */
+ * tree phase moves block ranges from parents to children in every tree of
+ * the plan (each tree on its own: a rank forwards in tree k only what tree k
+ * brought it, in pieces its child expects), the exchange steps run with
+ * rendezvous semantics (a send completes only when the peer's current step
+ * posts the matching receive), before the trees when the plan says so (a
+ * circulant among sources, unrolled for several block counts), so schedules
+ * that would deadlock with synchronous sends, send blocks their sender does
+ * not have, or disagree with the receiver about what travels are all
+ * caught.  At the end every rank must hold every block. */
 #include "alg_desc.h"
 #include "schedule.h"
 #include "tap.h"
@@ -17,18 +20,15 @@ typedef struct sim {
     int size, root, nblocks;
     tb_schedule *s;    /* size schedules */
     unsigned char *hold; /* hold[r * nblocks + b] */
+    int xnb;             /* blocks of a periodic exchange (its own block system), else nblocks */
+    unsigned char *xhold; /* xhold[r * xnb + b] for a periodic exchange, else hold */
 } sim;
 
-static unsigned char *held(sim *m, int r)
-{
-    return m->hold + (size_t)r * (size_t)m->nblocks;
-}
-
-static int holds_range(sim *m, const unsigned char *h, tb_blocks b)
+static int holds_range(int nb, const unsigned char *h, tb_blocks b)
 {
     if (b.lo >= b.hi)
         return 1;
-    if (b.lo < 0 || b.hi > m->nblocks)
+    if (b.lo < 0 || b.hi > nb)
         return 0;
     for (int i = b.lo; i < b.hi; i++)
         if (!h[i])
@@ -64,7 +64,22 @@ static int same_message(const tb_blocks a[2], const tb_blocks b[2])
     return 1;
 }
 
-static int build_all(sim *m, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *why, size_t len)
+/* Unrolls rank r's periodic (circulant) exchange for xnb blocks. */
+static int unroll(tb_schedule *s, int xnb)
+{
+    int n = xnb - 1 + s->xperiod;
+    tb_xchg_step *all = calloc((size_t)n, sizeof *all);
+    for (int i = 0; i < n; i++)
+        if (!tb_xchg_round(s->steps, s->xperiod, xnb, i, &all[i]))
+            return -1;
+    free(s->steps);
+    s->steps = all;
+    s->nsteps = n;
+    return 0;
+}
+
+static int build_all(sim *m, int size, int root, const tb_alg_spec *spec, const tb_hier *h, int xnb, char *why,
+                     size_t len)
 {
     memset(m, 0, sizeof *m);
     m->size = size;
@@ -79,6 +94,17 @@ static int build_all(sim *m, int size, int root, const tb_alg_spec *spec, const 
     }
     m->nblocks = m->s[0].nblocks;
     m->hold = calloc((size_t)size * (size_t)m->nblocks, 1);
+    m->xnb = m->nblocks;
+    m->xhold = m->hold;
+    if (m->s[0].xperiod > 0 || m->s[root].xchg_first) {
+        m->xnb = xnb;
+        m->xhold = calloc((size_t)size * (size_t)xnb, 1);
+        for (int r = 0; r < size; r++)
+            if (m->s[r].xperiod > 0 && unroll(&m->s[r], xnb) != 0) {
+                snprintf(why, len, "rank %d: cannot unroll its exchange", r);
+                return -1;
+            }
+    }
     return 0;
 }
 
@@ -87,8 +113,106 @@ static void free_all(sim *m)
     for (int r = 0; m->s && r < m->size; r++)
         tb_schedule_free(&m->s[r]);
     free(m->s);
+    if (m->xhold != m->hold)
+        free(m->xhold);
     free(m->hold);
     memset(m, 0, sizeof *m);
+}
+
+static int xchg_phase(sim *m, char *why, size_t len);
+
+/* Tree k of every schedule: headers, matched edges (blocks and segment
+ * sizes), then breadth first from the root and the sources, a parent
+ * forwarding only what it holds in this tree.  Sources (no parent, every
+ * block) must hold the whole exchange's message first when the exchange
+ * runs before the trees.  What tree k brings is added to hold. */
+static int tree_phase_k(sim *m, int k, char *why, size_t len)
+{
+    int size = m->size, nb = m->nblocks;
+    unsigned char *own = calloc((size_t)size * (size_t)nb, 1); /* what tree k brought */
+    int *queue = malloc(sizeof(int) * (size_t)size), qh = 0, qt = 0;
+    unsigned char *seen = calloc((size_t)size, 1);
+    int rc = 0, nkids = 0, nsrc = 0;
+    for (int r = 0; r < size && rc == 0; r++) {
+        tb_sched_tree *t = &m->s[r].tree[k];
+        nkids += t->nchildren;
+        if (t->parent >= size) {
+            snprintf(why, len, "tree %d rank %d: parent %d", k, r, t->parent);
+            rc = -1;
+        } else if (t->parent < 0) {
+            if (t->mine.lo != 0 || t->mine.hi != nb) {
+                snprintf(why, len, "tree %d: rank %d without parent holds [%d,%d) of %d", k, r, t->mine.lo,
+                         t->mine.hi, nb);
+                rc = -1;
+            } else if (r != m->root && !m->s[r].xchg_first) {
+                snprintf(why, len, "tree %d: rank %d has no parent and no exchange before the trees", k, r);
+                rc = -1;
+            } else if (r != m->root) {
+                for (int b = 0; b < m->xnb && rc == 0; b++)
+                    if (!m->xhold[(size_t)r * (size_t)m->xnb + (size_t)b]) {
+                        snprintf(why, len, "source %d lacks exchange block %d of %d", r, b, m->xnb);
+                        rc = -1;
+                    }
+                nsrc++;
+            }
+            if (rc == 0) {
+                add_range(own + (size_t)r * (size_t)nb, t->mine);
+                queue[qt++] = r;
+                seen[r] = 1;
+            }
+        } else {
+            tb_sched_tree *p = &m->s[t->parent].tree[k];
+            int found = 0;
+            for (int i = 0; i < p->nchildren; i++)
+                if (p->children[i] == r) {
+                    size_t cs = p->child_seg ? p->child_seg[i] : 0;
+                    found++;
+                    if (p->child_blocks[i].lo != t->mine.lo || p->child_blocks[i].hi != t->mine.hi) {
+                        snprintf(why, len, "tree %d: rank %d expects [%d,%d) but parent %d sends [%d,%d)", k, r,
+                                 t->mine.lo, t->mine.hi, t->parent, p->child_blocks[i].lo, p->child_blocks[i].hi);
+                        rc = -1;
+                    } else if (cs != t->seg) {
+                        snprintf(why, len, "tree %d: rank %d receives pieces of %zu but parent %d sends %zu", k, r,
+                                 t->seg, t->parent, cs);
+                        rc = -1;
+                    }
+                }
+            if (rc == 0 && found != 1) {
+                snprintf(why, len, "tree %d: rank %d appears %d times among its parent's children", k, r, found);
+                rc = -1;
+            }
+        }
+    }
+    if (rc == 0 && nkids != size - 1 - nsrc) {
+        snprintf(why, len, "tree %d: %d child entries for %d ranks and %d sources", k, nkids, size, nsrc);
+        rc = -1;
+    }
+    while (qh < qt && rc == 0) {
+        int pr = queue[qh++];
+        tb_sched_tree *p = &m->s[pr].tree[k];
+        for (int i = 0; i < p->nchildren && rc == 0; i++) {
+            int c = p->children[i];
+            if (c < 0 || c >= size || seen[c] || !holds_range(nb, own + (size_t)pr * (size_t)nb, p->child_blocks[i])) {
+                snprintf(why, len, "tree %d: rank %d cannot send [%d,%d) to child %d", k, pr, p->child_blocks[i].lo,
+                         p->child_blocks[i].hi, c);
+                rc = -1;
+                break;
+            }
+            seen[c] = 1;
+            add_range(own + (size_t)c * (size_t)nb, p->child_blocks[i]);
+            queue[qt++] = c;
+        }
+    }
+    if (rc == 0 && qt != size) {
+        snprintf(why, len, "tree %d: only %d of %d ranks reached", k, qt, size);
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && i < (size_t)size * (size_t)nb; i++)
+        m->hold[i] |= own[i];
+    free(own);
+    free(queue);
+    free(seen);
+    return rc;
 }
 
 static int tree_phase(sim *m, char *why, size_t len)
@@ -96,80 +220,62 @@ static int tree_phase(sim *m, char *why, size_t len)
     int size = m->size, nb = m->nblocks;
     for (int r = 0; r < size; r++) {
         tb_schedule *s = &m->s[r];
-        if (s->size != size || s->root != m->root || s->me != r || s->nblocks != nb) {
+        if (s->size != size || s->root != m->root || s->me != r || s->nblocks != nb || s->ntrees != m->s[0].ntrees ||
+            s->ntrees < 1 || s->ntrees > TB_MAX_TREES) {
             snprintf(why, len, "rank %d: schedule header disagrees", r);
             return -1;
         }
-        if ((r == m->root) != (s->parent == -1) || s->parent >= size) {
-            snprintf(why, len, "rank %d: parent %d", r, s->parent);
-            return -1;
-        }
+        for (int k = 0; k < s->ntrees; k++)
+            if ((r == m->root) != (s->tree[k].parent == -1) && !(s->xchg_first && s->tree[k].parent == -1)) {
+                snprintf(why, len, "rank %d: parent %d in tree %d", r, s->tree[k].parent, k);
+                return -1;
+            }
     }
-    tb_schedule *rs = &m->s[m->root];
+    tb_sched_tree *rs = &m->s[m->root].tree[0];
     if (rs->mine.lo != 0 || rs->mine.hi != nb) {
         snprintf(why, len, "root holds [%d,%d) of %d", rs->mine.lo, rs->mine.hi, nb);
         return -1;
     }
-    /* every parent link is matched by exactly one child entry with the same blocks */
-    int nkids = 0;
-    for (int r = 0; r < size; r++) {
-        nkids += m->s[r].nchildren;
-        if (r == m->root)
-            continue;
-        tb_schedule *p = &m->s[m->s[r].parent];
-        int found = 0;
-        for (int i = 0; i < p->nchildren; i++)
-            if (p->children[i] == r) {
-                found++;
-                if (p->child_blocks[i].lo != m->s[r].mine.lo || p->child_blocks[i].hi != m->s[r].mine.hi) {
-                    snprintf(why, len, "rank %d expects [%d,%d) but parent %d sends [%d,%d)", r, m->s[r].mine.lo,
-                             m->s[r].mine.hi, p->me, p->child_blocks[i].lo, p->child_blocks[i].hi);
-                    return -1;
-                }
-            }
-        if (found != 1) {
-            snprintf(why, len, "rank %d appears %d times among its parent's children", r, found);
+    for (int k = 0; k < m->s[0].ntrees; k++)
+        if (tree_phase_k(m, k, why, len) != 0)
             return -1;
-        }
-    }
-    if (nkids != size - 1) {
-        snprintf(why, len, "%d child entries for %d ranks", nkids, size);
-        return -1;
-    }
-    /* breadth first from the root: a parent forwards only what it holds */
-    int *queue = malloc(sizeof(int) * (size_t)size), qh = 0, qt = 0;
-    unsigned char *seen = calloc((size_t)size, 1);
-    queue[qt++] = m->root;
-    seen[m->root] = 1;
-    add_range(held(m, m->root), rs->mine);
-    int rc = 0;
-    while (qh < qt && rc == 0) {
-        tb_schedule *p = &m->s[queue[qh++]];
-        for (int i = 0; i < p->nchildren && rc == 0; i++) {
-            int c = p->children[i];
-            if (c < 0 || c >= size || seen[c] || !holds_range(m, held(m, p->me), p->child_blocks[i])) {
-                snprintf(why, len, "rank %d cannot send [%d,%d) to child %d", p->me, p->child_blocks[i].lo,
-                         p->child_blocks[i].hi, c);
-                rc = -1;
-                break;
+    return 0;
+}
+
+/* Every rank holds every block of hold (nb blocks). */
+static int all_held(sim *m, const unsigned char *hold, int nb, const char *what, char *why, size_t len)
+{
+    for (int r = 0; r < m->size; r++)
+        for (int b = 0; b < nb; b++)
+            if (!hold[(size_t)r * (size_t)nb + (size_t)b]) {
+                snprintf(why, len, "rank %d ends without %s block %d of %d", r, what, b, nb);
+                return -1;
             }
-            seen[c] = 1;
-            add_range(held(m, c), p->child_blocks[i]);
-            queue[qt++] = c;
-        }
+    return 0;
+}
+
+/* The phases in the schedule's order; every rank ends with every block. */
+static int run_phases(sim *m, char *why, size_t len)
+{
+    if (m->s[m->root].xchg_first) {
+        add_range(m->xhold + (size_t)m->root * (size_t)m->xnb, (tb_blocks){0, m->xnb});
+        if (xchg_phase(m, why, len) != 0 || tree_phase(m, why, len) != 0)
+            return -1;
+        return all_held(m, m->hold, m->nblocks, "tree", why, len);
     }
-    if (rc == 0 && qt != size) {
-        snprintf(why, len, "only %d of %d ranks reached by the tree", qt, size);
-        rc = -1;
-    }
-    free(queue);
-    free(seen);
-    return rc;
+    if (tree_phase(m, why, len) != 0 || xchg_phase(m, why, len) != 0)
+        return -1;
+    return all_held(m, m->hold, m->nblocks, "", why, len);
+}
+
+static unsigned char *xheld(sim *m, int r)
+{
+    return m->xhold + (size_t)r * (size_t)m->xnb;
 }
 
 static int xchg_phase(sim *m, char *why, size_t len)
 {
-    int size = m->size, nb = m->nblocks, rc = 0;
+    int size = m->size, nb = m->xnb, rc = 0;
     int *pc = calloc((size_t)size, sizeof(int));
     unsigned char *sent = calloc((size_t)size, 1), *got = calloc((size_t)size, 1);
     unsigned char *pending = calloc((size_t)size * (size_t)nb, 1);
@@ -205,8 +311,13 @@ static int xchg_phase(sim *m, char *why, size_t len)
             }
             /* holdings only change when a step completes, so held() is
              * what a sends at the start of its step */
-            if (!holds_range(m, held(m, a), sa->send[0]) || !holds_range(m, held(m, a), sa->send[1])) {
+            if (!holds_range(nb, xheld(m, a), sa->send[0]) || !holds_range(nb, xheld(m, a), sa->send[1])) {
                 snprintf(why, len, "rank %d step %d sends blocks it does not hold", a, pc[a]);
+                rc = -1;
+                break;
+            }
+            if (sb->dup && !holds_range(nb, xheld(m, b), sb->recv[0])) {
+                snprintf(why, len, "rank %d step %d: receives as a copy a block it does not hold", b, pc[b]);
                 rc = -1;
                 break;
             }
@@ -223,7 +334,7 @@ static int xchg_phase(sim *m, char *why, size_t len)
             if ((st->send_peer >= 0 && !sent[r]) || (st->recv_peer >= 0 && !got[r]))
                 continue;
             for (int b = 0; b < nb; b++)
-                held(m, r)[b] |= pending[(size_t)r * (size_t)nb + (size_t)b];
+                xheld(m, r)[b] |= pending[(size_t)r * (size_t)nb + (size_t)b];
             memset(pending + (size_t)r * (size_t)nb, 0, (size_t)nb);
             sent[r] = got[r] = 0;
             pc[r]++;
@@ -236,13 +347,6 @@ static int xchg_phase(sim *m, char *why, size_t len)
                      m->s[r].nsteps, m->s[r].steps[pc[r]].send_peer, m->s[r].steps[pc[r]].recv_peer);
             rc = -1;
         }
-    for (int r = 0; r < size && rc == 0; r++)
-        for (int b = 0; b < nb; b++)
-            if (!held(m, r)[b]) {
-                snprintf(why, len, "rank %d ends without block %d of %d", r, b, nb);
-                rc = -1;
-                break;
-            }
     free(pc);
     free(sent);
     free(got);
@@ -289,8 +393,9 @@ typedef struct alg_case {
     const char *name;
     tb_alg_id id;
     int chains, radix, allgather, ring;
-    int nblocks; /* 0: size */
+    int nblocks; /* 0: size, -1: not checked */
     steps_rule steps;
+    int periodic; /* a circulant: its period is unrolled for several block counts */
 } alg_case;
 
 static tb_alg_spec spec_for(const alg_case *c)
@@ -306,32 +411,51 @@ static tb_alg_spec spec_for(const alg_case *c)
     return s;
 }
 
-static int simulate(int size, int root, const tb_alg_spec *spec, const tb_hier *h, const alg_case *c, char *why,
-                    size_t len)
+/* Block counts a periodic (circulant) exchange is unrolled for. */
+static const int xblock_counts[] = {1, 2, 3, 5, 8, 13};
+
+static int simulate_n(int size, int root, const tb_alg_spec *spec, const tb_hier *h, const alg_case *c, int xnb,
+                      char *why, size_t len)
 {
     sim m;
-    int rc = build_all(&m, size, root, spec, h, why, len);
-    if (rc == 0 && m.nblocks != (c->nblocks ? c->nblocks : size)) {
+    int rc = build_all(&m, size, root, spec, h, xnb, why, len);
+    if (rc == 0 && c->nblocks >= 0 && m.nblocks != (c->nblocks ? c->nblocks : size)) {
         snprintf(why, len, "%d blocks", m.nblocks);
         rc = -1;
     }
-    for (int r = 0; rc == 0 && r < size; r++)
-        if (m.s[r].nsteps != c->steps(size, r, root)) {
-            snprintf(why, len, "rank %d has %d exchange steps, want %d", r, m.s[r].nsteps, c->steps(size, r, root));
+    for (int r = 0; rc == 0 && c->steps && r < size; r++) {
+        int want = c->steps(size, r, root);
+        if (m.s[r].xperiod > 0)
+            want = want > 0 ? xnb - 1 + want : 0; /* rounds of the unrolled period */
+        if (m.s[r].nsteps != want) {
+            snprintf(why, len, "rank %d has %d exchange steps, want %d", r, m.s[r].nsteps, want);
             rc = -1;
         }
+    }
     if (rc == 0)
-        rc = tree_phase(&m, why, len);
-    if (rc == 0)
-        rc = xchg_phase(&m, why, len);
+        rc = run_phases(&m, why, len);
+    if (rc != 0 && xnb > 0 && m.xnb != m.nblocks)
+        snprintf(why + strlen(why), len - strlen(why), " (%d exchange blocks)", xnb);
     free_all(&m);
     return rc;
+}
+
+static int simulate(int size, int root, const tb_alg_spec *spec, const tb_hier *h, const alg_case *c, char *why,
+                    size_t len)
+{
+    for (size_t i = 0; i < sizeof xblock_counts / sizeof xblock_counts[0]; i++) {
+        if (simulate_n(size, root, spec, h, c, xblock_counts[i], why, len) != 0)
+            return -1;
+        if (!c->periodic)
+            break;
+    }
+    return 0;
 }
 
 static void run_case(const alg_case *c)
 {
     tb_alg_spec spec = spec_for(c);
-    for (int size = 1; size <= 40; size++) {
+    for (int size = 1; size <= 64; size++) {
         char why[300] = "";
         int bad_root = -1;
         for (int root = 0; root < size && bad_root < 0; root++)
@@ -453,7 +577,7 @@ static void distance_ring(void)
     for (int ag = 0; ag < 2; ag++) {
         alg_case c = {ag ? "scatter_allgather:allgather=recursive_doubling,ring=distance"
                          : "scatter_allgather:ring=distance",
-                      TB_ALG_SCATTER_ALLGATHER, 0, 0, ag, TB_RING_DISTANCE, 0, ag ? rdbl_steps : ring_steps};
+                      TB_ALG_SCATTER_ALLGATHER, 0, 0, ag, TB_RING_DISTANCE, 0, ag ? rdbl_steps : ring_steps, 0};
         tb_alg_spec s = spec_for(&c);
         int ok = 1, changes_ok = 1;
         char why[300] = "";
@@ -480,58 +604,113 @@ static void distance_ring(void)
     tb_hier_free(&h);
 }
 
+/* Two levels over P ranks placed round robin on nodes of 4 (so groups
+ * interleave in rank order), sockets of 2 inside: the hierarchical plans
+ * with the new bases and per-level segments, every P 1..64, every root,
+ * the circulant at the coarsest level unrolled for several block counts. */
+static void hierarchical_bases(void)
+{
+    static const struct {
+        const char *text;
+        int nblocks;
+    } specs[] = {
+        {"magpie2:base=dbt", 2},
+        {"magpie2:base=bine", 1},
+        {"interpipe:base=binomial/dbt", 2},
+        {"interpipe:segment=64K/16K/4K,base=dbt/chain/binary", -1}, /* one tree where no level is left */
+        {"interpipe:segment=128K/8K", 1},
+        {"interpipe:base=circulant/binomial", 1},
+        {"magpie2:base=circulant/dbt/bine", -1},
+        {"interpipe:segment=128K/8K,base=circulant/chain/binary", 1},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        alg_case c = {specs[i].text, TB_ALG_DEFAULT, 0, 0, 0, 0, specs[i].nblocks, NULL,
+                      strstr(specs[i].text, "circulant") != NULL};
+        tb_alg_spec spec;
+        char err[200];
+        if (tb_alg_spec_parse(specs[i].text, &spec, err, sizeof err) != 0) {
+            TAP_OK(0, "%s parses (%s)", specs[i].text, err);
+            continue;
+        }
+        int bad_p = 0, bad_root = -1;
+        char why[300] = "";
+        for (int size = 1; size <= 64 && bad_root < 0; size++) {
+            tb_hier h;
+            if (tb_hier_alloc(&h, size, 2) != 0)
+                break;
+            int nodes = (size + 3) / 4;
+            snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "node");
+            snprintf(h.level_name[1], TB_LEVEL_NAME_MAX, "socket");
+            for (int r = 0; r < size; r++) {
+                h.group[0][r] = r % nodes;
+                h.group[1][r] = 2 * (r % nodes) + (r / nodes) % 2;
+            }
+            if (tb_hier_normalize(&h) != 0)
+                break;
+            for (int root = 0; root < size && bad_root < 0; root++)
+                if (simulate(size, root, &spec, &h, &c, why, sizeof why) != 0)
+                    bad_p = size, bad_root = root;
+            tb_hier_free(&h);
+        }
+        TAP_OK(bad_root < 0, "%s on 2 interleaved levels, P=1..64, every root: every rank ends with every block",
+               specs[i].text);
+        if (bad_root >= 0)
+            printf("#   P=%d root %d: %s\n", bad_p, bad_root, why);
+    }
+}
+
 /* The simulator itself must reject broken schedules. */
 static void simulator_catches(void)
 {
-    alg_case ring = {"ring", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING, TB_RING_RANK, 0, ring_steps};
+    alg_case ring = {"ring", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING, TB_RING_RANK, 0, ring_steps, 0};
     tb_alg_spec s = spec_for(&ring);
     char why[300];
     sim m;
 
-    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    build_all(&m, 5, 0, &s, NULL, 0, why, sizeof why);
     m.s[2].steps[1].send[0] = (tb_blocks){4, 5}; /* should be block 1 */
-    int rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    int rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects a send that disagrees with the receive (%s)", why);
     free_all(&m);
 
-    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    build_all(&m, 5, 0, &s, NULL, 0, why, sizeof why);
     m.s[3].steps[3].recv_peer = 4; /* waits for someone who never sends */
-    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects an unmatched receive (%s)", why);
     free_all(&m);
 
-    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
+    build_all(&m, 5, 0, &s, NULL, 0, why, sizeof why);
     m.s[1].nsteps = 3; /* stops one step early */
-    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects a rank that leaves early (%s)", why);
     free_all(&m);
 
-    build_all(&m, 5, 0, &s, NULL, why, sizeof why);
-    m.s[0].child_blocks[0].hi = m.s[0].child_blocks[0].lo; /* parent sends less than the child expects */
+    build_all(&m, 5, 0, &s, NULL, 0, why, sizeof why);
+    m.s[0].tree[0].child_blocks[0].hi = m.s[0].tree[0].child_blocks[0].lo; /* parent sends less than the child expects */
     rc = tree_phase(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects a tree edge that disagrees with the child (%s)", why);
     free_all(&m);
 
     /* two ranks that both send first and receive second deadlock under rendezvous */
-    build_all(&m, 2, 0, &s, NULL, why, sizeof why);
+    build_all(&m, 2, 0, &s, NULL, 0, why, sizeof why);
     for (int r = 0; r < 2; r++) {
         tb_xchg_step *st = realloc(m.s[r].steps, 2 * sizeof *st);
         m.s[r].steps = st;
         m.s[r].nsteps = 2;
-        st[0] = (tb_xchg_step){1 - r, -1, {{r, r + 1}, {0, 0}}, {{0, 0}, {0, 0}}};
-        st[1] = (tb_xchg_step){-1, 1 - r, {{0, 0}, {0, 0}}, {{1 - r, 2 - r}, {0, 0}}};
+        st[0] = (tb_xchg_step){1 - r, -1, {{r, r + 1}, {0, 0}}, {{0, 0}, {0, 0}}, 0};
+        st[1] = (tb_xchg_step){-1, 1 - r, {{0, 0}, {0, 0}}, {{1 - r, 2 - r}, {0, 0}}, 0};
     }
-    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects send-send/recv-recv ordering as a deadlock (%s)", why);
     free_all(&m);
 
     /* a send of a block the sender only gets in the same step */
-    alg_case rd = {"rdbl", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps};
+    alg_case rd = {"rdbl", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps, 0};
     s = spec_for(&rd);
-    build_all(&m, 4, 0, &s, NULL, why, sizeof why);
+    build_all(&m, 4, 0, &s, NULL, 0, why, sizeof why);
     m.s[1].steps[0].send[1] = (tb_blocks){3, 4}; /* rank 1 does not hold block 3 yet */
     m.s[0].steps[0].recv[1] = (tb_blocks){3, 4};
-    rc = tree_phase(&m, why, sizeof why) == 0 ? xchg_phase(&m, why, sizeof why) : 0;
+    rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects sending a block not yet held (%s)", why);
     free_all(&m);
 }
@@ -559,8 +738,8 @@ static void descriptor_table(void)
             tb_plan_free(&p);
         snprintf(text, sizeof text, "magpie2:base=%s", d->name);
         int as_base = tb_alg_spec_parse(text, &spec, err, sizeof err) == 0;
-        TAP_OK(as_base == (d->tree != NULL), "table: %s %s a level's base", d->name,
-               d->tree ? "is accepted as" : "is refused as");
+        TAP_OK(as_base == tb_alg_desc_is_base((tb_alg_id)i), "table: %s %s a level's base", d->name,
+               tb_alg_desc_is_base((tb_alg_id)i) ? "is accepted as" : "is refused as");
     }
     TAP_OK(tb_alg_desc_of(TB_ALG_COUNT) == NULL, "table: out-of-range id has no descriptor");
 }
@@ -577,30 +756,36 @@ static void builder_examples(void)
     check_plan_example("libtopobcast/src/xchg_rdbl.c", "scatter_allgather:allgather=recursive_doubling", 5, 0, NULL,
                        EXAMPLE_STEPS);
     check_plan_example("libtopobcast/src/xchg_pair.c", "split_binary", 6, 0, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan_circulant.c", "circulant", 4, 1, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/xchg_circ.c", "circulant", 5, 0, NULL, EXAMPLE_STEPS);
 }
 
 int main(void)
 {
     descriptor_table();
     static const alg_case cases[] = {
-        {"flat", TB_ALG_FLAT, 0, 0, 0, 0, 1, no_steps},
-        {"chain", TB_ALG_CHAIN, 1, 0, 0, 0, 1, no_steps},
-        {"chain:chains=3", TB_ALG_CHAIN, 3, 0, 0, 0, 1, no_steps},
-        {"pipeline", TB_ALG_PIPELINE, 0, 0, 0, 0, 1, no_steps},
-        {"binary", TB_ALG_BINARY, 0, 0, 0, 0, 1, no_steps},
-        {"binomial", TB_ALG_BINOMIAL, 0, 0, 0, 0, 1, no_steps},
-        {"knomial", TB_ALG_KNOMIAL, 0, 0, 0, 0, 1, no_steps},
-        {"knomial:radix=3", TB_ALG_KNOMIAL, 0, 3, 0, 0, 1, no_steps},
-        {"split_binary", TB_ALG_SPLIT_BINARY, 0, 0, 0, 0, 2, pair_steps},
+        {"flat", TB_ALG_FLAT, 0, 0, 0, 0, 1, no_steps, 0},
+        {"chain", TB_ALG_CHAIN, 1, 0, 0, 0, 1, no_steps, 0},
+        {"chain:chains=3", TB_ALG_CHAIN, 3, 0, 0, 0, 1, no_steps, 0},
+        {"pipeline", TB_ALG_PIPELINE, 0, 0, 0, 0, 1, no_steps, 0},
+        {"binary", TB_ALG_BINARY, 0, 0, 0, 0, 1, no_steps, 0},
+        {"binomial", TB_ALG_BINOMIAL, 0, 0, 0, 0, 1, no_steps, 0},
+        {"knomial", TB_ALG_KNOMIAL, 0, 0, 0, 0, 1, no_steps, 0},
+        {"knomial:radix=3", TB_ALG_KNOMIAL, 0, 3, 0, 0, 1, no_steps, 0},
+        {"split_binary", TB_ALG_SPLIT_BINARY, 0, 0, 0, 0, 2, pair_steps, 0},
         {"scatter_allgather:allgather=ring", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING, TB_RING_RANK, 0,
-         ring_steps},
+         ring_steps, 0},
         {"scatter_allgather:allgather=recursive_doubling", TB_ALG_SCATTER_ALLGATHER, 0, 0,
-         TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps},
+         TB_AG_RECURSIVE_DOUBLING, TB_RING_RANK, 0, rdbl_steps, 0},
         {"scatter_allgather:ring=distance (no hierarchy)", TB_ALG_SCATTER_ALLGATHER, 0, 0, TB_AG_RING,
-         TB_RING_DISTANCE, 0, ring_steps},
+         TB_RING_DISTANCE, 0, ring_steps, 0},
+        {"dbt", TB_ALG_DBT, 0, 0, 0, 0, 2, no_steps, 0},
+        {"bine", TB_ALG_BINE, 0, 0, 0, 0, 1, no_steps, 0},
+        {"circulant", TB_ALG_CIRCULANT, 0, 0, 0, 0, 1, rdbl_steps, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+    hierarchical_bases();
     split_binary_shape();
     scatter_shape();
     distance_ring();

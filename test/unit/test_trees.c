@@ -421,7 +421,8 @@ static void subsets(void)
 static void bad_arguments(void)
 {
     static const int m[] = {0, 1, 2};
-    static const tb_alg_id ids[] = {TB_ALG_FLAT, TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_BINOMIAL, TB_ALG_KNOMIAL};
+    static const tb_alg_id ids[] = {TB_ALG_FLAT, TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_BINOMIAL, TB_ALG_KNOMIAL,
+                                    TB_ALG_BINE, TB_ALG_DBT};
     for (size_t a = 0; a < sizeof ids / sizeof ids[0]; a++) {
         tb_tree t;
         tb_tree_init(&t, 3, 0, 1);
@@ -439,6 +440,87 @@ static void bad_arguments(void)
            "no base builder for scatter_allgather / default");
 }
 
+/* Tree `which` (0/1) of a builder over ranks 0..k-1 with ntrees blocks. */
+static int build_k(tb_tree *t, tb_tree_builder b, int k, int root, int which, int ntrees)
+{
+    tb_alg_spec spec = spec_of(TB_ALG_DEFAULT, 0, 0);
+    spec.tree_index = which;
+    int *members = malloc(sizeof(int) * (size_t)k);
+    for (int i = 0; i < k; i++)
+        members[i] = i;
+    int rc = tb_tree_init(t, k, root, ntrees);
+    if (rc == 0)
+        rc = b(t, members, k, root, &spec, which, which + 1);
+    if (rc == 0)
+        rc = tb_tree_finalize(t);
+    free(members);
+    return rc;
+}
+
+/* Bine: valid for every k 1..64 and root, the rotation of the root-0 tree,
+ * ceil(log2 k) rounds at a power of two and at most one more elsewhere,
+ * every child of a power-of-two tree a negabinary distance away; dbt: both
+ * trees valid, each carrying its half, no rank inner in both, depth at most
+ * floor(log2(k-1)) + 1, the root sending once per tree. */
+static void new_bases(void)
+{
+    for (int k = 1; k <= 64; k++) {
+        char why[256] = "";
+        int lg = ceil_log(k, 2);
+        for (int root = 0; root < k && !why[0]; root++) {
+            tb_tree t, t0;
+            char err[200];
+            if (build_k(&t, tb_tree_bine_build, k, root, 0, 1) != 0 || build_k(&t0, tb_tree_bine_build, k, 0, 0, 1) != 0)
+                snprintf(why, sizeof why, "bine root %d: builder failed", root);
+            else if (tb_tree_check(&t, err, sizeof err) != 0)
+                snprintf(why, sizeof why, "bine root %d: %s", root, err);
+            else if (tree_rounds(&t, root, 0) > lg + ((k & (k - 1)) != 0) ||
+                     ((k & (k - 1)) == 0 && tree_rounds(&t, root, 0) != lg))
+                snprintf(why, sizeof why, "bine root %d: %d rounds for ceil(log2 k) = %d", root, tree_rounds(&t, root, 0),
+                         lg);
+            for (int v = 1; v < k && !why[0]; v++) {
+                if (t.parent[(root + v) % k] != (root + t0.parent[v]) % k)
+                    snprintf(why, sizeof why, "bine root %d: not the rotation of root 0's tree", root);
+                int d = v - t0.parent[v], ok = (k & (k - 1)) != 0;
+                d = d < 0 ? -d : d;
+                for (int j = 1, e = 1, f = 1; !ok && e <= k; j++) { /* e runs 1, 1, 3, 5, 11, ... */
+                    ok = d == e || d == k - e;
+                    int g = f + 2 * e;
+                    e = f, f = g;
+                    (void)j;
+                }
+                if (!ok && !why[0])
+                    snprintf(why, sizeof why, "bine k=%d: edge %d -> %d is no negabinary distance", k, t0.parent[v], v);
+            }
+            tb_tree_free(&t);
+            tb_tree_free(&t0);
+            tb_tree a, b;
+            if (build_k(&a, tb_tree_dbt_build, k, root, 0, 2) != 0 || build_k(&b, tb_tree_dbt_build, k, root, 1, 2) != 0) {
+                snprintf(why, sizeof why, "dbt root %d: builder failed", root);
+            } else if (tb_tree_check(&a, err, sizeof err) != 0 || tb_tree_check(&b, err, sizeof err) != 0) {
+                snprintf(why, sizeof why, "dbt root %d: %s", root, err);
+            } else if (k > 1 && (tb_tree_nchildren(&a, root) != 1 || tb_tree_nchildren(&b, root) != 1)) {
+                snprintf(why, sizeof why, "dbt root %d: sends %d and %d times", root, tb_tree_nchildren(&a, root),
+                         tb_tree_nchildren(&b, root));
+            } else if (k > 1 && (tb_tree_depth(&a) > floor_log(k - 1, 2) + 1 || tb_tree_depth(&b) > floor_log(k - 1, 2) + 1)) {
+                snprintf(why, sizeof why, "dbt root %d: depths %d, %d", root, tb_tree_depth(&a), tb_tree_depth(&b));
+            } else {
+                for (int r = 0; r < k && !why[0]; r++) {
+                    if (r != root && (a.blk_lo[r] != 0 || a.blk_hi[r] != 1 || b.blk_lo[r] != 1 || b.blk_hi[r] != 2))
+                        snprintf(why, sizeof why, "dbt root %d: rank %d's halves", root, r);
+                    if (r != root && tb_tree_nchildren(&a, r) > 0 && tb_tree_nchildren(&b, r) > 0)
+                        snprintf(why, sizeof why, "dbt root %d: rank %d is inner in both trees", root, r);
+                }
+            }
+            tb_tree_free(&a);
+            tb_tree_free(&b);
+        }
+        TAP_OK(!why[0], "bine and dbt k=%d, every root: valid, rounds, distances, halves, inner in one tree only", k);
+        if (why[0])
+            printf("#   %s\n", why);
+    }
+}
+
 /* The example in each tree builder's header comment is the tree it builds. */
 static void builder_examples(void)
 {
@@ -447,6 +529,8 @@ static void builder_examples(void)
     check_plan_example("libtopobcast/src/tree_binary.c", "binary", 8, 0, NULL, EXAMPLE_TREE);
     check_plan_example("libtopobcast/src/tree_binomial.c", "binomial", 8, 0, NULL, EXAMPLE_TREE);
     check_plan_example("libtopobcast/src/tree_knomial.c", "knomial:radix=3", 9, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_bine.c", "bine", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_dbt.c", "dbt", 8, 0, NULL, EXAMPLE_TREE);
 }
 
 int main(void)
@@ -468,6 +552,7 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
         check_config(&configs[i]);
+    new_bases();
     exact_trees();
     knomial_radix_edges();
     subsets();

@@ -57,11 +57,12 @@ static void check_all_valid(const tn_cand_list *l, const tb_hier *h, int size, c
                 bad_plan++;
                 continue;
             }
-            if (tb_tree_check(&p.tree, err, sizeof err) != 0) {
-                if (!bad_plan)
-                    printf("# %s root %d: %s\n", l->v[i].text, root, err);
-                bad_plan++;
-            }
+            for (int k = 0; k < p.ntrees; k++)
+                if (tb_tree_check(tb_plan_tree(&p, k), err, sizeof err) != 0) {
+                    if (!bad_plan)
+                        printf("# %s root %d tree %d: %s\n", l->v[i].text, root, k, err);
+                    bad_plan++;
+                }
             tb_plan_free(&p);
         }
     }
@@ -124,11 +125,12 @@ int main(void)
     g.seg_short_max = 0;
 
     /* flat communicator, 8 ranks, 4 KiB: no segment is shorter than the
-     * message; 1 default + 4 trees x 2 sends + 6 radices x 2 + chains 1,2,4
-     * x 2 (8 chains on 7 ranks is flat) + scatter_allgather 2 x 2 = 31 */
+     * message; 1 default + 6 trees (dbt, bine too) x 2 sends + circulant
+     * (no send mode) + 6 radices x 2 + chains 1,2,4 x 2 (8 chains on 7 ranks
+     * is flat) + scatter_allgather 2 x 2 = 36 */
     tn_cand_list l = {0};
     int n = tn_cand_generate(&g, NULL, 8, 4096, &l);
-    TAP_OK(n == 31 && l.n == 31, "flat P=8 4K: 31 candidates (got %d)", n);
+    TAP_OK(n == 36 && l.n == 36, "flat P=8 4K: 36 candidates (got %d)", n);
     TAP_OK(l.n > 0 && l.v[0].spec.id == TB_ALG_DEFAULT && count_id(&l, TB_ALG_DEFAULT) == 1,
            "default is the first candidate, once");
     TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 0, "no pipeline when no segment is shorter than the message");
@@ -137,27 +139,28 @@ int main(void)
     check_all_valid(&l, NULL, 8, "flat P=8 4K");
     tn_cand_list_free(&l);
 
-    /* 100 KiB: segments 8K, 16K, 32K, 64K -> trees 4 x 5 x 2 = 40,
-     * knomial 6 x 5 x 2 = 60, chain 3 x 2 = 6, pipeline 3 x 4 x 2 = 24,
-     * scatter_allgather 4, default 1: 135 */
+    /* 100 KiB: segments 8K, 16K, 32K, 64K -> trees 6 x 5 x 2 = 60,
+     * circulant 5, knomial 6 x 5 x 2 = 60, chain 3 x 2 = 6, pipeline
+     * 3 x 4 x 2 = 24, scatter_allgather 4, default 1: 160 */
     n = tn_cand_generate(&g, NULL, 8, 100 * 1024, &l);
-    TAP_OK(n == 135, "flat P=8 100K: 135 candidates (got %d)", n);
+    TAP_OK(n == 160, "flat P=8 100K: 160 candidates (got %d)", n);
     TAP_OK(count_id(&l, TB_ALG_PIPELINE) == 24, "pipeline: 3 chain counts x 4 segments x 2 sends (got %d)",
            count_id(&l, TB_ALG_PIPELINE));
     /* generating again adds nothing */
-    TAP_OK(tn_cand_generate(&g, NULL, 8, 100 * 1024, &l) == 0 && l.n == 135, "regeneration deduplicates");
+    TAP_OK(tn_cand_generate(&g, NULL, 8, 100 * 1024, &l) == 0 && l.n == 160, "regeneration deduplicates");
     tn_cand_list_free(&l);
 
-    /* two levels, 16 ranks, 4 KiB: base 1 + 8 + 12 + chains 1,2,4,8 x 2 = 8
-     * + scatter_allgather (ring rank/distance) 8 + distance_tree 2 = 39;
-     * magpie: 3 level subsets x 2 = 6; magpie2: subsets {node}, {socket}
-     * with 4^2 fan-out combinations, {node, socket} with 4^3: 96 x 2 = 192;
-     * no interpipe (no segment below 4K): 237 */
+    /* two levels, 16 ranks, 4 KiB: base 1 + 12 + 1 + 12 + chains 1,2,4,8 x
+     * 2 = 8 + scatter_allgather (ring rank/distance) 8 + distance_tree 2 =
+     * 44; magpie: 3 level subsets x 2 = 6; magpie2: subsets {node},
+     * {socket} with 4^2 fan-out combinations, {node, socket} with 4^3: 96,
+     * and per subset the 5 x 6 coarse/fine pairs less the 8 the first grid
+     * has: 66; x 2 = 324; no interpipe (no segment below 4K): 374 */
     tb_hier h;
     two_level(&h, 16, 2, 2);
     n = tn_cand_generate(&g, &h, 16, 4096, &l);
-    TAP_OK(n == 237, "2 levels P=16 4K: 237 candidates (got %d)", n);
-    TAP_OK(count_id(&l, TB_ALG_MAGPIE2) == 192, "magpie2: 96 level/fan-out combinations x 2 sends (got %d)",
+    TAP_OK(n == 374, "2 levels P=16 4K: 374 candidates (got %d)", n);
+    TAP_OK(count_id(&l, TB_ALG_MAGPIE2) == 324, "magpie2: 162 level/fan-out combinations x 2 sends (got %d)",
            count_id(&l, TB_ALG_MAGPIE2));
     int dropped = 0, all = 0;
     for (int i = 0; i < l.n; i++)
@@ -169,26 +172,34 @@ int main(void)
     check_all_valid(&l, &h, 16, "2 levels P=16 4K");
     tn_cand_list_free(&l);
 
-    /* 2 MiB: all 8 segments apply; interpipe = 96 combinations x 8 x 2 */
+    /* 2 MiB: all 8 segments apply; interpipe = 162 combinations x 8 x 2,
+     * and the 30 coarse/fine pairs x 3 subsets with 6 per-level segment
+     * pairs x 2 */
     n = tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
-    TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 96 * 8 * 2, "interpipe: 96 x 8 segments x 2 sends (got %d)",
+    TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 162 * 8 * 2 + 90 * 6 * 2,
+           "interpipe: 162 x 8 segments x 2 sends + 90 x 6 per-level segments x 2 (got %d)",
            count_id(&l, TB_ALG_INTERPIPE));
+    int per_level = 0;
+    for (int i = 0; i < l.n; i++)
+        per_level += l.v[i].spec.nlevel_seg > 1 && l.v[i].spec.level_seg[0] > l.v[i].spec.level_seg[1];
+    TAP_OK(per_level == 90 * 6 * 2, "per-level segments: coarse larger than fine (%d)", per_level);
     TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
            count_id(&l, TB_ALG_MAGPIE));
-    int blocking = 0;
+    int blocking = 0, one_mode = count_id(&l, TB_ALG_DEFAULT) + count_id(&l, TB_ALG_CIRCULANT);
     for (int i = 0; i < l.n; i++)
         blocking += l.v[i].spec.id != TB_ALG_DEFAULT && !l.v[i].spec.nonblocking;
-    TAP_OK(blocking * 2 == l.n - 1, "every non-default candidate in both send modes (%d of %d)", blocking, l.n - 1);
+    TAP_OK(blocking * 2 == l.n - one_mode, "every candidate with a send mode in both (%d of %d)", blocking,
+           l.n - one_mode);
     check_all_valid(&l, &h, 16, "2 levels P=16 2M");
     tn_cand_list_free(&l);
 
     /* one send mode only halves everything but default */
     g.send_variants = 1;
     n = tn_cand_generate(&g, NULL, 8, 4096, &l);
-    TAP_OK(n == 16, "non-blocking only: 1 + 30 / 2 = 16 (got %d)", n);
+    TAP_OK(n == 19, "non-blocking only: 1 + 34 / 2 + circulant = 19 (got %d)", n);
     TAP_OK(tn_cand_add_text(&l, "binomial:segment=0,send=nonblocking,outstanding=8") == 0,
            "add_text finds an equal spec");
-    TAP_OK(tn_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 17, "add_text adds a new spec");
+    TAP_OK(tn_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 20, "add_text adds a new spec");
     TAP_OK(tn_cand_add_text(&l, "bogus") == -1, "add_text rejects a bad spec");
     tn_cand_list_free(&l);
     tb_hier_free(&h);

@@ -70,7 +70,8 @@ TT_HELPER int tree_rounds(const tb_tree *t, int r, int start)
 
 /* The finalized tree t as lines "parent -> children in send order", parents
  * in the order they receive (breadth first from the root), each child with
- * its blocks in brackets when the message has more than one block; then
+ * its blocks in brackets when the message has more than one block and
+ * "/SEG" when its edge has a segment of its own; then
  * "depth D, rounds R" (tree_rounds).  Appended to out. */
 TT_HELPER void tree_text(text *out, const tb_tree *t)
 {
@@ -90,6 +91,8 @@ TT_HELPER void tree_text(text *out, const tb_tree *t)
                 text_range(out, (tb_blocks){t->blk_lo[c[i]], t->blk_hi[c[i]]});
                 text_add(out, "]");
             }
+            if (t->seg && t->seg[c[i]]) /* an edge with a segment of its own */
+                text_add(out, t->seg[c[i]] % 1024 ? "/%zu" : "/%zuK", t->seg[c[i]] % 1024 ? t->seg[c[i]] : t->seg[c[i]] / 1024);
             if (tail < t->size)
                 queue[tail++] = c[i];
         }
@@ -98,6 +101,9 @@ TT_HELPER void tree_text(text *out, const tb_tree *t)
     free(queue);
     text_add(out, "depth %d, rounds %d", tb_tree_depth(t), tree_rounds(t, t->root, 0));
 }
+
+/* Blocks a circulant example is unrolled for. */
+#define EXAMPLE_XBLOCKS 3
 
 /* The exchange steps of every rank of p, one line per step:
  * "step s: a->b [blocks], ..." for each rank a that sends in that step, in
@@ -109,6 +115,15 @@ TT_HELPER void steps_text(text *out, const tb_plan *p)
     int *n = calloc((size_t)P, sizeof *n);
     for (int r = 0; r < P; r++) {
         n[r] = tb_plan_xchg_steps(p, r, &st[r]);
+        if (p->xchg == TB_XCHG_CIRC && n[r] > 0) {
+            /* a circulant's period, unrolled for EXAMPLE_XBLOCKS blocks */
+            int q = n[r];
+            tb_xchg_step *all = calloc((size_t)(EXAMPLE_XBLOCKS - 1 + q), sizeof *all);
+            for (n[r] = 0; tb_xchg_round(st[r], q, EXAMPLE_XBLOCKS, n[r], &all[n[r]]); n[r]++)
+                ;
+            free(st[r]);
+            st[r] = all;
+        }
         if (n[r] > most)
             most = n[r];
     }
@@ -211,9 +226,13 @@ TT_HELPER void check_plan_example(const char *path, const char *spec_text, int P
         text_add(&t, ", ");
         hier_text(&t, h);
     }
-    if (what & EXAMPLE_TREE) {
+    if (p.xchg == TB_XCHG_CIRC && (what & EXAMPLE_STEPS))
+        text_add(&t, ", %d blocks", EXAMPLE_XBLOCKS);
+    for (int k = 0; (what & EXAMPLE_TREE) && k < p.ntrees; k++) {
         text_add(&t, "\n");
-        tree_text(&t, &p.tree);
+        if (p.ntrees > 1)
+            text_add(&t, "tree %d\n", k);
+        tree_text(&t, tb_plan_tree(&p, k));
     }
     if (what & EXAMPLE_STEPS) {
         text_add(&t, "\n");
