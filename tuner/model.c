@@ -1,6 +1,7 @@
 /* Replays a plan against PLogP edge costs; see model.h for the rules. */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,19 +427,21 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
 }
 
 double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay)
+                             const double *fanout, const tn_machine *m, const tb_alg_spec *spec, size_t bytes,
+                             double *replay)
 {
     double t = tn_model_plan_time(c, world, p, h, fanout, spec, bytes);
     if (replay)
         *replay = t;
     if (t < 0)
         return t;
-    double b = tn_model_boundary_time(c, world, p, h, fanout, bytes);
+    double b = tn_model_resource_time(m, p, bytes);
     return b > t ? b : t;
 }
 
-int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
-                     const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
+int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
+                     const tn_machine *m, int size, int root, const tb_alg_spec *spec, size_t bytes, double *seconds,
+                     char *err, size_t errlen)
 {
     if (spec->id == TB_ALG_DEFAULT) {
         snprintf(err, errlen, "the MPI library's own broadcast has no model");
@@ -448,7 +451,7 @@ int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, cons
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tn_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes, NULL);
+    double t = tn_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, m, spec, bytes, NULL);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
@@ -488,88 +491,39 @@ uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
     return h;
 }
 
-/* Bytes-on-the-wire view of the same plan: every group of every level has
- * ways out and in that all of its ranks share, which the replay above
- * ignores -- there each rank has links of its own, so 16 ranks of a node
- * sending at once look 16 times as fast as they are.  A group has two such
- * ways each direction: to its sibling groups (same parent group: a socket's
- * link to the other socket) and beyond its parent (a socket's way to the
- * network), which are separate wires on most machines; where they are one
- * (a node's single adapter), the bound is at most 2x low.  Each message
- * that crosses a group's boundary occupies its way for its gap minus the
- * gap of an empty message (the bandwidth part; per-message CPU costs are
- * the ranks' own and overlap).  Messages inside a finest group (or inside
- * a communicator without levels) share its memory instead, which carries
- * as many at once as the measured fan-out of that class says.  The busiest
- * way bounds the broadcast from below. */
-typedef struct wire_ctx {
-    const tn_costs *c;
-    const int *world;
-    const tb_hier *h; /* NULL: no levels */
-    int nl;
-    size_t *goff;     /* first counter group of each level */
-    double *busy;     /* 4 per group: out/in x sibling/beyond */
-    double *mem;      /* per finest group (1 without levels) */
-    double memcap;    /* messages at once inside a finest group; 0: not bounded */
-} wire_ctx;
-
-static void charge(wire_ctx *w, int a, int b, size_t len)
-{
-    if (len == 0 || a == b)
-        return;
-    tn_edge_cost e, z;
-    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), len, &e);
-    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), 0, &z);
-    double t = e.g - z.g;
-    if (t <= 0)
-        return;
-    int split = tn_costs_pair_class(w->h, a, b); /* the level where a and b part */
-    if (split >= w->nl) {
-        if (w->memcap > 0)
-            w->mem[w->nl ? w->h->group[w->nl - 1][a] : 0] += t / w->memcap;
-        return;
-    }
-    for (int l = split; l < w->nl; l++) {
-        size_t beyond = l > split ? 2 : 0;
-        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][a]) + beyond] += t;     /* out of a's group */
-        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][b]) + beyond + 1] += t; /* into b's group */
-    }
-}
-
-double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                              const double *fanout, size_t bytes)
+/* The resources the plan's messages cross (machine.h): every message of
+ * the tree (a rank's block range from its parent) and of the exchange
+ * steps is charged to the resources of its route, in bytes; a resource
+ * carries them no faster than its capacity, starting no earlier than the
+ * least latency of the routes that cross it.  The replay above gives every
+ * rank links of its own (16 ranks of a node sending at once look 16 times
+ * as fast as they are); this is the same reasoning as the lower bound
+ * (topology/bound.h), applied to the bytes this schedule moves. */
+double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t bytes)
 {
     const tb_tree *t = &p->tree;
     const int P = t->size;
-    if (h && (h->size != P || h->nlevels <= 0))
-        h = NULL;
-    int nl = h ? h->nlevels : 0;
-    if ((!h && !fanout) || P <= 1 || bytes == 0)
+    if (!m || P <= 1 || bytes == 0 || P > m->P)
         return 0.0;
-    wire_ctx w = {c, world, h, nl, NULL, NULL, NULL, fanout && fanout[nl] >= 1.0 ? fanout[nl] : 0.0};
-    w.goff = malloc(sizeof(size_t) * ((size_t)nl + 1));
-    if (!w.goff)
-        return -1.0;
-    w.goff[0] = 0;
-    for (int l = 0; l < nl; l++)
-        w.goff[l + 1] = w.goff[l] + (size_t)h->ngroups[l];
-    size_t nbusy = 4 * w.goff[nl], nmem = nl ? (size_t)h->ngroups[nl - 1] : 1;
-    w.busy = calloc(nbusy + nmem, sizeof(double));
-    if (!w.busy) {
-        free(w.goff);
+    const tt_net *n = &m->net;
+    double *load = calloc((size_t)n->nres + 1, sizeof *load), *first = malloc(sizeof *first * ((size_t)n->nres + 1));
+    if (!load || !first) {
+        free(load);
+        free(first);
         return -1.0;
     }
-    w.mem = w.busy + nbusy;
+    for (int i = 0; i < n->nres; i++)
+        first[i] = INFINITY;
     double worst = 0.0;
     for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
         if (t->parent[r] >= 0) {
             size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
             size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
             if (hi > lo)
-                charge(&w, t->parent[r], r, hi - lo);
+                tt_net_charge(n, m->host_of[t->parent[r]], m->host_of[r], (double)(hi - lo), load, first);
         }
     if (p->xchg != TB_XCHG_NONE)
-        for (int r = 0; r < P; r++) {
+        for (int r = 0; r < P && worst >= 0; r++) {
             tb_xchg_step *st = NULL;
             int ns = tb_plan_xchg_steps(p, r, &st);
             if (ns < 0) {
@@ -577,16 +531,17 @@ double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan
                 break;
             }
             for (int j = 0; j < ns; j++)
-                if (st[j].send_peer >= 0)
-                    charge(&w, r, st[j].send_peer,
-                           range_bytes(bytes, t->nblocks, &st[j].send[0]) +
-                               range_bytes(bytes, t->nblocks, &st[j].send[1]));
+                if (st[j].send_peer >= 0) {
+                    size_t b = range_bytes(bytes, t->nblocks, &st[j].send[0]) +
+                               range_bytes(bytes, t->nblocks, &st[j].send[1]);
+                    if (b > 0)
+                        tt_net_charge(n, m->host_of[r], m->host_of[st[j].send_peer], (double)b, load, first);
+                }
             free(st);
         }
-    for (size_t i = 0; worst >= 0 && i < nbusy + nmem; i++)
-        if (w.busy[i] > worst)
-            worst = w.busy[i];
-    free(w.busy);
-    free(w.goff);
+    if (worst >= 0)
+        worst = tt_net_load_time(n, load, first, NULL);
+    free(load);
+    free(first);
     return worst;
 }
