@@ -230,6 +230,44 @@ int main(void)
         tn_costs_free(&cb);
         tb_hier_free(&h);
     }
+    /* A machine given directly (as a platform gives it): hosts A = ranks
+     * 0-3 and B = 4-7, a 5 GB/s link A -> B (2 us) and a 20 GB/s memory
+     * each (no latency).  A binomial tree from 0 crosses the link once
+     * (0 -> 4) and copies 3 times in each host: the link carries 1 MiB,
+     * 2 us + n / 5 GB/s; a flat tree sends 4 messages over it and 3 into
+     * A's memory: 2 us + 4 n / 5 GB/s. */
+    {
+        size_t n = 1u << 20;
+        tn_machine mm = {0};
+        int ok = tt_net_init(&mm.net, 2) == 0;
+        int link = tt_net_add_res(&mm.net, "A-B", 5e9), memA = tt_net_add_res(&mm.net, "A mem", 20e9),
+            memB = tt_net_add_res(&mm.net, "B mem", 20e9);
+        ok = ok && link >= 0 && memA >= 0 && memB >= 0 && tt_net_set_route(&mm.net, 0, 0, &memA, 1, 0) == 0 &&
+             tt_net_set_route(&mm.net, 0, 1, &link, 1, 2e-6) == 0 && tt_net_set_route(&mm.net, 1, 1, &memB, 1, 0) == 0 &&
+             tt_net_finish(&mm.net) == 0;
+        int hof[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+        mm.host_of = hof;
+        mm.P = 8;
+        tb_alg_spec s;
+        tb_plan p;
+        char err[256];
+        double bin = -1, flat = -1;
+        tb_alg_spec_parse("binomial", &s, err, sizeof err);
+        if (ok && tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0) {
+            bin = tn_model_resource_time(&mm, &p, n);
+            tb_plan_free(&p);
+        }
+        tb_alg_spec_parse("flat", &s, err, sizeof err);
+        if (ok && tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0) {
+            flat = tn_model_resource_time(&mm, &p, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(bin - (2e-6 + (double)n / 5e9)) < 1e-12 && fabs(flat - (2e-6 + 4 * (double)n / 5e9)) < 1e-12,
+               "a shared link counted once per message crossing it: binomial %.1f us (1 crossing), flat %.1f us (4)",
+               bin * 1e6, flat * 1e6);
+        mm.host_of = NULL;
+        tn_machine_free(&mm);
+    }
     /* Links per class of destination, fan-out, receive overhead, and the
      * boundary bound's sibling / beyond ways; one curve for every pair. */
     {
