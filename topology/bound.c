@@ -136,16 +136,36 @@ int tt_net_from_levels(tt_net *n, int P, int nlevels, int *const *group, const d
     gres = malloc(sizeof(int) * (4 * goff[nlevels] + (size_t)nh + 1));
     if (!gres)
         goto fail;
+    /* a host's way beyond its parent group: the best measured of the
+     * coarser classes; a coarser group's ways carry what all its hosts send
+     * through theirs (the one-sender fan-out test cannot see more sharing) */
+    double host_beyond = 0;
+    for (int k = 0; k + 1 < nlevels; k++)
+        host_beyond = agg[k] > host_beyond ? agg[k] : host_beyond;
     for (int l = 0; l < nlevels; l++) {
         double beyond = 0;
         for (int k = 0; k < l; k++)
             beyond = agg[k] > beyond ? agg[k] : beyond;
         for (size_t g = goff[l]; g < goff[l + 1]; g++) {
+            int hosts = 0;
+            for (int h = 0; h < nh && l + 1 < nlevels; h++)
+                hosts += rep[h] >= 0 && goff[l] + (size_t)group[l][rep[h]] == g;
             char name[TT_NET_NAME_MAX];
             static const char *const way[4] = {"to siblings out", "from siblings in", "beyond out", "beyond in"};
+            /* a host whose classes to its siblings and beyond run at the
+             * same bandwidth (within 10 %) reaches both through one wire
+             * (a node's adapter); different bandwidths are different wires
+             * (a socket's link to the other socket, and to the adapter) */
+            int one_wire = l == nlevels - 1 && l > 0 && fabs(agg[l] - beyond) <= 0.1 * fmax(agg[l], beyond);
             for (int w = 0; w < 4; w++) {
+                double cap = l + 1 < nlevels ? hosts * host_beyond : w < 2 ? agg[l] : beyond;
+                if (one_wire && w >= 2) { /* the sibling way serves beyond too */
+                    gres[4 * g + (size_t)w] = gres[4 * g + (size_t)w - 2];
+                    n->cap[gres[4 * g + (size_t)w]] = fmax(agg[l], beyond);
+                    continue;
+                }
                 snprintf(name, sizeof name, "level %d group %zu %s", l, g - goff[l], way[w]);
-                gres[4 * g + (size_t)w] = w < 2 || l > 0 ? tt_net_add_res(n, name, w < 2 ? agg[l] : beyond) : -2;
+                gres[4 * g + (size_t)w] = w < 2 || l > 0 ? tt_net_add_res(n, name, cap) : -2;
                 if (gres[4 * g + (size_t)w] == -1)
                     goto fail;
             }

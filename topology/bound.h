@@ -77,14 +77,18 @@ void tt_net_free(tt_net *n);
  *        measured by the probe and the tuner: hosts are the finest groups
  *        of group[nlevels - 1] (one host with no levels); class l of a pair
  *        is the coarsest level where their groups differ (nlevels: same
- *        finest group).  Each group of level j has two ways out and two in:
- *        to its sibling groups (class j traffic), capacity agg[j], and
- *        beyond its parent (classes < j), capacity max(agg[0..j)); each
- *        host has a memory of capacity agg[nlevels] for copies between its
- *        ranks.  agg[l] is the largest aggregate bandwidth measured for
- *        class l (a pair's bandwidth times the fan-out); lat[l] the class's
- *        latency.  See topology/README.md for why this is an estimate on a
- *        real machine.
+ *        finest group).  Each group has two ways out and two in: to its
+ *        sibling groups (its level's class) and beyond its parent (coarser
+ *        classes).  A host's are agg[nlevels - 1] and max(agg[0..nlevels -
+ *        1)), one shared way when the two are within 10 % (one wire: a
+ *        node's adapter); a coarser group's carry what all its hosts' ways
+ *        beyond carry at once (nothing measured says they share more); each
+ *        host has a
+ *        memory of capacity agg[nlevels] for copies between its ranks.
+ *        agg[l] is the largest aggregate bandwidth measured for class l (a
+ *        pair's bandwidth times the fan-out); lat[l] the class's latency.
+ *        See topology/README.md for why this is an estimate on a real
+ *        machine.
  * \return 0 with *host_of[P] (malloc'd: the host of every rank), or -1 on
  *         bad input or out of memory. */
 int tt_net_from_levels(tt_net *n, int P, int nlevels, int *const *group, const double *agg, const double *lat,

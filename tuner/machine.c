@@ -31,23 +31,6 @@ int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfil
     return 0;
 }
 
-/* Bandwidth of curve k: the slope of g over the top octave of its sizes
- * (fixed costs cancel), else m / g at the top; 0 if it has neither. */
-static double curve_bandwidth(const tn_costs *c, int k)
-{
-    int n = tn_costs_n(c, k);
-    const double *m = tn_costs_m(c, k), *g = tn_costs_g(c, k);
-    if (n < 1 || m[n - 1] <= 0)
-        return 0;
-    int j = -1;
-    for (int i = 0; i < n - 1; i++)
-        if (m[i] <= m[n - 1] / 2)
-            j = i;
-    if (j >= 0 && g[n - 1] > g[j])
-        return (m[n - 1] - m[j]) / (g[n - 1] - g[j]);
-    return g[n - 1] > 0 ? m[n - 1] / g[n - 1] : 0;
-}
-
 int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, const double *fanout, int P, char *err,
                           size_t errlen)
 {
@@ -65,7 +48,7 @@ int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, co
         return -1;
     }
     for (int k = 0; k < c->ncurves; k++)
-        bw[k] = curve_bandwidth(c, k);
+        bw[k] = tn_costs_bandwidth(c, k);
     for (int l = 0; l <= nl; l++) {
         agg[l] = 0;
         lat[l] = INFINITY;

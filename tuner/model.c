@@ -58,8 +58,12 @@ static double send_one(sender *s, const tn_edge_cost *ep, int cls, double fan, d
     if (*flow > start)
         start = *flow;
     double arrive = start + e.g + e.L;
-    s->port[cls] = start + e.g / fan;
-    *flow = start + e.g;
+    /* a non-blocking rendezvous message holds its link for its bytes only:
+     * the handshake in its gap (the probe's bursts wait for it) overlaps
+     * the transfers of the messages in flight before it */
+    double hold = rendezvous && nonblocking ? e.gbw : e.g;
+    s->port[cls] = start + hold / fan;
+    *flow = start + hold;
     if (nonblocking) {
         s->inflight[(s->head + s->count) % s->cap] = rendezvous ? arrive : start + e.g;
         s->count++;
@@ -277,7 +281,7 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, siz
     size_t *off = malloc(sizeof(size_t) * ((size_t)P + 1));
     msg_key **sends = calloc((size_t)P, sizeof *sends);
     int *nsends = calloc((size_t)P, sizeof(int));
-    double *start = NULL, *sdone = NULL;
+    double *start = NULL, *sdone = NULL, *scpu = NULL;
     int *match = NULL;
     char *posted = NULL;
     if (!steps || !nsteps || !pos || !off || !sends || !nsends)
@@ -294,9 +298,10 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, siz
     size_t total = off[P] ? off[P] : 1;
     start = malloc(sizeof(double) * total);
     sdone = malloc(sizeof(double) * total);
+    scpu = malloc(sizeof(double) * total);
     match = malloc(sizeof(int) * total);
     posted = calloc(total, 1);
-    if (!start || !sdone || !match || !posted)
+    if (!start || !sdone || !scpu || !match || !posted)
         goto out;
     /* sends of each rank sorted by (peer, step) */
     for (int r = 0; r < P; r++) {
@@ -354,13 +359,24 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, siz
                     if (sb > 0) {
                         tn_edge_cost e;
                         tn_costs_edge(c, wr(world, r), wr(world, st->send_peer), sb, &e);
+                        int rdv = sb >= c->eager_limit;
                         double s = now[r] > port[r] ? now[r] : port[r];
                         start[id] = s;
-                        port[r] = s + e.g;
-                        sdone[id] = sb >= c->eager_limit ? s + e.g + e.L : s + e.g;
+                        port[r] = s + (rdv ? e.gbw : e.g);
+                        sdone[id] = rdv ? s + e.g + e.L : s + e.g;
+                        /* the CPU posts it: an eager send copies it (as in
+                         * send_one), a rendezvous one costs an empty message */
+                        if (!rdv)
+                            cpu += e.orv > 0 && e.orv < e.os ? e.orv : e.os;
+                        else {
+                            tn_costs_edge(c, wr(world, r), wr(world, st->send_peer), 0, &e);
+                            cpu += e.os;
+                        }
                     }
                     posted[id] = 1;
+                    scpu[id] = cpu;
                 }
+                cpu = scpu[id];
                 double fin = sdone[id] > cpu ? sdone[id] : cpu;
                 int jm = match[id];
                 if (jm >= 0) {
@@ -372,6 +388,8 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, siz
                     tn_edge_cost e;
                     tn_costs_edge(c, wr(world, x), wr(world, r), rb, &e);
                     double a = start[xid] + e.g + e.L;
+                    if (rb < c->eager_limit) /* an eager message is copied out by the receiving CPU */
+                        a = (a > cpu ? a : cpu) + e.orv;
                     if (a > fin)
                         fin = a;
                 }
@@ -399,6 +417,7 @@ out:
     free(nsends);
     free(start);
     free(sdone);
+    free(scpu);
     free(match);
     free(posted);
     return rc;

@@ -184,10 +184,12 @@ int main(void)
 
     /* The machine of measured levels: nodes {0,1} > sockets, two ranks per
      * socket, root 0.  Other node: 10 GB/s, 1 us; other socket: 6 GB/s,
-     * 0.5 us; same socket (the memory): 20 GB/s.  Node 1 must be entered
-     * once through its way from its sibling node (10): 1 us + m / 10 GB/s;
-     * its 4 ranks get 4 m through its way in, the two sockets' ways to each
-     * other and their memories (10 + 12 + 40): less. */
+     * 0.5 us; same socket (the memory): 20 GB/s.  A socket (host) has a way
+     * to its sibling socket (6) and one beyond its node (10); a node's ways
+     * carry what its two sockets' do (20).  Socket 1 of node 0 must be
+     * entered once, from socket 0 (through their 6 GB/s) or from node 1
+     * (through its own way beyond, 10): 0.5 us + m / 16 GB/s, above its two
+     * ranks' 2 m through 10 + 6 + 20 and node 1's entry through 20. */
     int node[8] = {0, 0, 0, 0, 1, 1, 1, 1}, sock[8] = {0, 0, 1, 1, 2, 2, 3, 3};
     int *grp[2] = {node, sock};
     double agg[3] = {10e9, 6e9, 20e9}, lat[3] = {1e-6, 0.5e-6, 0.1e-6};
@@ -197,8 +199,8 @@ int main(void)
     TAP_OK(rc == 0 && lv.nhost == 4 && lh[7] == 3, "machine from levels: a host per socket");
     if (rc == 0) {
         t = bound_at(&lv, lh, 8, 0, m, what, sizeof what);
-        TAP_OK(fabs(t - (1e-6 + m / 10e9)) < 1e-12 && strstr(what, "entry"),
-               "levels: node 1 entered once through 10 GB/s: %.2f us (%s)", t * 1e6, what);
+        TAP_OK(fabs(t - (0.5e-6 + m / 16e9)) < 1e-12 && strstr(what, "entry"),
+               "levels: a socket entered once through its two ways in, 6 + 10 GB/s: %.2f us (%s)", t * 1e6, what);
         /* with 6 ranks a socket, a socket's 6 m through its two ways in
          * (other node 10, other socket 6) and memory 20: 6 m / 36 */
         int node6[24], sock6[24];
@@ -208,16 +210,29 @@ int main(void)
         tt_net l6;
         if (tt_net_from_levels(&l6, 24, 2, grp6, agg, lat, &lh6) == 0) {
             t = bound_at(&l6, lh6, 24, 0, m, what, sizeof what);
-            /* node 1: 12 m through 10 + 6 + 6 + 40 = 62 GB/s = 193.5 us;
-             * one socket of node 1: 6 m / 36 = 166.7 us */
-            TAP_OK(fabs(t - (0.1e-6 + 12 * m / 62e9)) < 1e-12,
-                   "levels: node 1's 12 ranks through its way in, the sockets' ways and memories: %.2f us (%s)",
-                   t * 1e6, what);
+            /* one socket: 6 m / 36 = 166.7 us after the 0.1 us of a copy;
+             * node 1: 12 m through 20 + 6 + 6 + 40 = 72 GB/s, the same */
+            TAP_OK(fabs(t - (0.1e-6 + 6 * m / 36e9)) < 1e-12 && strstr(what, "memory"),
+                   "levels: a socket's 6 ranks through its ways in and its memory: %.2f us (%s)", t * 1e6, what);
             tt_net_free(&l6);
             free(lh6);
         }
+        /* the same bandwidth to the other socket and to the other node
+         * (10 GB/s both): one wire, so socket 1 is entered through it
+         * alone, 1 us + m / 10 GB/s (it was 6 + 10 apart) */
+        double same[3] = {10e9, 10e9, 20e9};
+        tt_net l1;
+        int *lh1 = NULL;
+        if (tt_net_from_levels(&l1, 8, 2, grp, same, lat, &lh1) == 0) {
+            t = bound_at(&l1, lh1, 8, 0, m, what, sizeof what);
+            TAP_OK(fabs(t - (0.5e-6 + m / 10e9)) < 1e-12 && strstr(what, "entry"),
+                   "levels: one bandwidth to siblings and beyond is one wire: %.2f us (%s)", t * 1e6, what);
+            tt_net_free(&l1);
+            free(lh1);
+        }
         /* loads: a message from rank 0 to rank 4 crosses socket 0's way
-         * beyond, node 0's way out, node 1's way in, socket 2's way beyond */
+         * beyond, node 0's way out, node 1's way in, socket 2's way beyond;
+         * the sockets' (10 GB/s) are the slowest */
         double *load = calloc((size_t)lv.nres, sizeof *load), *first = malloc(sizeof *first * (size_t)lv.nres);
         for (int i = 0; i < lv.nres; i++)
             first[i] = INFINITY;
