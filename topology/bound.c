@@ -461,7 +461,9 @@ static int set_terms(const tt_net *n, tt_bound *b, cover_ctx *c, const int *hs, 
     char sname[96], rn[160], what[256];
     set_name(n, hs, k, sname, sizeof sname);
     for (int entry = 0; entry < 2; entry++) {
-        int holds_root = in[root_host];
+        /* any root (root_host < 0): S may hold it, so one rank less, and no
+         * copy has to enter S */
+        int holds_root = root_host < 0 || in[root_host];
         if (entry && holds_root)
             break;
         double copies = 1;
@@ -545,7 +547,7 @@ static int cmp_int(const void *x, const void *y)
 int tt_bound_prepare(const tt_net *n, const int *host_of, int P, int root, tt_bound *b, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    if (P < 1 || root < 0 || root >= P || !host_of) {
+    if (P < 1 || root < -1 || root >= P || !host_of) {
         snprintf(err, errlen, "bound: bad placement (P=%d, root %d)", P, root);
         return -1;
     }
@@ -572,7 +574,7 @@ int tt_bound_prepare(const tt_net *n, const int *host_of, int P, int root, tt_bo
             used[nused++] = host_of[r];
     }
     qsort(used, (size_t)nused, sizeof(int), cmp_int);
-    int root_host = host_of[root];
+    int root_host = root >= 0 ? host_of[root] : -1;
     for (int u = 0; u < nused; u++)
         for (int v = 0; v < nused; v++)
             if ((u != v || nr[used[u]] > 1) && !n->rok[(size_t)used[u] * (size_t)H + (size_t)used[v]]) {
@@ -580,6 +582,10 @@ int tt_bound_prepare(const tt_net *n, const int *host_of, int P, int root, tt_bo
                 goto out;
             }
     b->lat_floor = tt_bound_latency_floor(n, host_of, P, root);
+    if (root < 0)
+        snprintf(b->lat_what, sizeof b->lat_what, "latency: the nearest rank%s",
+                 n->send_cpu > 0 ? " and the doubling of informed ranks per send" : "");
+    else
     snprintf(b->lat_what, sizeof b->lat_what, "latency: the farthest host%s",
              n->send_cpu > 0 ? " and the doubling of informed ranks per send" : "");
     if (P < 2) {
@@ -627,7 +633,7 @@ int tt_bound_prepare(const tt_net *n, const int *host_of, int P, int root, tt_bo
                 with_root |= hs[w] == root_host;
             if (marked_terms(n, b, &c, hs, k, in, nr, used, nused, root_host) != 0)
                 goto oom;
-            if (with_root && k < nused) { /* and the rest of the machine */
+            if (with_root && root_host >= 0 && k < nused) { /* and the rest of the machine */
                 int kk = 0;
                 for (int w = 0; w < nused; w++)
                     if (find(par, used[w]) != r0)
@@ -638,7 +644,7 @@ int tt_bound_prepare(const tt_net *n, const int *host_of, int P, int root, tt_bo
         }
     }
     /* everything but the root's host */
-    if (nused > 1) {
+    if (nused > 1 && root_host >= 0) {
         int kk = 0;
         for (int u = 0; u < nused; u++)
             if (used[u] != root_host)
@@ -734,12 +740,14 @@ double tt_bound_latency_floor(const tt_net *n, const int *host_of, int P, int ro
         goto out;
     for (int r = 0; r < P; r++)
         nr[host_of[r]]++;
-    int rh = host_of[root];
-    /* Dijkstra over route latencies from the root's host */
+    int rh = root >= 0 ? host_of[root] : -1;
+    /* Dijkstra over route latencies from the root's host (any root: none,
+     * only the nearest rank's latency and the LogP count below) */
     for (int h = 0; h < H; h++)
         d[h] = INFINITY;
-    d[rh] = 0;
-    for (;;) {
+    if (rh >= 0)
+        d[rh] = 0;
+    for (; rh >= 0;) {
         int u = -1;
         for (int h = 0; h < H; h++)
             if (nr[h] && !done[h] && isfinite(d[h]) && (u < 0 || d[h] < d[u]))
@@ -760,7 +768,9 @@ double tt_bound_latency_floor(const tt_net *n, const int *host_of, int P, int ro
             if (nr[b2] && (a != b2 || nr[a] > 1) && n->rok[q] && n->rlat[q] < Lmin)
                 Lmin = n->rlat[q];
         }
-    for (int h = 0; h < H; h++) {
+    if (rh < 0 && isfinite(Lmin))
+        floor_t = Lmin;
+    for (int h = 0; h < H && rh >= 0; h++) {
         if (!nr[h] || (h == rh && nr[h] < 2))
             continue;
         double t = d[h];

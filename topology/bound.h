@@ -109,7 +109,10 @@ typedef struct tt_bound {
 } tt_bound;
 
 /* \brief Prepares the bound of a broadcast from rank root over P ranks,
- *        rank r on host host_of[r], on machine n.
+ *        rank r on host host_of[r], on machine n; root -1: a bound for
+ *        any root (every set may hold the root: one rank less, no entry
+ *        terms; the latency floor without the farthest host), for
+ *        broadcasts timed with rotating roots.
  * \return 0 with b filled (tt_bound_free), or -1 with a message in err on
  *         bad input (a host out of range, a rank's host without a route
  *         to another rank's host) or out of memory. */

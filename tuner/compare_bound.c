@@ -45,7 +45,7 @@ int tn_compare_bounds(MPI_Comm comm, const char *platform, const char *hostfile,
             ok = tn_machine_bounds(&m, P, all_roots, sizes, n, bound, NULL, err, sizeof err) == 0;
             if (ok)
                 fprintf(out, "# bound (least time any broadcast needs, %s): %s\n",
-                        all_roots ? "least over the roots" : "root 0", m.source);
+                        all_roots ? "any root" : "root 0", m.source);
             tn_machine_free(&m);
         }
         if (!ok)

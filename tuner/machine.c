@@ -98,33 +98,14 @@ int tn_machine_bounds(const tn_machine *m, int P, int all_roots, const size_t *s
         snprintf(err, errlen, "bound: %d ranks, the machine places %d", P, m->P);
         return -1;
     }
-    char *seen = calloc((size_t)m->net.nhost, 1);
-    if (!seen) {
-        snprintf(err, errlen, "bound: out of memory");
+    tt_bound b;
+    if (tt_bound_prepare(&m->net, m->host_of, P, all_roots ? -1 : 0, &b, err, errlen) != 0)
         return -1;
+    for (int k = 0; k < n; k++) {
+        seconds[k] = tt_bound_time(&b, (double)sizes[k], NULL);
+        if (what)
+            tt_bound_describe(&b, (double)sizes[k], what[k], sizeof what[k]);
     }
-    for (int k = 0; k < n; k++)
-        seconds[k] = INFINITY;
-    int rc = 0;
-    /* the bound depends on the root's host only */
-    for (int root = 0; root < (all_roots ? P : 1) && rc == 0; root++) {
-        if (seen[m->host_of[root]]++)
-            continue;
-        tt_bound b;
-        if (tt_bound_prepare(&m->net, m->host_of, P, root, &b, err, errlen) != 0) {
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < n; k++) {
-            double t = tt_bound_time(&b, (double)sizes[k], NULL);
-            if (t < seconds[k]) {
-                seconds[k] = t;
-                if (what)
-                    tt_bound_describe(&b, (double)sizes[k], what[k], sizeof what[k]);
-            }
-        }
-        tt_bound_free(&b);
-    }
-    free(seen);
-    return rc;
+    tt_bound_free(&b);
+    return 0;
 }

@@ -40,9 +40,9 @@ int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, co
 void tn_machine_free(tn_machine *m);
 
 /* \brief Lower bounds of a broadcast over the first P ranks of m, per
- *        message size sizes[0..n): from root 0, or with all_roots the
- *        least over every root (rotating roots).  what[k] (may be NULL)
- *        names the binding term.
+ *        message size sizes[0..n): from root 0, or with all_roots one
+ *        that holds for any root (rotating roots; tt_bound_prepare with
+ *        root -1).  what[k] (may be NULL) names the binding term.
  * \return 0 with seconds[0..n), or -1 with a message in err. */
 int tn_machine_bounds(const tn_machine *m, int P, int all_roots, const size_t *sizes, int n, double *seconds,
                       char (*what)[256], char *err, size_t errlen);

@@ -130,6 +130,19 @@ int main(void)
     TAP_OK(fabs(t - (50e-9 + 8 * m / 30e9)) < 1e-12 && strstr(what, "host b1") && strstr(what, "b1-mem"),
            "8 ranks on one host: 8 m through its way in and memory, %.2f us (%s)", t * 1e6, what);
 
+    /* Any root (rotating roots): no copy is forced through the trunk; the
+     * largest set, all four hosts, holds 8 ranks less one through its ways
+     * in and memories: 7 m / (4 x 10 + 4 x 20), a bound below both roots' */
+    tt_bound anyb;
+    rc = tt_bound_prepare(&n, two, 8, -1, &anyb, err, sizeof err);
+    t = rc == 0 ? tt_bound_time(&anyb, m, NULL) : -1;
+    TAP_OK(rc == 0 && fabs(t - (50e-9 + 7 * m / 120e9)) < 1e-12 && t <= bound_at(&n, two, 8, 0, m, NULL, 0) &&
+               t <= bound_at(&n, two, 8, 5, m, NULL, 0),
+           "any root: %.2f us = 0.05 + 7 m / 120 GB/s, below root 0's and root 5's (%s)", t * 1e6,
+           rc == 0 ? tt_bound_describe(&anyb, m, what, sizeof what) : err);
+    if (rc == 0)
+        tt_bound_free(&anyb);
+
     /* The whole job on one host: 7 copies through its memory alone */
     int solo[8] = {0};
     t = bound_at(&n, solo, 8, 0, m, what, sizeof what);
