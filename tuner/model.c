@@ -423,8 +423,10 @@ out:
     return rc;
 }
 
-double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                          const double *fanout, const tb_alg_spec *spec, size_t bytes)
+/* The replay; xstart (if not NULL, P entries) gets when each rank is
+ * through its tree part, i.e. may start its exchange steps. */
+static double replay_plan(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes, double *xstart)
 {
     const int P = p->tree.size;
     if (P <= 1 || bytes == 0)
@@ -433,8 +435,10 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
         h = NULL;
     double *now = malloc(sizeof(double) * (size_t)P), *port = malloc(sizeof(double) * (size_t)P);
     double t = -1.0;
-    if (now && port && tree_phase(c, world, h, fanout, p, spec, bytes, now, port) == 0 &&
-        (p->xchg == TB_XCHG_NONE || xchg_phase(c, world, p, bytes, now, port) == 0)) {
+    int ok = now && port && tree_phase(c, world, h, fanout, p, spec, bytes, now, port) == 0;
+    if (ok && xstart)
+        memcpy(xstart, now, sizeof(double) * (size_t)P);
+    if (ok && (p->xchg == TB_XCHG_NONE || xchg_phase(c, world, p, bytes, now, port) == 0)) {
         t = 0.0;
         for (int r = 0; r < P; r++)
             if (now[r] > t)
@@ -445,17 +449,26 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
     return t;
 }
 
+double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes)
+{
+    return replay_plan(c, world, p, h, fanout, spec, bytes, NULL);
+}
+
+static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes, const double *xstart);
+
 double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                              const double *fanout, const tn_machine *m, const tb_alg_spec *spec, size_t bytes,
                              double *replay)
 {
-    double t = tn_model_plan_time(c, world, p, h, fanout, spec, bytes);
+    const int P = p->tree.size;
+    double *xstart = m && p->xchg != TB_XCHG_NONE && P > 1 ? malloc(sizeof(double) * (size_t)P) : NULL;
+    double t = replay_plan(c, world, p, h, fanout, spec, bytes, xstart);
     if (replay)
         *replay = t;
-    if (t < 0)
-        return t;
-    double b = tn_model_resource_time(m, p, bytes);
-    return b > t ? b : t;
+    double b = t < 0 ? 0.0 : resource_time(m, p, bytes, xstart);
+    free(xstart);
+    return t < 0 || b <= t ? t : b;
 }
 
 int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
@@ -520,18 +533,30 @@ uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
  * (topology/bound.h), applied to the bytes this schedule moves. */
 double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t bytes)
 {
+    return resource_time(m, p, bytes, NULL);
+}
+
+/* xstart (may be NULL): when each rank may start its exchange steps (the
+ * replay's end of its tree part).  The exchange's bytes then also count
+ * apart, from the earliest start of the senders crossing each resource:
+ * they come in a burst after the tree, which the whole run's average
+ * hides (31 pairs swapping halves over a dragonfly's global links). */
+static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes, const double *xstart)
+{
     const tb_tree *t = &p->tree;
     const int P = t->size;
     if (!m || P <= 1 || bytes == 0 || P > m->P)
         return 0.0;
     const tt_net *n = &m->net;
-    double *load = calloc((size_t)n->nres + 1, sizeof *load), *first = malloc(sizeof *first * ((size_t)n->nres + 1));
+    size_t R = (size_t)n->nres + 1;
+    double *load = calloc(2 * R, sizeof *load), *first = malloc(sizeof *first * 2 * R);
     if (!load || !first) {
         free(load);
         free(first);
         return -1.0;
     }
-    for (int i = 0; i < n->nres; i++)
+    double *xload = load + R, *xfirst = first + R;
+    for (size_t i = 0; i < 2 * R; i++)
         first[i] = INFINITY;
     double worst = 0.0;
     for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
@@ -553,13 +578,29 @@ double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t byte
                 if (st[j].send_peer >= 0) {
                     size_t b = range_bytes(bytes, t->nblocks, &st[j].send[0]) +
                                range_bytes(bytes, t->nblocks, &st[j].send[1]);
-                    if (b > 0)
-                        tt_net_charge(n, m->host_of[r], m->host_of[st[j].send_peer], (double)b, load, first);
+                    if (b == 0)
+                        continue;
+                    int a = m->host_of[r], d = m->host_of[st[j].send_peer];
+                    tt_net_charge(n, a, d, (double)b, load, first);
+                    if (xstart) { /* first: the sender's start + its route's latency */
+                        size_t q = (size_t)a * (size_t)n->nhost + (size_t)d;
+                        double lat = n->rlat[q];
+                        for (int k = n->roff[q]; k < n->roff[q + 1]; k++) {
+                            xload[n->rid[k]] += (double)b;
+                            if (xstart[r] + lat < xfirst[n->rid[k]])
+                                xfirst[n->rid[k]] = xstart[r] + lat;
+                        }
+                    }
                 }
             free(st);
         }
-    if (worst >= 0)
+    if (worst >= 0) {
         worst = tt_net_load_time(n, load, first, NULL);
+        if (xstart) {
+            double x = tt_net_load_time(n, xload, xfirst, NULL);
+            worst = x > worst ? x : worst;
+        }
+    }
     free(load);
     free(first);
     return worst;

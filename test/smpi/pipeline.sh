@@ -204,8 +204,11 @@ else
     # an interrupted tuner run (e.g. its stage timeout) continues where it stopped
     resume=()
     reuse table.yaml.partial && resume=(--resume)
+    # the platform is the machine of the model's shared links and memories
+    # (tuner/README.md); on a real machine they come from the measurements
     stage "tuner${resume[*]:+-resume}" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${TUNE_SEL[@]}" \
         "$SBIN/topobcast-tuner" --topology "$OUT/topology.yaml" --measurements "$OUT/measurements.txt" \
+        --platform "$PLATFORM" --hostfile "$HOSTFILE" \
         -o "$OUT/table.yaml" --sizes "$TUNE_SIZES" "${TIME_OPTS[@]}" "${TUNER_OPTS[@]}" "${resume[@]}" ||
         fail "tuner failed: $OUT/tuner${resume[*]:+-resume}.log (PIPE_REUSE=1 resumes it)"
 fi
