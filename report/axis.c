@@ -157,3 +157,31 @@ void tbr_axis_y(tbr_buf *b, const tbr_axis *a, double x, double x_end, double un
     if (title)
         tbr_svg_text(b, x - 44, (top + bottom) / 2, "middle", "axis-title", -90, "%s", title);
 }
+
+tbr_axis tbr_time_panel(tbr_buf *b, const tbr_axis *sizes, double x, double w, double y0, double h, int with_zero,
+                        double tmin, double tmax, const char *title, tbr_axis *ty)
+{
+    if (!isfinite(tmin)) {
+        tmin = 1;
+        tmax = 10;
+    }
+    *ty = (tbr_axis){.lo = tmin / 1.3, .hi = tmax * 1.3, .p0 = y0 + h, .p1 = y0, .log = 10};
+    tbr_axis ax = *sizes;
+    ax.p0 = x + (with_zero ? 30 : 10);
+    ax.p1 = x + w - 10;
+    tbr_svg_text(b, x, 18, "start", "fig-title", 0, "%s", title);
+    tbr_axis_y(b, ty, x, x + w, 1, "time (\xc2\xb5s)");
+    tbr_axis_sizes_x(b, &ax, y0 + h, with_zero, "message size (bytes)");
+    return ax;
+}
+
+double tbr_ratio_panel(tbr_buf *b, const tbr_axis *sizes, const tbr_axis *ay, double x, double w, double y0, double h,
+                       int with_zero, const char *title, const char *ytitle)
+{
+    tbr_svg_text(b, x, 18, "start", "fig-title", 0, "%s", title);
+    tbr_axis_y(b, ay, x, x + w, 1, ytitle);
+    tbr_axis_sizes_x(b, sizes, y0 + h, with_zero, "message size (bytes)");
+    double y1 = tbr_axis_map(ay, 1.0);
+    tbr_svg_line(b, x, y1, x + w, y1, "one", NULL);
+    return y1;
+}

@@ -1,13 +1,16 @@
 /* The CSV of topobcast-tuner --compare --csv (tuner/compare.c):
- *   size,default_us,topobcast_us,speedup,algorithm
+ *   size,default_us,topobcast_us,speedup,algorithm[,bound_us,efficiency]
  * one line per message size; the algorithm is quoted because specs hold
- * commas.  The report only reads it, so it is strict about the columns and
- * says which line is wrong. */
+ * commas; the bound columns are there when the tuner had a machine (empty
+ * when it could not bound).  The report only reads it, so it is strict
+ * about the columns and says which line is wrong. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "report.h"
 
 void tbr_compare_free(tbr_compare *c)
@@ -69,7 +72,7 @@ static int number(const char *text, double *v)
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    int cap = 0, lineno = 0;
+    int cap = 0, lineno = 0, ncols = 5;
     const char *p = text;
     while (*p) {
         const char *eol = strchr(p, '\n');
@@ -88,8 +91,14 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
         if (len == 0 || line[0] == '#')
             continue;
         if (lineno == 1 || strncmp(line, "size,", 5) == 0) {
-            if (strncmp(line, "size,default_us,topobcast_us,speedup,algorithm", 46) != 0) {
-                snprintf(err, errlen, "%s:%d: expected the header 'size,default_us,topobcast_us,speedup,algorithm'",
+            if (strcmp(line, "size,default_us,topobcast_us,speedup,algorithm") == 0)
+                ncols = 5;
+            else if (strcmp(line, "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency") == 0)
+                ncols = 7;
+            else {
+                snprintf(err, errlen,
+                         "%s:%d: expected the header 'size,default_us,topobcast_us,speedup,algorithm' (and "
+                         "',bound_us,efficiency')",
                          name, lineno);
                 goto fail;
             }
@@ -105,17 +114,23 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
             c->row = r;
         }
         tbr_compare_row *r = &c->row[c->n];
-        char f[5][256];
+        char f[7][256];
         const char *q = line;
         int nf = 0;
-        while (nf < 5 && *q && field(&q, f[nf], sizeof f[nf]) == 0)
+        /* an empty last field leaves q at the end after its comma */
+        while (nf < ncols && (*q || (nf > 0 && q[-1] == ',')) && field(&q, f[nf], sizeof f[nf]) == 0)
             nf++;
-        if (nf != 5 || *q || number(f[0], &r->bytes) || number(f[1], &r->default_us) ||
-            number(f[2], &r->topobcast_us) || number(f[3], &r->speedup) || r->bytes < 0) {
-            snprintf(err, errlen, "%s:%d: expected size,default_us,topobcast_us,speedup,\"algorithm\"", name,
-                     lineno);
+        r->bound_us = r->efficiency = NAN;
+        int bad = nf != ncols || *q || number(f[0], &r->bytes) || number(f[1], &r->default_us) ||
+                  number(f[2], &r->topobcast_us) || number(f[3], &r->speedup) || r->bytes < 0;
+        if (!bad && ncols == 7 && (f[5][0] || f[6][0]))
+            bad = number(f[5], &r->bound_us) || number(f[6], &r->efficiency) || !(r->bound_us >= 0);
+        if (bad) {
+            snprintf(err, errlen, "%s:%d: expected size,default_us,topobcast_us,speedup,\"algorithm\"%s", name,
+                     lineno, ncols == 7 ? ",bound_us,efficiency" : "");
             goto fail;
         }
+        c->has_bound |= !isnan(r->bound_us);
         snprintf(r->alg, sizeof r->alg, "%s", f[4]);
         c->n++;
     }
@@ -131,36 +146,9 @@ fail:
 
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    char *text = tt_read_text(path, err, errlen);
+    if (!text)
         return -1;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + got + 1 > cap) {
-            cap = (len + got + 1) * 2;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-            text = t;
-        }
-        memcpy(text + len, chunk, got);
-        len += got;
-    }
-    fclose(f);
-    if (!text) {
-        snprintf(err, errlen, "%s: empty file", path);
-        return -1;
-    }
-    text[len] = 0;
     int rc = tbr_compare_parse(text, path, c, err, errlen);
     free(text);
     return rc;

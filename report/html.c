@@ -39,7 +39,7 @@ static const char style[] =
     "svg .tleaf{font-size:11.5px;fill:#333}\n"
     "svg .one{stroke:#d62728;stroke-width:1.3;stroke-dasharray:5 4}svg .curve{stroke:#1f77b4;stroke-width:2}\n"
     "svg .pt{stroke:#fff;stroke-width:1}svg .time-default{stroke:#888;stroke-width:2}"
-    "svg .time-tb{stroke:#1f77b4;stroke-width:2}\n"
+    "svg .time-tb{stroke:#1f77b4;stroke-width:2}svg .time-bound{stroke:#2ca02c;stroke-width:2;stroke-dasharray:6 3}\n"
     "svg .series{stroke-width:2}svg .swatch{stroke:#666;stroke-width:.5}\n"
     "table.acc{border-collapse:collapse;background:#fff;font-size:13px}table.acc th,table.acc td{border:1px solid "
     "#ddd;padding:4px 10px;text-align:right}table.acc thead th{background:#f0f0f0}table.acc tbody th{text-align:left}"

@@ -131,15 +131,19 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells);
 typedef struct tbr_compare_row {
     double bytes, default_us, topobcast_us, speedup;
     char alg[256];
+    double bound_us, efficiency; /* NAN where the CSV has none */
 } tbr_compare_row;
 
 typedef struct tbr_compare {
     int n;
     tbr_compare_row *row;
+    int has_bound; /* some row has a bound */
 } tbr_compare;
 
-/* `size,default_us,topobcast_us,speedup,algorithm` with a header line and
- * the algorithm optionally "quoted" ("" inside quotes is one quote). */
+/* `size,default_us,topobcast_us,speedup,algorithm[,bound_us,efficiency]`
+ * with a header line and the algorithm optionally "quoted" ("" inside
+ * quotes is one quote); the bound columns (tuner --compare with a
+ * machine) may be empty. */
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen);
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen);
 void tbr_compare_free(tbr_compare *c);
@@ -149,6 +153,14 @@ void tbr_compare_free(tbr_compare *c);
 /* Speedup against default per size with the 1.0 line (one circle of class
  * "pt" per row), beside both absolute times. */
 int tbr_speedup_svg(tbr_buf *b, const char *id, const tbr_compare *c, tbr_catmap *colors);
+
+/* ---- efficiency against the lower bound (efficiency_plot.c) -------------- */
+
+/* \brief Efficiency = bound / topobcast time per size (one circle of class
+ *        "pt" per row with a bound, the 1.0 line the bound itself), beside
+ *        the bound and both times against size.
+ * \return 0, or -1 when no row has a bound or out of memory. */
+int tbr_efficiency_svg(tbr_buf *b, const char *id, const tbr_compare *c);
 
 /* ---- PLogP parameters (plogp_plot.c) ------------------------------------ */
 

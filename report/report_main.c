@@ -463,6 +463,17 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         fact(page, "geometric-mean speedup", tmp);
         snprintf(tmp, sizeof tmp, "%.2fx", best);
         fact(page, "best speedup", tmp);
+        double le = 0;
+        int ne = 0;
+        for (int k = 0; k < in->cmp.n; k++)
+            if (in->cmp.row[k].bytes >= 1048576 && in->cmp.row[k].efficiency > 0) {
+                le += log(in->cmp.row[k].efficiency);
+                ne++;
+            }
+        if (ne) {
+            snprintf(tmp, sizeof tmp, "%.2f", exp(le / ne));
+            fact(page, "efficiency from 1 MiB (bound / time)", tmp);
+        }
     }
     tbr_puts(page, "</div>\n");
 
@@ -579,6 +590,26 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
                         "library's PMPI_Bcast in the same job. Above the dashed 1.0 line the table is faster.");
     } else {
         tbr_html_p(page, "missing", "No comparison given (--compare, from topobcast-tuner --compare --csv).");
+    }
+    tbr_html_section_end(page);
+
+    /* ---- efficiency against the lower bound ---- */
+    tbr_html_section(page, "efficiency", "Efficiency against the lower bound");
+    if (in->have_cmp && in->cmp.has_bound) {
+        tbr_buf_free(&svg);
+        if (tbr_efficiency_svg(&svg, "svg-efficiency", &in->cmp) != 0)
+            goto out;
+        tbr_html_p(page, NULL, "The lower bound is the least time in which any broadcast can give every rank the "
+                   "message on this machine: every host outside the root's must receive it through the links "
+                   "that lead to it, and a host's ranks share its memory and its ways in (topology/README.md, "
+                   "\"Lower bound\").");
+        tbr_html_figure(page, "fig-efficiency", svg.s,
+                        "Efficiency = bound / measured time: 1.0 is the bound itself; a point above it would be a "
+                        "bug in the bound. Under SimGrid the bound comes from the platform file, on a real machine "
+                        "from the measured per-level bandwidths and fan-out.");
+    } else {
+        tbr_html_p(page, "missing", "No bound in the comparison (topobcast-tuner --compare with --platform and "
+                   "--hostfile, or --measurements).");
     }
     tbr_html_section_end(page);
 

@@ -85,11 +85,7 @@ int tbr_speedup_svg(tbr_buf *b, const char *id, const tbr_compare *c, tbr_catmap
     }
     tbr_svg_open(b, id, left2 + PW + 30, TOP + PH + 60 + 18 * nu, "speedup against default");
     /* left: speedup */
-    tbr_svg_text(b, left1, 18, "start", "fig-title", 0, "speedup = default time / topobcast time");
-    tbr_axis_y(b, &ay, left1, left1 + PW, 1, "speedup");
-    tbr_axis_sizes_x(b, &ax, TOP + PH, zero, "message size (bytes)");
-    double y1 = tbr_axis_map(&ay, 1.0);
-    tbr_svg_line(b, left1, y1, left1 + PW, y1, "one", NULL);
+    double y1 = tbr_ratio_panel(b, &ax, &ay, left1, PW, TOP, PH, zero, "speedup = default time / topobcast time", "speedup");
     int np = 0;
     for (int k = 0; k < c->n; k++) {
         const tbr_compare_row *r = &c->row[ix[k]];
@@ -116,17 +112,8 @@ int tbr_speedup_svg(tbr_buf *b, const char *id, const tbr_compare *c, tbr_catmap
     tbr_svg_text(b, left1 + PW - 4, y1 + 14, "end", "note", 0, "1.0 = as fast as default");
 
     /* right: absolute times, log-log */
-    if (!isfinite(tmin)) {
-        tmin = 1;
-        tmax = 10;
-    }
-    tbr_axis ay2 = {.lo = tmin / 1.3, .hi = tmax * 1.3, .p0 = TOP + PH, .p1 = TOP, .log = 10};
-    tbr_axis ax2 = ax;
-    ax2.p0 = left2 + (zero ? 30 : 10);
-    ax2.p1 = left2 + PW - 10;
-    tbr_svg_text(b, left2, 18, "start", "fig-title", 0, "broadcast time (max over ranks, median)");
-    tbr_axis_y(b, &ay2, left2, left2 + PW, 1, "time (\xc2\xb5s)");
-    tbr_axis_sizes_x(b, &ax2, TOP + PH, zero, "message size (bytes)");
+    tbr_axis ay2, ax2 = tbr_time_panel(b, &ax, left2, PW, TOP, PH, zero, tmin, tmax,
+                                       "broadcast time (max over ranks, median)", &ay2);
     for (int side = 0; side < 2; side++) {
         np = 0;
         for (int k = 0; k < c->n; k++) {

@@ -102,5 +102,18 @@ void tbr_axis_sizes_x(tbr_buf *b, const tbr_axis *a, double y, int with_zero, co
  * decades (and 2x, 5x when few), linear ones at 1/2/5 steps.  unit_scale
  * multiplies values for the labels (1e6 for seconds shown in us). */
 void tbr_axis_y(tbr_buf *b, const tbr_axis *a, double x, double x_end, double unit_scale, const char *title);
+/* \brief A panel of a ratio (speedup, efficiency) against size: its title
+ *        at x, the axes of ay (vertical, x to x + w) and sizes (at y0 + h),
+ *        and the dashed line at 1.0 (class "one").
+ * \return the pixel height of 1.0. */
+double tbr_ratio_panel(tbr_buf *b, const tbr_axis *sizes, const tbr_axis *ay, double x, double w, double y0, double h,
+                       int with_zero, const char *title, const char *ytitle);
+/* \brief A panel of times (microseconds, log-log) against the sizes of
+ *        axis sizes, its left edge at x and width w, over [tmin, tmax] us
+ *        (neither finite: 1-10 us), with its title and both axes drawn
+ *        (top at y0, height h); *ty gets the time axis.
+ * \return the panel's size axis. */
+tbr_axis tbr_time_panel(tbr_buf *b, const tbr_axis *sizes, double x, double w, double y0, double h, int with_zero,
+                        double tmin, double tmax, const char *title, tbr_axis *ty);
 
 #endif

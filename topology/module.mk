@@ -27,8 +27,9 @@ $(TT_A): $(TT_OBJS)
 # the topology it writes with the library's loader.
 TT_CLUSTER_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(wildcard test/unit/test_cluster*.c))
 TT_ANALYZE_TEST_BIN  := $(BUILD)/test/unit/test_probe_analyze
+TT_BOUND_TEST_BIN    := $(BUILD)/test/unit/test_bound
 
-$(TT_CLUSTER_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h test/unit/test_cluster_rng.h $(TT_A) $(TT_HDRS)
+$(TT_CLUSTER_TEST_BINS) $(TT_BOUND_TEST_BIN): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h test/unit/test_cluster_rng.h $(TT_A) $(TT_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TT_CFLAGS) -Ilibtopobcast/src -Itest/unit $< -o $@ $(TT_A) -lm
 

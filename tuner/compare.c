@@ -8,6 +8,7 @@
 
 #include "../timing/timing.h"
 #include "agree.h"
+#include "compare_bound.h"
 #include "tools.h"
 #include "topobcast.h"
 
@@ -97,6 +98,9 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
     const tb_hier *ch = size > 1 ? tb_tool_comm_hier(comm, &cs_usable) : NULL;
     int usable = st->config_ok && ch && cs_usable && !st->disabled;
     FILE *csv = NULL;
+    double *bound = calloc((size_t)o->nsizes + 1, sizeof *bound);
+    int have_bound = bound && tn_compare_bounds(comm, o->platform, o->hostfile, o->costs, o->sizes, o->nsizes,
+                                                o->root_mode != 0, bound, out) == 0;
     if (me == 0) {
         fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s%s\n", size, st->config->source,
                 usable ? "" : " NOT IN USE (see the warning above): the library falls back to MPI_Bcast");
@@ -104,13 +108,14 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
             fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");
         fprintf(out, "# %d repetitions (+%d warm-up) per size and side, root %s; time = max over ranks, median\n",
                 o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
-        fprintf(out, "%10s %12s %14s %8s  %s\n", "size", "default_us", "topobcast_us", "speedup", "algorithm");
+        fprintf(out, "%10s %12s %14s %8s %12s %10s  %s\n", "size", "default_us", "topobcast_us", "speedup", "bound_us",
+                "efficiency", "algorithm");
         if (o->csv) {
             csv = fopen(o->csv, "w");
             if (!csv)
                 fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, strerror(errno));
             else
-                fprintf(csv, "size,default_us,topobcast_us,speedup,algorithm\n");
+                fprintf(csv, "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n");
         }
     }
     /* warm-up of both paths (connections, the library's communicator state,
@@ -123,7 +128,8 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
     }
     int status = 0;
     double logsum = 0, logsum_mid = 0, minsp = INFINITY;
-    int nsp = 0, nmid = 0, ndefault = 0;
+    int nsp = 0, nmid = 0, ndefault = 0, nbig = 0, nbelow = 0;
+    double logeff_big = 0;
     size_t minsz = 0;
     for (int i = 0; i < o->nsizes; i++) {
         op_ctx c = {buf, o->sizes[i], size, 0, 0, comm};
@@ -142,13 +148,28 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
         if (me != 0)
             continue;
         double sp = tlib > 0 ? tdef / tlib : 0;
-        const char *note = bad == 1 ? "  WRONG DATA" : (bad || rc != MPI_SUCCESS) ? "  ERROR" : "";
-        fprintf(out, "%10zu %12.2f %14.2f %8.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, alg, note);
+        double bd = have_bound ? bound[i] : NAN, eff = have_bound && tlib > 0 ? bd / tlib : NAN;
+        /* a time below the bound is a bug in the bound (or in the timing) */
+        int below = have_bound && ((tlib > 0 && tlib < bd) || (tdef > 0 && tdef < bd));
+        nbelow += below;
+        const char *note = bad == 1                        ? "  WRONG DATA"
+                           : (bad || rc != MPI_SUCCESS)    ? "  ERROR"
+                           : below                         ? "  BELOW THE BOUND"
+                                                           : "";
+        fprintf(out, "%10zu %12.2f %14.2f %8.3f %12.2f %10.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, bd * 1e6,
+                eff, alg, note);
         fflush(out);
         if (csv) {
             fprintf(csv, "%zu,%.3f,%.3f,%.4f,", c.bytes, tdef * 1e6, tlib * 1e6, sp);
             csv_quoted(csv, alg);
-            fputc('\n', csv);
+            if (have_bound)
+                fprintf(csv, ",%.3f,%.4f\n", bd * 1e6, eff);
+            else
+                fprintf(csv, ",,\n");
+        }
+        if (eff > 0 && c.bytes >= 1024 * 1024) {
+            logeff_big += log(eff);
+            nbig++;
         }
         if (sp > 0) {
             logsum += log(sp);
@@ -172,9 +193,16 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
             fprintf(out, "# geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", exp(logsum_mid / nmid),
                     nmid);
         fprintf(out, "# the table chose default (PMPI_Bcast) at %d of %d sizes\n", ndefault, o->nsizes);
+        if (nbig > 0)
+            fprintf(out, "# efficiency (bound / topobcast time): geometric mean %.3f over the %d sizes >= 1 MiB\n",
+                    exp(logeff_big / nbig), nbig);
+        if (nbelow > 0)
+            fprintf(out, "# WARNING: %d sizes measured below the bound: the bound is wrong for this machine\n",
+                    nbelow);
         if (csv)
             fclose(csv);
     }
     free(buf);
+    free(bound);
     return status;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "costs.h"
+
 typedef struct tn_compare_opts {
     const size_t *sizes;
     int nsizes;
@@ -16,10 +18,14 @@ typedef struct tn_compare_opts {
     int root_mode;     /* 0: root 0, 1: rotating, 2: both (mean of the medians) */
     const char *csv;   /* CSV path (rank 0 writes it) or NULL */
     int verbose;
+    const char *platform, *hostfile; /* the simulated machine of the bound, or NULL */
+    const tn_costs *costs;           /* rank 0: measured costs for the bound, or NULL */
 } tn_compare_opts;
 
 /* Collective over comm.  The library must already have its configuration
- * (TOPOBCAST_CONFIG set before the first broadcast).  Returns 0, 1 if the
+ * (TOPOBCAST_CONFIG set before the first broadcast).  With a machine
+ * (platform or costs), each size also gets the lower bound and the
+ * efficiency bound / topobcast time (compare_bound.h).  Returns 0, 1 if the
  * library delivered wrong data at some size, 2 on other errors. */
 int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out);
 

@@ -88,6 +88,21 @@ double tn_costs_interp(const double *x, const double *y, int n, double v)
     return r > 0 ? r : 0.0;
 }
 
+double tn_costs_bandwidth(const tn_costs *c, int k)
+{
+    int n = tn_costs_n(c, k);
+    const double *m = tn_costs_m(c, k), *g = tn_costs_g(c, k);
+    if (n < 1 || m[n - 1] <= 0)
+        return 0;
+    int j = -1;
+    for (int i = 0; i < n - 1; i++)
+        if (m[i] <= m[n - 1] / 2)
+            j = i;
+    if (j >= 0 && g[n - 1] > g[j])
+        return (m[n - 1] - m[j]) / (g[n - 1] - g[j]);
+    return g[n - 1] > 0 ? m[n - 1] / g[n - 1] : 0;
+}
+
 void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *out)
 {
     int k = tn_costs_curve(c, a, b);
@@ -103,6 +118,8 @@ void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *
         out->os = out->g;
     if (out->orv > out->g)
         out->orv = out->g;
+    double bw = tn_costs_bandwidth(c, k);
+    out->gbw = bw > 0 && m / bw < out->g ? m / bw : out->g;
 }
 
 int tn_costs_pair_class(const tb_hier *h, int a, int b)

@@ -30,6 +30,7 @@ typedef struct tn_costs {
 /* Cost of one message on one edge at one size. */
 typedef struct tn_edge_cost {
     double L, os, orv, g;
+    double gbw; /* the bandwidth part of g: bytes / tn_costs_bandwidth (at most g) */
 } tn_edge_cost;
 
 /* Allocates ncurves zeroed curves of nm samples each; with_pairs
@@ -49,6 +50,12 @@ static inline double *tn_costs_g(const tn_costs *c, int k) { return c->g + c->of
  * below x[0], extended with the last segment's slope above x[n-1] (costs of
  * big messages grow linearly with size). */
 double tn_costs_interp(const double *x, const double *y, int n, double v);
+
+/* \brief Bandwidth of curve k: the slope of g(m) over the top octave of its
+ *        sizes (fixed costs such as the latency and a rendezvous handshake
+ *        cancel), else m / g(m) at its largest size.
+ * \return bytes/s, 0 if the curve has neither. */
+double tn_costs_bandwidth(const tn_costs *c, int k);
 
 /* Cost of a message of `bytes` from world rank a to world rank b. */
 void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *out);

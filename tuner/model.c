@@ -1,6 +1,7 @@
 /* Replays a plan against PLogP edge costs; see model.h for the rules. */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,12 @@ static double send_one(sender *s, const tn_edge_cost *ep, int cls, double fan, d
     if (*flow > start)
         start = *flow;
     double arrive = start + e.g + e.L;
-    s->port[cls] = start + e.g / fan;
-    *flow = start + e.g;
+    /* a non-blocking rendezvous message holds its link for its bytes only:
+     * the handshake in its gap (the probe's bursts wait for it) overlaps
+     * the transfers of the messages in flight before it */
+    double hold = rendezvous && nonblocking ? e.gbw : e.g;
+    s->port[cls] = start + hold / fan;
+    *flow = start + hold;
     if (nonblocking) {
         s->inflight[(s->head + s->count) % s->cap] = rendezvous ? arrive : start + e.g;
         s->count++;
@@ -301,7 +306,7 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, con
     size_t *off = malloc(sizeof(size_t) * ((size_t)P + 1));
     msg_key **sends = calloc((size_t)P, sizeof *sends);
     int *nsends = calloc((size_t)P, sizeof(int));
-    double *start = NULL, *sdone = NULL;
+    double *start = NULL, *sdone = NULL, *scpu = NULL;
     int *match = NULL;
     char *posted = NULL;
     if (!steps || !nsteps || !pos || !off || !sends || !nsends)
@@ -318,9 +323,10 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, con
     size_t total = off[P] ? off[P] : 1;
     start = malloc(sizeof(double) * total);
     sdone = malloc(sizeof(double) * total);
+    scpu = malloc(sizeof(double) * total);
     match = malloc(sizeof(int) * total);
     posted = calloc(total, 1);
-    if (!start || !sdone || !match || !posted)
+    if (!start || !sdone || !scpu || !match || !posted)
         goto out;
     /* sends of each rank sorted by (peer, step) */
     for (int r = 0; r < P; r++) {
@@ -378,13 +384,24 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, con
                     if (sb > 0) {
                         tn_edge_cost e;
                         tn_costs_edge(c, wr(world, r), wr(world, st->send_peer), sb, &e);
+                        int rdv = sb >= c->eager_limit;
                         double s = now[r] > port[r] ? now[r] : port[r];
                         start[id] = s;
-                        port[r] = s + e.g;
-                        sdone[id] = sb >= c->eager_limit ? s + e.g + e.L : s + e.g;
+                        port[r] = s + (rdv ? e.gbw : e.g);
+                        sdone[id] = rdv ? s + e.g + e.L : s + e.g;
+                        /* the CPU posts it: an eager send copies it (as in
+                         * send_one), a rendezvous one costs an empty message */
+                        if (!rdv)
+                            cpu += e.orv > 0 && e.orv < e.os ? e.orv : e.os;
+                        else {
+                            tn_costs_edge(c, wr(world, r), wr(world, st->send_peer), 0, &e);
+                            cpu += e.os;
+                        }
                     }
                     posted[id] = 1;
+                    scpu[id] = cpu;
                 }
+                cpu = scpu[id];
                 double fin = sdone[id] > cpu ? sdone[id] : cpu;
                 int jm = match[id];
                 if (jm >= 0) {
@@ -396,6 +413,8 @@ static int xchg_phase(const tn_costs *c, const int *world, const tb_plan *p, con
                     tn_edge_cost e;
                     tn_costs_edge(c, wr(world, x), wr(world, r), rb, &e);
                     double a = start[xid] + e.g + e.L;
+                    if (rb < c->eager_limit) /* an eager message is copied out by the receiving CPU */
+                        a = (a > cpu ? a : cpu) + e.orv;
                     if (a > fin)
                         fin = a;
                 }
@@ -423,13 +442,16 @@ out:
     free(nsends);
     free(start);
     free(sdone);
+    free(scpu);
     free(match);
     free(posted);
     return rc;
 }
 
-double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                          const double *fanout, const tb_alg_spec *spec, size_t bytes)
+/* The replay; xstart (if not NULL, P entries) gets when each rank is
+ * through its tree part, i.e. may start its exchange steps. */
+static double replay_plan(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes, double *xstart)
 {
     const int P = p->tree.size;
     if (P <= 1 || bytes == 0)
@@ -441,12 +463,15 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
     double t = -1.0;
     int ok = now != NULL;
     /* a circulant among sources runs first and starts their trees */
-    if (ok && tb_plan_xchg_first(p))
+    if (ok && tb_plan_xchg_first(p)) {
+        if (xstart)
+            memcpy(xstart, now, sizeof(double) * (size_t)P);
         ok = xchg_phase(c, world, p, spec, bytes, now, port) == 0;
+    }
     for (int r = 0; ok && r < P; r++)
         start[r] = now[r];
     /* two trees run at once: each rank done when both are (their sharing
-     * of the rank's links is not modelled: optimistic) */
+     * of the rank's links is not modelled here: the resource term counts it) */
     for (int k = 0; ok && k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
         ok = tree_phase(c, world, h, fanout, tb_plan_tree(p, k), spec, bytes, start, tdone, tport) == 0;
         for (int r = 0; ok && r < P; r++) {
@@ -456,8 +481,11 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
                 port[r] = tport[r];
         }
     }
-    if (ok && p->xchg != TB_XCHG_NONE && !tb_plan_xchg_first(p))
+    if (ok && p->xchg != TB_XCHG_NONE && !tb_plan_xchg_first(p)) {
+        if (xstart)
+            memcpy(xstart, now, sizeof(double) * (size_t)P);
         ok = xchg_phase(c, world, p, spec, bytes, now, port) == 0;
+    }
     if (ok) {
         t = 0.0;
         for (int r = 0; r < P; r++)
@@ -468,20 +496,31 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
     return t;
 }
 
-double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay)
+double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                          const double *fanout, const tb_alg_spec *spec, size_t bytes)
 {
-    double t = tn_model_plan_time(c, world, p, h, fanout, spec, bytes);
-    if (replay)
-        *replay = t;
-    if (t < 0)
-        return t;
-    double b = tn_model_boundary_time(c, world, p, h, fanout, bytes);
-    return b > t ? b : t;
+    return replay_plan(c, world, p, h, fanout, spec, bytes, NULL);
 }
 
-int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
-                     const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen)
+static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes, const double *xstart);
+
+double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
+                             const double *fanout, const tn_machine *m, const tb_alg_spec *spec, size_t bytes,
+                             double *replay)
+{
+    const int P = p->tree.size;
+    double *xstart = m && p->xchg != TB_XCHG_NONE && P > 1 ? malloc(sizeof(double) * (size_t)P) : NULL;
+    double t = replay_plan(c, world, p, h, fanout, spec, bytes, xstart);
+    if (replay)
+        *replay = t;
+    double b = t < 0 ? 0.0 : resource_time(m, p, bytes, xstart);
+    free(xstart);
+    return t < 0 || b <= t ? t : b;
+}
+
+int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
+                     const tn_machine *m, int size, int root, const tb_alg_spec *spec, size_t bytes, double *seconds,
+                     char *err, size_t errlen)
 {
     if (spec->id == TB_ALG_DEFAULT) {
         snprintf(err, errlen, "the MPI library's own broadcast has no model");
@@ -491,7 +530,7 @@ int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, cons
     /* as comm_state.c hands it to the builders */
     if (tb_plan_build(&p, size, root, spec, h && h->size ? h : NULL, err, errlen) != 0)
         return -1;
-    double t = tn_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, spec, bytes, NULL);
+    double t = tn_model_plan_predict(c, world, &p, h && h->size ? h : NULL, fanout, m, spec, bytes, NULL);
     tb_plan_free(&p);
     if (t < 0) {
         snprintf(err, errlen, "%s: the plan's exchange steps do not match up", tb_alg_name(spec->id));
@@ -537,78 +576,41 @@ uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
     return h;
 }
 
-/* Bytes-on-the-wire view of the same plan: every group of every level has
- * ways out and in that all of its ranks share, which the replay above
- * ignores -- there each rank has links of its own, so 16 ranks of a node
- * sending at once look 16 times as fast as they are.  A group has two such
- * ways each direction: to its sibling groups (same parent group: a socket's
- * link to the other socket) and beyond its parent (a socket's way to the
- * network), which are separate wires on most machines; where they are one
- * (a node's single adapter), the bound is at most 2x low.  Each message
- * that crosses a group's boundary occupies its way for its gap minus the
- * gap of an empty message (the bandwidth part; per-message CPU costs are
- * the ranks' own and overlap).  Messages inside a finest group (or inside
- * a communicator without levels) share its memory instead, which carries
- * as many at once as the measured fan-out of that class says.  The busiest
- * way bounds the broadcast from below. */
-typedef struct wire_ctx {
-    const tn_costs *c;
-    const int *world;
-    const tb_hier *h; /* NULL: no levels */
-    int nl;
-    size_t *goff;     /* first counter group of each level */
-    double *busy;     /* 4 per group: out/in x sibling/beyond */
-    double *mem;      /* per finest group (1 without levels) */
-    double memcap;    /* messages at once inside a finest group; 0: not bounded */
-} wire_ctx;
-
-static void charge(wire_ctx *w, int a, int b, size_t len)
+/* The resources the plan's messages cross (machine.h): every message of
+ * the tree (a rank's block range from its parent) and of the exchange
+ * steps is charged to the resources of its route, in bytes; a resource
+ * carries them no faster than its capacity, starting no earlier than the
+ * least latency of the routes that cross it.  The replay above gives every
+ * rank links of its own (16 ranks of a node sending at once look 16 times
+ * as fast as they are); this is the same reasoning as the lower bound
+ * (topology/bound.h), applied to the bytes this schedule moves. */
+double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t bytes)
 {
-    if (len == 0 || a == b)
-        return;
-    tn_edge_cost e, z;
-    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), len, &e);
-    tn_costs_edge(w->c, wr(w->world, a), wr(w->world, b), 0, &z);
-    double t = e.g - z.g;
-    if (t <= 0)
-        return;
-    int split = tn_costs_pair_class(w->h, a, b); /* the level where a and b part */
-    if (split >= w->nl) {
-        if (w->memcap > 0)
-            w->mem[w->nl ? w->h->group[w->nl - 1][a] : 0] += t / w->memcap;
-        return;
-    }
-    for (int l = split; l < w->nl; l++) {
-        size_t beyond = l > split ? 2 : 0;
-        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][a]) + beyond] += t;     /* out of a's group */
-        w->busy[4 * (w->goff[l] + (size_t)w->h->group[l][b]) + beyond + 1] += t; /* into b's group */
-    }
+    return resource_time(m, p, bytes, NULL);
 }
 
-double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                              const double *fanout, size_t bytes)
+/* xstart (may be NULL): when each rank may start its exchange steps (the
+ * replay's end of its tree part).  The exchange's bytes then also count
+ * apart, from the earliest start of the senders crossing each resource:
+ * they come in a burst after the tree, which the whole run's average
+ * hides (31 pairs swapping halves over a dragonfly's global links). */
+static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes, const double *xstart)
 {
     const tb_tree *t = &p->tree;
     const int P = t->size;
-    if (h && (h->size != P || h->nlevels <= 0))
-        h = NULL;
-    int nl = h ? h->nlevels : 0;
-    if ((!h && !fanout) || P <= 1 || bytes == 0)
+    if (!m || P <= 1 || bytes == 0 || P > m->P)
         return 0.0;
-    wire_ctx w = {c, world, h, nl, NULL, NULL, NULL, fanout && fanout[nl] >= 1.0 ? fanout[nl] : 0.0};
-    w.goff = malloc(sizeof(size_t) * ((size_t)nl + 1));
-    if (!w.goff)
-        return -1.0;
-    w.goff[0] = 0;
-    for (int l = 0; l < nl; l++)
-        w.goff[l + 1] = w.goff[l] + (size_t)h->ngroups[l];
-    size_t nbusy = 4 * w.goff[nl], nmem = nl ? (size_t)h->ngroups[nl - 1] : 1;
-    w.busy = calloc(nbusy + nmem, sizeof(double));
-    if (!w.busy) {
-        free(w.goff);
+    const tt_net *n = &m->net;
+    size_t R = (size_t)n->nres + 1;
+    double *load = calloc(2 * R, sizeof *load), *first = malloc(sizeof *first * 2 * R);
+    if (!load || !first) {
+        free(load);
+        free(first);
         return -1.0;
     }
-    w.mem = w.busy + nbusy;
+    double *xload = load + R, *xfirst = first + R;
+    for (size_t i = 0; i < 2 * R; i++)
+        first[i] = INFINITY;
     double worst = 0.0;
     for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
         t = tb_plan_tree(p, k);
@@ -617,12 +619,12 @@ double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan
                 size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
                 size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);
                 if (hi > lo)
-                    charge(&w, t->parent[r], r, hi - lo);
+                    tt_net_charge(n, m->host_of[t->parent[r]], m->host_of[r], (double)(hi - lo), load, first);
             }
     }
     t = &p->tree;
     if (p->xchg != TB_XCHG_NONE)
-        for (int r = 0; r < P; r++) {
+        for (int r = 0; r < P && worst >= 0; r++) {
             tb_xchg_step *st = NULL;
             int ns = tb_plan_xchg_steps(p, r, &st);
             if (ns < 0) {
@@ -630,19 +632,36 @@ double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan
                 break;
             }
             for (int j = 0; j < ns; j++)
-                if (st[j].send_peer >= 0)
+                if (st[j].send_peer >= 0) {
                     /* a circulant's period step recurs every q rounds: about
                      * the whole message over its q peers */
-                    charge(&w, r, st[j].send_peer,
-                           p->xchg == TB_XCHG_CIRC ? bytes / (size_t)ns
-                                                   : range_bytes(bytes, t->nblocks, &st[j].send[0]) +
-                                                         range_bytes(bytes, t->nblocks, &st[j].send[1]));
+                    size_t b = p->xchg == TB_XCHG_CIRC ? bytes / (size_t)ns
+                                                       : range_bytes(bytes, t->nblocks, &st[j].send[0]) +
+                                                             range_bytes(bytes, t->nblocks, &st[j].send[1]);
+                    if (b == 0)
+                        continue;
+                    int a = m->host_of[r], d = m->host_of[st[j].send_peer];
+                    tt_net_charge(n, a, d, (double)b, load, first);
+                    if (xstart) { /* first: the sender's start + its route's latency */
+                        size_t q = (size_t)a * (size_t)n->nhost + (size_t)d;
+                        double lat = n->rlat[q];
+                        for (int k = n->roff[q]; k < n->roff[q + 1]; k++) {
+                            xload[n->rid[k]] += (double)b;
+                            if (xstart[r] + lat < xfirst[n->rid[k]])
+                                xfirst[n->rid[k]] = xstart[r] + lat;
+                        }
+                    }
+                }
             free(st);
         }
-    for (size_t i = 0; worst >= 0 && i < nbusy + nmem; i++)
-        if (w.busy[i] > worst)
-            worst = w.busy[i];
-    free(w.busy);
-    free(w.goff);
+    if (worst >= 0) {
+        worst = tt_net_load_time(n, load, first, NULL);
+        if (xstart) {
+            double x = tt_net_load_time(n, xload, xfirst, NULL);
+            worst = x > worst ? x : worst;
+        }
+    }
+    free(load);
+    free(first);
     return worst;
 }

@@ -19,10 +19,11 @@
  *   - then the exchange steps (ring / recursive doubling / pair swap), each
  *     step a send and a receive that start when the rank reaches the step.
  *
- * Contention between ranks on shared links is bounded separately
- * (tn_model_boundary_time); the MPI library's own algorithm ("default") is
- * not modelled: default is always measured.  Pure, no MPI,
- * deterministic. */
+ * Contention between ranks on shared links and memories is bounded
+ * separately (tn_model_resource_time, on the machine of machine.h: the
+ * lower bound's reasoning applied to this schedule's bytes); the MPI
+ * library's own algorithm ("default") is not modelled: default is always
+ * measured.  Pure, no MPI, deterministic. */
 #ifndef TN_TUNER_MODEL_H
 #define TN_TUNER_MODEL_H
 
@@ -31,6 +32,7 @@
 
 #include "costs.h"
 #include "hier.h"
+#include "machine.h"
 #include "schedule.h"
 
 /* Predicted seconds for a plan (built for comm ranks; world[r] maps comm
@@ -42,29 +44,31 @@
 double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                           const double *fanout, const tb_alg_spec *spec, size_t bytes);
 
-/* The prediction of a built plan: the larger of its replay and of the
- * shared-link bound below; *replay (if not NULL) gets the replay alone.
- * -1.0 if the plan cannot be replayed. */
+/* \brief The prediction of a built plan: the larger of its replay and of
+ *        the resource time on m (tn_model_resource_time; none when m is
+ *        NULL); *replay (if not NULL) gets the replay alone.
+ * \return seconds, or -1.0 if the plan cannot be replayed. */
 double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                             const double *fanout, const tb_alg_spec *spec, size_t bytes, double *replay);
+                             const double *fanout, const tn_machine *m, const tb_alg_spec *spec, size_t bytes,
+                             double *replay);
 
-/* Builds the plan for (size, root, spec, h) and predicts it
- * (tn_model_plan_predict).  Returns 0 and
- * *seconds, or -1 with err set (default has no model; unbuildable plan). */
-int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, int size, int root,
-                     const tb_alg_spec *spec, size_t bytes, double *seconds, char *err, size_t errlen);
+/* \brief Builds the plan for (size, root, spec, h) and predicts it
+ *        (tn_model_plan_predict, with machine m or NULL).
+ * \return 0 and *seconds, or -1 with err set (default has no model;
+ *         unbuildable plan). */
+int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
+                     const tn_machine *m, int size, int root, const tb_alg_spec *spec, size_t bytes, double *seconds,
+                     char *err, size_t errlen);
 
-/* Lower bound from shared links: the busiest way out of or into a group
- * (any level of h, the communicator's hierarchy in comm ranks; to sibling
- * groups and beyond the parent counted apart), charged the bandwidth part
- * of the gap of every message that takes it, as if all ranks of the group
- * shared it; and, with fanout, the memory of each finest group (the whole
- * communicator without levels), which carries fanout[h->nlevels] (fanout[0])
- * messages at once.  0 with neither levels nor fanout; -1.0 on failure.
- * The replay gives every rank links of its own; tn_model_plan_predict takes
- * the larger of the two. */
-double tn_model_boundary_time(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
-                              const double *fanout, size_t bytes);
+/* \brief The least time the resources of m (its links and memories) need
+ *        to carry the plan's messages: each message's bytes are charged to
+ *        every resource of its route (comm rank r on host m->host_of[r]);
+ *        a resource starts at the least latency of the routes crossing it
+ *        and carries its bytes at its capacity.  The largest over the
+ *        resources bounds the broadcast from below, whatever the order of
+ *        the messages; the replay ignores this sharing between ranks.
+ * \return seconds (0 with m NULL, one rank or no bytes), -1.0 on failure. */
+double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:
  * tree (parents, blocks, send order), exchange, effective segmentation

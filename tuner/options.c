@@ -44,7 +44,13 @@ void tn_options_usage(FILE *f)
             "  --resume           continue from the partial file (same job size and settings)\n"
             "  --dry-run          model and plan only: print what would be timed, time nothing\n"
             "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
-            "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm\n"
+            "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm,\n"
+            "                     bound_us,efficiency (bound / topobcast time; see --platform)\n"
+            "  --platform FILE.xml --hostfile FILE\n"
+            "                     under SimGrid SMPI: the run's platform and hostfile, the machine\n"
+            "                     of the lower bound (--compare) and of the model's shared links\n"
+            "                     and memories; otherwise both come from --measurements (with\n"
+            "                     --compare too) and the measured fan-out\n"
             "  --model-csv FILE   comm,bytes,predicted_us,measured_us,kept,spec of every timed\n"
             "                     candidate (model error; with --exhaustive: all of them)\n"
             "  -v, --verbose      more detail (per-candidate predictions)\n"
@@ -104,9 +110,11 @@ static int *flag_option(tn_opts *o, const char *a)
 static const char **text_option(tn_opts *o, const char *a)
 {
     static const char *const names[] = {"--topology", "--config",  "--measurements", "-o",          "--output",
-                                        "--partial",  "--compare", "--csv",          "--model-csv", "--algorithms"};
-    const char **vals[] = {&o->topology, &o->topology, &o->measurements, &o->out, &o->out,
-                           &o->partial,  &o->compare,  &o->csv,          &o->model_csv, &o->algs};
+                                        "--partial",  "--compare", "--csv",          "--model-csv", "--algorithms",
+                                        "--platform", "--hostfile"};
+    const char **vals[] = {&o->topology, &o->topology, &o->measurements, &o->out,      &o->out,
+                           &o->partial,  &o->compare,  &o->csv,          &o->model_csv, &o->algs,
+                           &o->platform, &o->hostfile};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k]))
             return vals[k];
@@ -214,6 +222,10 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
             fprintf(stderr, "topobcast-tuner: unknown option %s\n", a);
             return -1;
         }
+    }
+    if (!o->platform != !o->hostfile) {
+        fprintf(stderr, "topobcast-tuner: --platform and --hostfile go together\n");
+        return -1;
     }
     if (o->nsizes == 0)
         o->nsizes = default_sizes(o->max_size, o->sizes, TN_MAX_SIZES);

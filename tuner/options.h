@@ -12,6 +12,7 @@
 
 typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
+    const char *platform, *hostfile; /* a simulated run's SimGrid platform and hostfile (bound, model) */
     size_t sizes[TN_MAX_SIZES]; /* ascending */
     int nsizes;
     size_t max_size;

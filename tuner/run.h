@@ -16,6 +16,7 @@
 #include "config.h"
 #include "costs.h"
 #include "hier.h"
+#include "machine.h"
 #include "options.h"
 #include "results.h"
 
@@ -25,6 +26,8 @@ typedef struct tn_comm {
     MPI_Comm comm;                    /* MPI_COMM_NULL on non-members */
     const tb_hier *hier;              /* the library's hierarchy for it */
     double fanout[TB_MAX_LEVELS + 1]; /* per pair class of hier (fanout.h) */
+    tn_machine mach;                  /* rank 0: its links and memories (machine.h) */
+    int have_mach;
 } tn_comm;
 
 /* The plan of one item (communicator, message size): what to time. */

@@ -198,3 +198,26 @@ void tn_setup_print(const tn_run *T)
     fflush(stdout);
 }
 
+
+void tn_setup_machine(tn_run *T)
+{
+    for (int c = 0; c < T->ncomm; c++) {
+        tn_comm *ci = &T->comms[c];
+        const tb_hier *h = ci->hier && ci->hier->size ? ci->hier : NULL;
+        char err[512] = "";
+        int rc = -1;
+        if (T->o.platform)
+            rc = tn_machine_from_platform(&ci->mach, T->o.platform, T->o.hostfile, ci->size, err, sizeof err);
+        else if (T->have_costs)
+            rc = tn_machine_from_costs(&ci->mach, &T->costs, h, ci->fanout, ci->size, err, sizeof err);
+        else
+            continue;
+        ci->have_mach = rc == 0;
+        if (rc == 0)
+            printf("# machine of %d processes (shared links and memories): %s\n", ci->size, ci->mach.source);
+        else
+            fprintf(stderr, "topobcast-tuner: %s; the model prices %d processes without shared links\n", err,
+                    ci->size);
+    }
+    fflush(stdout);
+}

@@ -32,6 +32,14 @@ void tn_setup_costs(tn_run *T);
  * \return nothing. */
 void tn_setup_fanout(tn_run *T);
 
+/* \brief Rank 0: the machine of each tuned communicator for the model's
+ *        resource term (machine.h): --platform/--hostfile when given, else
+ *        built from the costs, the communicator's levels and its fan-out;
+ *        prints where it comes from.
+ * \return nothing; a communicator without one is priced by the replay
+ *         alone (said on stderr). */
+void tn_setup_machine(tn_run *T);
+
 /* \brief Rank 0: prints the run's settings, costs, and each communicator's
  *        levels and fan-out to stdout.
  * \return nothing. */

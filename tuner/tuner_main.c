@@ -49,6 +49,8 @@ static void run_free(tn_run *T)
     free(T->items);
     tn_costs_free(&T->costs);
     tn_results_free(&T->rs);
+    for (int c = 0; c < T->ncomm; c++)
+        tn_machine_free(&T->comms[c].mach);
     if (T->o.topology)
         tb_config_free(&T->topo_cfg);
     for (int c = 0; c < T->ncomm; c++)
@@ -76,8 +78,14 @@ int main(int argc, char **argv)
      * at the file before anything touches it. */
     if (T.o.compare) {
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
-        tn_compare_opts co = {T.o.sizes, T.o.nsizes, T.o.reps, T.o.warmup, T.o.root_mode, T.o.csv, T.o.verbose};
-        return finish(tn_compare_run(MPI_COMM_WORLD, &co, stdout));
+        if (T.o.measurements && !T.o.platform) /* the bound's machine */
+            tn_setup_costs(&T);
+        tn_compare_opts co = {T.o.sizes,   T.o.nsizes,  T.o.reps,     T.o.warmup,
+                              T.o.root_mode, T.o.csv,   T.o.verbose,  T.o.platform,
+                              T.o.hostfile, T.have_costs && T.wrank == 0 ? &T.costs : NULL};
+        int rc = tn_compare_run(MPI_COMM_WORLD, &co, stdout);
+        tn_costs_free(&T.costs);
+        return finish(rc);
     }
     if (tn_setup_topology(&T) != 0 || tn_setup_comms(&T) != 0)
         return finish(2);
@@ -89,6 +97,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (T.wrank == 0) {
         tn_setup_print(&T);
+        tn_setup_machine(&T);
         tn_plan_all(&T);
     }
     if (T.o.dry_run) {

@@ -204,8 +204,11 @@ else
     # an interrupted tuner run (e.g. its stage timeout) continues where it stopped
     resume=()
     reuse table.yaml.partial && resume=(--resume)
+    # the platform is the machine of the model's shared links and memories
+    # (tuner/README.md); on a real machine they come from the measurements
     stage "tuner${resume[*]:+-resume}" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${TUNE_SEL[@]}" \
         "$SBIN/topobcast-tuner" --topology "$OUT/topology.yaml" --measurements "$OUT/measurements.txt" \
+        --platform "$PLATFORM" --hostfile "$HOSTFILE" \
         -o "$OUT/table.yaml" --sizes "$TUNE_SIZES" "${TIME_OPTS[@]}" "${TUNER_OPTS[@]}" "${resume[@]}" ||
         fail "tuner failed: $OUT/tuner${resume[*]:+-resume}.log (PIPE_REUSE=1 resumes it)"
 fi
@@ -226,7 +229,8 @@ for sel in mpich ompi; do
     pool_wait
     {
         stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
-            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}"
+            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}" \
+            --platform "$PLATFORM" --hostfile "$HOSTFILE"
         echo $? >"compare-$sel.rc"
     } &
 done
@@ -365,15 +369,17 @@ done
 # under the tuning selector where its table picks an algorithm of its own
 # and MPICH's rules where it picks default (PMPI_Bcast would run them).  "-"
 # where a baseline has no figure.
+# The compare CSVs end with bound_us,efficiency (the platform's lower bound,
+# topology/README.md); the algorithm between is quoted and holds commas.
 awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
-    function alg(line,  k) { for (k = 0; k < 4; k++) line = substr(line, index(line, ",") + 1); return line }
+    function alg(line,  k) { for (k = 0; k < 4; k++) line = substr(line, index(line, ",") + 1); sub(/,[^,]*,[^,]*$/, "", line); return line }
     function v(a, z) { return (z in a) ? a[z] : "-" }
-    FILENAME == ARGV[1] { if (FNR > 1) { mp[$1] = $2; tm[$1] = $3; am[$1] = alg($0) }; next }
-    FILENAME == ARGV[2] { if (FNR > 1) { om[$1] = $2; to[$1] = $3; ao[$1] = alg($0) }; next }
+    FILENAME == ARGV[1] { if (FNR > 1) { mp[$1] = $2; tm[$1] = $3; am[$1] = alg($0); if ($(NF - 1) != "") bd[$1] = $(NF - 1) }; next }
+    FILENAME == ARGV[2] { if (FNR > 1) { om[$1] = $2; to[$1] = $3; ao[$1] = alg($0); if ($(NF - 1) != "") bd[$1] = $(NF - 1) }; next }
     FILENAME == ARGV[3] { split($0, w, " "); bb[w[1]] = w[2]; bn[w[1]] = w[3]; next }
     { split($0, w, " "); mr[w[1]] = w[2] }
     END {
-        print "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us"
+        print "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency"
         n = split(sizes, s, ",")
         for (i = 1; i <= n; i++) {
             z = s[i]
@@ -383,8 +389,9 @@ awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
             if (!(z in bb)) { bb[z] = "-"; bn[z] = "-" } # no built-in ran at every size
             tr = "-"
             if (z in mr) tr = a ~ /^"?default/ ? mr[z] : t
-            printf "%s,%s,%s,%s,%s,%s,%s,%s\n", z, v(mp, z), v(om, z), bb[z], bn[z], t, a, v(mr, z)
-            printf "%s %s %s %s %s %s %s %s %s\n", z, v(mp, z), v(tm, z), v(om, z), v(to, z), bb[z], t, v(mr, z), tr > "speedups.txt"
+            eff = (z in bd) && t + 0 > 0 ? sprintf("%.4f", bd[z] / t) : "-"
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", z, v(mp, z), v(om, z), bb[z], bn[z], t, a, v(mr, z), v(bd, z), eff
+            printf "%s %s %s %s %s %s %s %s %s %s\n", z, v(mp, z), v(tm, z), v(om, z), v(to, z), bb[z], t, v(mr, z), tr, v(bd, z) > "speedups.txt"
         }
         exit bad
     }' "${cmp_files[@]}" best-builtin.txt mpich-rules.txt >compare.csv ||
@@ -417,6 +424,35 @@ awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
                 nm[k] ? sprintf("%.3f", exp(lm[k] / nm[k])) : "-", n2[k] ? sprintf("%.3f", exp(l2[k] / n2[k])) : "-",
                 mn[k], mz[k]
     }' speedups.txt
+    # efficiency = the platform's lower bound / the time (topology/README.md,
+    # "Lower bound"); no measured time may be below it (that would be a bug
+    # in the bound): every column of every size is checked, and every
+    # built-in's own CSV
+    awk '$10 != "-" {
+        b = $10; n++
+        for (k = 2; k <= 9; k++) if ($k != "-" && $k + 0 < b) { printf "# BELOW THE BOUND: %s B, column %d: %s us < bound %s us\n", $1, k, $k, b; bad++ }
+        if ($1 >= 1048576) {
+            e = b / $7; le += log(e)
+            if (!ne++ || e < lo) { lo = e; lz = $1 }
+            if ($6 != "-") { lb += log(b / $6); nb++ }
+        }
+        row[n] = sprintf("#   %10s %12.2f %14.2f %10.3f %16s %10s", $1, b, $7, b / $7, $6, $6 == "-" ? "-" : sprintf("%.3f", b / $6))
+    }
+    END {
+        if (!n) { print "# efficiency: no bound (compare ran without --platform)"; exit }
+        print "# efficiency = bound / time; bound: the least broadcast time the platform allows (topology/README.md)"
+        printf "#   %10s %12s %14s %10s %16s %10s\n", "size", "bound_us", "topobcast_us", "efficiency", "best_builtin_us", "its_eff"
+        for (i = 1; i <= n; i++) print row[i]
+        if (ne) printf "# efficiency >= 1 MiB: geometric mean %.3f (best built-in %s), lowest %.3f at %d B\n", exp(le / ne), nb ? sprintf("%.3f", exp(lb / nb)) : "-", lo, lz
+        printf "# measured times below the bound: %d\n", bad + 0
+    }' speedups.txt
+    for f in builtin-*.csv; do
+        [ -e "$f" ] || continue
+        awk -F, -v a="${f#builtin-}" 'FILENAME == ARGV[1] { if (FNR > 1 && $NF != "-") bd[$1] = $(NF - 1); next }
+            FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            ($c["size_bytes"] in bd) && $c["status"] == "ok" && $c["median_us"] + 0 < bd[$c["size_bytes"]] + 0 {
+                printf "# BELOW THE BOUND: built-in %s at %s B: %s us < bound %s us\n", a, $c["size_bytes"], $c["median_us"], bd[$c["size_bytes"]] }' compare.csv "$f"
+    done
     nbad=0
     [ -s builtin-bad.txt ] && nbad=$(wc -l <builtin-bad.txt)
     echo "# built-in algorithms timed: $nbuiltin, $((nbuiltin - nbad)) of them baselines; not timed or failed:${skipped:- none}"

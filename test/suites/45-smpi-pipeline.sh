@@ -4,8 +4,9 @@
 # sizes up to PIPE_MAX_SIZE.  Asserts outcomes, never exact timings: every
 # file is written and loads, every CSV row holds numbers, the probe finds the
 # platform's nodes exactly, the tuned library is nowhere slower than 0.98x
-# the selector it was tuned under (default is always a candidate),
-# and the HTML report renders.  Skips when smpicc is missing.
+# the selector it was tuned under (default is always a candidate), no
+# measured time is below the platform's lower bound, and the HTML report
+# renders.  Skips when smpicc is missing.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -76,13 +77,15 @@ nsizes=0
 for ((s = 1; s <= maxb; s *= 2)); do nsizes=$((nsizes + 1)); done
 if nonempty compare.csv && msg=$(awk -F, -v n="$nsizes" '
     function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && x + 0 > 0 }
-    NR == 1 { if ($0 != "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us") { print "header: " $0; bad = 1 }; next }
+    NR == 1 { if ($0 != "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency") { print "header: " $0; bad = 1 }; next }
     {
         rows++
         if ($1 != 2 ^ (rows - 1)) { print "row " rows ": size " $1; bad = 1 }
-        # the algorithm (column 7) is quoted and holds commas: mpich_rules_us is $NF
+        # the algorithm (column 7) is quoted and holds commas: mpich_rules_us,
+        # bound_us and efficiency are the last three
         for (i = 2; i <= 6; i++) if (i != 5 && !num($i)) { print "row " rows ": column " i " = " $i; bad = 1 }
-        if (!num($NF)) { print "row " rows ": mpich_rules_us = " $NF; bad = 1 }
+        for (i = NF - 2; i <= NF; i++) if (!num($i)) { print "row " rows ": column " i " from the end = " $i; bad = 1 }
+        if ($NF > 1) { print "row " rows ": efficiency " $NF " > 1"; bad = 1 }
         if ($5 == "" || $7 == "") { print "row " rows ": empty name"; bad = 1 }
     }
     END { if (rows != n) { print rows " rows, expected " n; bad = 1 }; exit bad }' "$out/compare.csv"); then
@@ -108,6 +111,17 @@ if nonempty compare.csv && msg=$(awk -F, 'NR > 1 && ($4 > 1.02 * $2 || $4 > 1.02
     echo "ok $T best built-in no slower than the mpich and ompi selectors"
 else
     echo "not ok $T best built-in no slower than the mpich and ompi selectors:$msg"
+fi
+
+# the platform's lower bound (topology/README.md): no measured time of any
+# column or built-in below it, and the summary's efficiency table
+if nonempty summary.txt && grep -q '^# measured times below the bound: 0$' "$out/summary.txt" &&
+    ! grep -q 'BELOW THE BOUND' "$out/summary.txt" &&
+    [ "$(grep -cE '^#   +[0-9]+ +[0-9.]+ +[0-9.]+ +[01]\.[0-9]+ ' "$out/summary.txt")" -eq "$nsizes" ]; then
+    echo "ok $T no time below the platform's bound; efficiency per size in the summary"
+else
+    echo "not ok $T no time below the platform's bound; efficiency per size in the summary"
+    grep -E 'BELOW|below the bound|efficiency' "$out/summary.txt" 2>/dev/null | head -5 | sed 's/^/# /'
 fi
 
 # ---- summary and validation ---------------------------------------------------------
@@ -149,7 +163,7 @@ if [ $rc -eq 0 ] && grep -q '^# compare left out, the selector failed on this la
     grep -qE '^mpich +- +- +- +-$' "$out12/summary.txt" &&
     grep -qE '^(ompi|mpich_rules) +[0-9.]+ +[0-9.]+ +- +[0-9.]+ \([0-9]+\)' "$out12/summary.txt" &&
     [ "$(grep -cE '^(ompi|mpich_rules) +[0-9.]+ ' "$out12/summary.txt")" -eq 2 ] &&
-    awk -F, 'NR > 1 { n++; if ($2 != "-" || !($3 + 0 > 0) || !($NF + 0 > 0)) bad = 1 } END { exit !(n == 18 && !bad) }' "$out12/compare.csv"; then
+    awk -F, 'NR > 1 { n++; if ($2 != "-" || !($3 + 0 > 0) || !($(NF - 2) + 0 > 0)) bad = 1 } END { exit !(n == 18 && !bad) }' "$out12/compare.csv"; then
     echo "ok $T arm1 rr P=12: mpich selector deadlocks, left out and named; ompi and MPICH's rules compared at 18 sizes"
 else
     echo "not ok $T arm1 rr P=12: pipeline exit $rc, mpich left out and named, ompi and MPICH's rules compared: see $out12.out"
@@ -160,7 +174,7 @@ fi
 # built-in's median at that size
 if awk -F, 'FILENAME ~ /binomial_tree/ && FNR > 1 { b[$2] = $6; next }
         FILENAME ~ /scatter_LR/ && FNR > 1 { r[$2] = $6; next }
-        FILENAME ~ /compare.csv/ && FNR > 1 { n++; want = ($1 < 12288 ? b[$1] : r[$1]); if (want == "" || $NF != want) bad = 1 }
+        FILENAME ~ /compare.csv/ && FNR > 1 { n++; want = ($1 < 12288 ? b[$1] : r[$1]); if (want == "" || $(NF - 2) != want) bad = 1 }
         END { exit !(n == 18 && !bad) }' "$out12/builtin-binomial_tree.csv" "$out12/builtin-scatter_LR_allgather.csv" \
         "$out12/compare.csv" 2>/dev/null; then
     echo "ok $T arm1 rr P=12: mpich_rules_us is binomial_tree below 12 KiB, scatter_LR_allgather above"

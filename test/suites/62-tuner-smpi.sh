@@ -76,7 +76,31 @@ print("# %d schedules, measured/predicted median %.2f, p10 %.2f, p90 %.2f" % (le
 sys.exit(0 if r and 0.8 <= m <= 1.25 else 1)
 PY
 
-# 3. --max-timed K keeps the K best predicted and, past them, the best
+# 3. the lower bound (topology/README.md): --compare with the platform
+# the job runs on prints the bound and efficiency per size; no time may be
+# below it.  With --measurements instead, the machine is built from the
+# probe's pairs and the measured fan-out (an estimate; it must still be
+# below what the tuned table measures here).  The model prices shared
+# links and memories on the measured machine.
+check "tuner: the model's machine comes from the measurements" has "^# machine of 8 processes .*: measured: "
+for how in platform measurements; do
+    if [ $how = platform ]; then
+        mopt=(--platform "$ROOT/test/platforms/fram.xml" --hostfile "$tmp/h8.txt")
+    else
+        mopt=(--measurements "$tmp/meas.txt")
+        how=measured # as the bound's line names its source
+    fi
+    sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --compare "$tmp/table.yaml" --sizes 1K,64K,1M --reps 3 \
+        --warmup 1 --roots 0 --csv "$tmp/cmp-$how.csv" "${mopt[@]}"
+    printf '%s\n' "$OUT" | grep -E "^# bound|^ +[0-9]+ " | sed 's/^/# /'
+    check "--compare names the bound's machine ($how)" has "^# bound \(least time any broadcast needs, root 0\): $how"
+    check "--compare with the bound from the $how: efficiency in (0, 1] at 3 sizes, none below the bound" \
+        awk -F, 'NR == 1 { ok = $0 == "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency"; next }
+            { n++; if (!($(NF - 1) > 0 && $NF > 0 && $NF <= 1 && $3 >= $(NF - 1) && $2 >= $(NF - 1))) ok = 0 }
+            END { exit !(ok && n == 3) }' "$tmp/cmp-$how.csv"
+done
+
+# 4. --max-timed K keeps the K best predicted and, past them, the best
 # predicted of every other algorithm within the factor: with K = 1 the
 # timed set is exactly one candidate per algorithm of the uncapped set,
 # each its algorithm's best predicted

@@ -553,6 +553,30 @@ static void test_selection(void)
            "short line rejected with its line: %s", err);
     const char hdr[] = "bytes,a,b\n1,2,3\n";
     TAP_OK(tbr_compare_parse(hdr, "h.csv", &c, err, sizeof err) != 0, "wrong header rejected: %s", err);
+    TAP_OK(tbr_compare_parse(csv, "c.csv", &c, err, sizeof err) == 0 && !c.has_bound &&
+               tbr_efficiency_svg(&b, "ef", &c) == -1,
+           "no bound columns: no efficiency figure");
+    tbr_compare_free(&c);
+
+    /* with the bound (tuner --compare with a machine); a size without one */
+    const char csvb[] = "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n"
+                        "1,3.0,1.5,2.0,\"knomial:segment=0,radix=4\",0.600,0.4000\n"
+                        "1048576,400,250,1.6,\"pipe\",200.000,0.8000\n"
+                        "65536,30,40,0.75,default,,\n";
+    TAP_OK(tbr_compare_parse(csvb, "b.csv", &c, err, sizeof err) == 0 && c.n == 3 && c.has_bound &&
+               c.row[1].bound_us == 200 && c.row[1].efficiency == 0.8 && isnan(c.row[2].bound_us) &&
+               strcmp(c.row[0].alg, "knomial:segment=0,radix=4") == 0,
+           "bound columns parsed, an empty one is no bound: %s", err);
+    tbr_buf_init(&b);
+    TAP_OK(tbr_efficiency_svg(&b, "ef", &c) == 0 && well_formed(&b, "efficiency"), "efficiency SVG is well-formed");
+    TAP_OK(count(b.s, "class=\"pt\"") == 2 && count(b.s, "class=\"one\"") == 1 &&
+               count(b.s, "time-bound") == 2,
+           "efficiency: a point per size with a bound, the 1.0 line, the bound's curve and legend");
+    tbr_buf_free(&b);
+    tbr_compare_free(&c);
+    const char badb[] = "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n1,2,3,4,x,y,z\n";
+    TAP_OK(tbr_compare_parse(badb, "bb.csv", &c, err, sizeof err) != 0 && strstr(err, "bb.csv:2:"),
+           "a bound that is not a number rejected: %s", err);
 }
 
 /* ---- the page ------------------------------------------------------------ */

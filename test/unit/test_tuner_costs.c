@@ -234,5 +234,32 @@ int main(void)
     test_probe_round_trip();
     test_signatures();
     unlink(path);
+    /* The machine's bandwidth of a class is the slope of g(m) over the top
+     * octave of measured sizes: fixed costs (latency, a rendezvous step of
+     * 3 us at 64 KiB) cancel, where m / g(m) would read them as slower
+     * links.  Two ranks on one host: its memory carries that bandwidth,
+     * times the fan-out. */
+    {
+        tn_costs cs;
+        const double m[] = {0, 1024, 65536, 1048576, 2097152}, bw = 8e9;
+        tn_costs_alloc(&cs, 2, 1, 5, 0);
+        for (int i = 0; i < 5; i++) {
+            tn_costs_m(&cs, 0)[i] = m[i];
+            tn_costs_g(&cs, 0)[i] = 2e-7 + m[i] / bw + (m[i] >= 65536 ? 3e-6 : 0);
+            tn_costs_os(&cs, 0)[i] = tn_costs_or(&cs, 0)[i] = 2e-7;
+        }
+        cs.L[0] = 5e-7;
+        tn_machine mc;
+        char err[256];
+        double fan[1] = {2.5};
+        int rc = tn_machine_from_costs(&mc, &cs, NULL, fan, 2, err, sizeof err);
+        TAP_OK(rc == 0 && mc.net.nhost == 1 && fabs(mc.net.cap[0] - 2.5 * bw) < 1e3 &&
+                   fabs(mc.net.send_cpu - 2e-7) < 1e-15 && fabs(mc.net.rlat[0] - 5e-7) < 1e-15,
+               "machine from costs: bandwidth from the top octave's slope x fan-out (%.3g GB/s, want 20), CPU per "
+               "send o(0), latency L (%s)", rc == 0 ? mc.net.cap[0] / 1e9 : 0, rc ? err : "");
+        if (rc == 0)
+            tn_machine_free(&mc);
+        tn_costs_free(&cs);
+    }
     TAP_DONE();
 }

@@ -51,7 +51,7 @@ static double predict(const tn_costs *c, const tb_hier *h, int P, const char *sp
     char err[256];
     double t = -1;
     if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0 ||
-        tn_model_predict(c, NULL, h, NULL, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
+        tn_model_predict(c, NULL, h, NULL, NULL, P, 0, &s, bytes, &t, err, sizeof err) != 0) {
         printf("# %s: %s\n", spec, err);
         return -1;
     }
@@ -168,19 +168,20 @@ int main(void)
         char err[256];
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
         double t1 = -1, t2 = -1;
-        tn_model_predict(&cc, NULL, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
-        tn_model_predict(&cc, world + P - 4, NULL, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
+        tn_model_predict(&cc, NULL, NULL, NULL, NULL, 4, 0, &s, 64, &t1, err, sizeof err);
+        tn_model_predict(&cc, world + P - 4, NULL, NULL, NULL, 4, 0, &s, 64, &t2, err, sizeof err);
         TAP_OK(t1 > 0 && fabs(t1 - t2) < 1e-15, "world map applied (%.2f vs %.2f us)", t1 * 1e6, t2 * 1e6);
         tb_alg_spec_parse("default", &s, err, sizeof err);
-        TAP_OK(tn_model_predict(&cc, NULL, &h, NULL, P, 0, &s, 64, &t1, err, sizeof err) == -1,
+        TAP_OK(tn_model_predict(&cc, NULL, &h, NULL, NULL, P, 0, &s, 64, &t1, err, sizeof err) == -1,
                "default has no model");
         tn_costs_free(&cc);
         tb_hier_free(&h);
     }
-    /* Shared links: 16 ranks in two groups by parity, one cost curve.  The
-     * binomial edges r -> r + 1 (r even) are the only ones that cross, 8 of
-     * them with the whole message: the group's way out is busy 8 n / bw,
-     * while the replay (own link per rank) says ~log2(P) n / bw. */
+    /* Shared links: 16 ranks in two groups by parity, one cost curve, the
+     * machine built from it (machine.h).  The binomial edges r -> r + 1 (r
+     * even) are the only ones that cross, 8 of them with the whole
+     * message: the group's way out is busy 8 n / bw after the first
+     * latency, while the replay (own link per rank) says ~log2(P) n / bw. */
     {
         int P = 16;
         size_t n = 1u << 20;
@@ -197,25 +198,75 @@ int main(void)
         tb_alg_spec s;
         tb_plan p;
         char err[256];
+        tn_machine mh, m1;
+        int okm = tn_machine_from_costs(&mh, &cb, &h, NULL, P, err, sizeof err) == 0 &&
+                  tn_machine_from_costs(&m1, &cb, NULL, NULL, P, err, sizeof err) == 0;
+        TAP_OK(okm && mh.net.nhost == 2 && m1.net.nhost == 1 && fabs(m1.net.cap[0] - bw) < 1,
+               "machine from costs: a host per group; one host with a memory of the pair bandwidth (%s)", err);
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
-        double bound = -1, alone = -1, both = -1;
-        if (tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
-            bound = tn_model_boundary_time(&cb, NULL, &p, &h, NULL, n);
+        double bound = -1, alone = -1, both = -1, one = -1;
+        if (okm && tb_plan_build(&p, P, 0, &s, &h, err, sizeof err) == 0) {
+            bound = tn_model_resource_time(&mh, &p, n);
             alone = tn_model_plan_time(&cb, NULL, &p, &h, NULL, &s, n);
             tb_plan_free(&p);
         }
-        tn_model_predict(&cb, NULL, &h, NULL, P, 0, &s, n, &both, err, sizeof err);
-        double want = 8 * (double)n / bw;
-        TAP_OK(fabs(bound - want) < 1e-12, "boundary bound: 8 crossings of 1 MiB = %.1f us (got %.1f us)",
-               want * 1e6, bound * 1e6);
+        tn_model_predict(&cb, NULL, &h, NULL, okm ? &mh : NULL, P, 0, &s, n, &both, err, sizeof err);
+        double want = L + 8 * (double)n / bw;
+        TAP_OK(fabs(bound - want) < 1e-12, "shared way: L + 8 crossings of 1 MiB = %.1f us (got %.1f us)", want * 1e6,
+               bound * 1e6);
         TAP_OK(alone > 0 && alone < bound && both == bound,
-               "replay %.1f us < bound, prediction takes the bound (%.1f us)", alone * 1e6, both * 1e6);
-        TAP_OK(tb_plan_build(&p, P, 0, &s, NULL, err, sizeof err) == 0 &&
-                   tn_model_boundary_time(&cb, NULL, &p, NULL, NULL, n) == 0.0,
-               "no hierarchy: no bound");
-        tb_plan_free(&p);
+               "replay %.1f us < resource time, the prediction takes it (%.1f us)", alone * 1e6, both * 1e6);
+        if (okm && tb_plan_build(&p, P, 0, &s, NULL, err, sizeof err) == 0) {
+            one = tn_model_resource_time(&m1, &p, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(one - (L + 15 * (double)n / bw)) < 1e-12 && tn_model_resource_time(NULL, &p, n) == 0.0,
+               "no levels: one memory carries all 15 messages, L + 15 n/bw (got %.1f us); no machine: 0",
+               one * 1e6);
+        if (okm) {
+            tn_machine_free(&mh);
+            tn_machine_free(&m1);
+        }
         tn_costs_free(&cb);
         tb_hier_free(&h);
+    }
+    /* A machine given directly (as a platform gives it): hosts A = ranks
+     * 0-3 and B = 4-7, a 5 GB/s link A -> B (2 us) and a 20 GB/s memory
+     * each (no latency).  A binomial tree from 0 crosses the link once
+     * (0 -> 4) and copies 3 times in each host: the link carries 1 MiB,
+     * 2 us + n / 5 GB/s; a flat tree sends 4 messages over it and 3 into
+     * A's memory: 2 us + 4 n / 5 GB/s. */
+    {
+        size_t n = 1u << 20;
+        tn_machine mm = {0};
+        int ok = tt_net_init(&mm.net, 2) == 0;
+        int link = tt_net_add_res(&mm.net, "A-B", 5e9), memA = tt_net_add_res(&mm.net, "A mem", 20e9),
+            memB = tt_net_add_res(&mm.net, "B mem", 20e9);
+        ok = ok && link >= 0 && memA >= 0 && memB >= 0 && tt_net_set_route(&mm.net, 0, 0, &memA, 1, 0) == 0 &&
+             tt_net_set_route(&mm.net, 0, 1, &link, 1, 2e-6) == 0 && tt_net_set_route(&mm.net, 1, 1, &memB, 1, 0) == 0 &&
+             tt_net_finish(&mm.net) == 0;
+        int hof[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+        mm.host_of = hof;
+        mm.P = 8;
+        tb_alg_spec s;
+        tb_plan p;
+        char err[256];
+        double bin = -1, flat = -1;
+        tb_alg_spec_parse("binomial", &s, err, sizeof err);
+        if (ok && tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0) {
+            bin = tn_model_resource_time(&mm, &p, n);
+            tb_plan_free(&p);
+        }
+        tb_alg_spec_parse("flat", &s, err, sizeof err);
+        if (ok && tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0) {
+            flat = tn_model_resource_time(&mm, &p, n);
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(bin - (2e-6 + (double)n / 5e9)) < 1e-12 && fabs(flat - (2e-6 + 4 * (double)n / 5e9)) < 1e-12,
+               "a shared link counted once per message crossing it: binomial %.1f us (1 crossing), flat %.1f us (4)",
+               bin * 1e6, flat * 1e6);
+        mm.host_of = NULL;
+        tn_machine_free(&mm);
     }
     /* Links per class of destination, fan-out, receive overhead, and the
      * boundary bound's sibling / beyond ways; one curve for every pair. */
@@ -230,8 +281,10 @@ int main(void)
         tb_alg_spec s;
         char err[256];
         tb_plan p;
-        /* flat from 0 to 1, 2, 4: one rank of each class.  One link: the
-         * last of 3 sends arrives 3 gaps after the first started; one link
+        /* flat from 0 to 1, 2, 4: one rank of each class, non-blocking
+         * rendezvous sends.  One link: each send holds it for its bytes
+         * (n / bw: its handshake overlaps the others), so the last of 3
+         * starts 2 n / bw after the first and arrives g + L later; one link
          * per class: they overlap and the last arrives one gap + the CPU
          * cost of posting two rendezvous sends after it. */
         tb_alg_spec_parse("flat", &s, err, sizeof err);
@@ -243,8 +296,10 @@ int main(void)
             per = tn_model_plan_time(&ck, NULL, &p, &h3, NULL, &s, n);
             tb_plan_free(&p);
         }
-        TAP_OK(fabs(one - (3 * gn + L)) < 1e-12, "one link: 3 sends of 1 MiB queue, 3 g + L = %.1f us (got %.1f)",
-               (3 * gn + L) * 1e6, one * 1e6);
+        double hb = (double)n / bw;
+        TAP_OK(fabs(one - (2 * hb + gn + L)) < 1e-12,
+               "one link: 3 sends of 1 MiB queue their bytes, 2 n/bw + g + L = %.1f us (got %.1f)",
+               (2 * hb + gn + L) * 1e6, one * 1e6);
         TAP_OK(fabs(per - (2 * g0 + gn + L)) < 1e-12,
                "a link per class: the 3 sends overlap, 2 o_s(0) + g + L = %.2f us (got %.2f)",
                (2 * g0 + gn + L) * 1e6, per * 1e6);
@@ -262,9 +317,9 @@ int main(void)
             f2 = tn_model_plan_time(&ck, NULL, &p, &h1, fan, &s, n);
             tb_plan_free(&p);
         }
-        TAP_OK(fabs(f1 - (3 * gn + L)) < 1e-12 && fabs(f2 - (2 * gn / 2 + gn + L)) < 1e-12,
-               "fan-out 2: 3 sends in a group take 2 g/2 + g + L = %.1f us (fan-out 1: %.1f us; got %.1f, %.1f)",
-               (gn + gn + L) * 1e6, (3 * gn + L) * 1e6, f2 * 1e6, f1 * 1e6);
+        TAP_OK(fabs(f1 - (2 * hb + gn + L)) < 1e-12 && fabs(f2 - (2 * hb / 2 + gn + L)) < 1e-12,
+               "fan-out 2: 3 sends in a group take 2 (n/bw)/2 + g + L = %.1f us (fan-out 1: %.1f us; got %.1f, %.1f)",
+               (hb + gn + L) * 1e6, (2 * hb + gn + L) * 1e6, f2 * 1e6, f1 * 1e6);
         /* receive overhead: a 3-rank chain of eager 16 KiB segments; o_r
          * above the gap is clamped to it, so a CPU-bound middle rank pays
          * o_r + o_s per segment (here g + g0), not g */
@@ -289,33 +344,41 @@ int main(void)
         TAP_OK(fabs(without - want_without) < 1e-12 && with > without + (nseg - 2) * g0 * 0.99,
                "o_r: a forwarding rank's CPU pays each segment's receive (%.2f us without, %.2f us with)",
                without * 1e6, with * 1e6);
-        /* boundary: 0 sends 1 MiB to 2 (the other socket: sibling way) and
-         * to 4 (another node: beyond the node, and beyond the socket).  One
-         * way out of socket {0,1} would carry both; two ways carry one
-         * each, so the bound is one message's bandwidth time. */
+        /* shared ways: 0 sends 1 MiB to 1 (the other socket: socket 0's
+         * way to its siblings) and to 2 (another node: socket 0's way
+         * beyond its node).  Both classes measure the same bandwidth here
+         * (one curve), so they are taken for one wire (a node's adapter):
+         * it carries both messages, 2 n / bw after the latency
+         * (test_bound.c checks separate ways when the bandwidths differ). */
         tb_alg_spec_parse("flat", &s, err, sizeof err);
         tb_hier h5;
         node_socket(&h5, 3, (const int[]){0, 0, 1}, (const int[]){0, 1, 2}); /* 0 | other socket | other node */
+        tn_machine m5 = {0}, mc = {0}, mf = {0};
         double b5 = -1;
-        if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
-            b5 = tn_model_boundary_time(&ck, NULL, &p, &h5, NULL, n);
+        if (tn_machine_from_costs(&m5, &ck, &h5, NULL, 3, err, sizeof err) == 0 &&
+            tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
+            b5 = tn_model_resource_time(&m5, &p, n);
             tb_plan_free(&p);
         }
-        TAP_OK(fabs(b5 - (double)n / bw) < 1e-12,
-               "boundary: to the other socket and beyond count apart: %.1f us (one way: %.1f us)", b5 * 1e6,
-               2 * (double)n / bw * 1e6);
-        /* memory of a group: a chain of 4 ranks without levels moves the
-         * message 3 times inside; fan-out 2 carries two at once */
+        TAP_OK(fabs(b5 - (L + 2 * (double)n / bw)) < 1e-12,
+               "ways to the other socket and beyond at one bandwidth are one wire: %.1f us (L + 2 n/bw)", b5 * 1e6);
+        /* memory of a host: a chain of 4 ranks without levels moves the
+         * message 3 times through it; fan-out 2 carries two at once */
         tb_alg_spec_parse("chain", &s, err, sizeof err);
         double m0 = -1, m2 = -1, fan0[1] = {2.0};
-        if (tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
-            m0 = tn_model_boundary_time(&ck, NULL, &p, NULL, NULL, n);
-            m2 = tn_model_boundary_time(&ck, NULL, &p, NULL, fan0, n);
+        if (tn_machine_from_costs(&mc, &ck, NULL, NULL, 4, err, sizeof err) == 0 &&
+            tn_machine_from_costs(&mf, &ck, NULL, fan0, 4, err, sizeof err) == 0 &&
+            tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
+            m0 = tn_model_resource_time(&mc, &p, n);
+            m2 = tn_model_resource_time(&mf, &p, n);
             tb_plan_free(&p);
         }
-        TAP_OK(m0 == 0.0 && fabs(m2 - 1.5 * (double)n / bw) < 1e-12,
-               "memory: 3 messages inside one group at fan-out 2 bound it at 1.5 n/bw = %.1f us (got %.1f; "
-               "without fan-out %.1f)", 1.5 * (double)n / bw * 1e6, m2 * 1e6, m0 * 1e6);
+        TAP_OK(fabs(m0 - (L + 3 * (double)n / bw)) < 1e-12 && fabs(m2 - (L + 1.5 * (double)n / bw)) < 1e-12,
+               "memory: 3 messages through one host take L + 3 n/bw = %.1f us (got %.1f), at fan-out 2 "
+               "L + 1.5 n/bw (got %.1f)", (L + 3 * (double)n / bw) * 1e6, m0 * 1e6, m2 * 1e6);
+        tn_machine_free(&m5);
+        tn_machine_free(&mc);
+        tn_machine_free(&mf);
         tb_hier_free(&h1);
         tb_hier_free(&h3);
         tb_hier_free(&h5);
