@@ -75,7 +75,9 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     for (int a = 0; a < nr; a++)
         for (int c = 0; c < nb; c++) {
             int idx = -1;
-            tb_config_select(cfg, rows[a], sizes[c], &idx);
+            tb_shape sh;
+            tb_shape_unknown(&sh, rows[a]);
+            tb_config_select(cfg, &sh, sizes[c], &idx);
             cell_rule[a * nb + c] = idx;
         }
     /* legend only for algorithms that appear in the map */

@@ -74,12 +74,15 @@ int tn_measure_open_partial(tn_run *T)
     const tn_opts *o = &T->o;
     int ok = 1;
     if (T->wrank == 0) {
-        char partial[1024], header[256], err[1024] = "";
+        char partial[1024], header[1024], comms[640] = "", err[1024] = "";
+        for (int c = 0, o2 = 0; c < T->ncomm && o2 < (int)sizeof comms; c++)
+            o2 += snprintf(comms + o2, sizeof comms - (size_t)o2, "%s%s:%d", c ? "," : "", T->comms[c].label,
+                           T->comms[c].size);
         if (o->partial)
             snprintf(partial, sizeof partial, "%s", o->partial);
         else
             snprintf(partial, sizeof partial, "%s.partial", o->out);
-        tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode));
+        tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), comms);
         if (o->resume && tn_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
             ok = 0;
@@ -117,7 +120,7 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
         size_t cap = (size_t)it->ntime * TN_CAND_TEXT + 1, n = 0;
         list = malloc(cap);
         for (int j = 0; list && j < it->ntime; j++)
-            if (!tn_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
+            if (!tn_results_find(&T->rs, c + 1, bytes, it->spec[j]))
                 n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
         len = list ? (int)n : -1;
     }
@@ -133,7 +136,7 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
         char err[256];
         tn_result r;
         memset(&r, 0, sizeof r);
-        r.comm = T->comms[c].size;
+        r.comm = c + 1;
         r.bytes = bytes;
         snprintf(r.spec, sizeof r.spec, "%s", t);
         r.root0 = r.rotate = (tn_root_stats){-1, -1, -1, -1};
@@ -167,12 +170,13 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
         T->new_runs++;
         if (r.status != TN_RES_OK) {
             T->failed++;
-            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
+            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %s (%d processes): %s\n", t, r.bytes, T->comms[c].label,
+                    T->comms[c].size,
                     r.status == TN_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
         }
         char what[200], hs[32];
         human_size(r.bytes, hs, sizeof hs);
-        snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
+        snprintf(what, sizeof what, "%s P=%d %s %.60s", T->comms[c].label, T->comms[c].size, hs, t);
         tn_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
     }
     free(list);
@@ -202,7 +206,7 @@ int tn_measure_all(tn_run *T)
     if (T->wrank == 0)
         for (int k = 0; k < T->nitems; k++)
             for (int j = 0; j < T->items[k].ntime; j++)
-                if (!tn_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
+                if (!tn_results_find(&T->rs, T->items[k].ci + 1, T->items[k].bytes, T->items[k].spec[j]))
                     total_work += item_work(o, &T->items[k], j);
     tn_progress prog;
     tn_progress_start(&prog, total_work, T->wrank == 0);

@@ -220,7 +220,7 @@ static void test_errors(void)
     static const edit_case selection_edits[] = {
         {"unknown key in a rule", &base_sel,
          "algorithm: binary", "algoritm: binary",
-         "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL},
+         "t.yaml:5:21: expected one of the keys comm, bytes, nodes, ppn, consecutive, levels, groups, algorithm in a selection rule, got 'algoritm'", NULL},
         {"unknown algorithm", &base_sel,
          "algorithm: binary", "algorithm: binomail",
          "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'", "binomial"},
@@ -433,10 +433,13 @@ static void test_load_paths(void)
 
 /* ---- selection ------------------------------------------------------------------ */
 
+/* A communicator of which only the size is known: the size-only rules. */
 static int pick(const tb_config *cfg, int comm, size_t bytes)
 {
     int i = -2;
-    const tb_rule *r = tb_config_select(cfg, comm, bytes, &i);
+    tb_shape s;
+    tb_shape_unknown(&s, comm);
+    const tb_rule *r = tb_config_select(cfg, &s, bytes, &i);
     return r ? i : -1;
 }
 
@@ -502,7 +505,9 @@ static void test_select(void)
     int all_default = 1;
     for (int c = 1; c <= 4096; c *= 2)
         for (size_t b = 0; b < ((size_t)1 << 30); b = b * 4 + 1) {
-            const tb_rule *r = tb_config_select(&cfg, c, b, NULL);
+            tb_shape sh;
+            tb_shape_unknown(&sh, c);
+            const tb_rule *r = tb_config_select(&cfg, &sh, b, NULL);
             all_default &= r && r->spec.id == TB_ALG_DEFAULT;
         }
     TAP_OK(all_default, "builtin: conservative, PMPI_Bcast everywhere");
