@@ -163,8 +163,10 @@ static void rule_box(const tb_rule *r, box *b)
     b->lo[AX_NODES] = ulong_of(c->nodes_lo), b->hi[AX_NODES] = ulong_of(c->nodes_hi);
     b->lo[AX_PPN_MIN] = b->lo[AX_PPN_MAX] = ulong_of(c->ppn_lo);
     b->hi[AX_PPN_MIN] = b->hi[AX_PPN_MAX] = ulong_of(c->ppn_hi);
-    /* unknown (-1), no, yes -> 0, 1, 2 */
-    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? 0 : (uint64_t)c->consecutive + 1;
+    /* unknown (-1), no, yes -> 0, 1, 2; a rule that wants a node count or
+     * ranks per node only meets shapes whose nodes are known, and those
+     * know whether they are consecutive */
+    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1) : (uint64_t)c->consecutive + 1;
     b->hi[AX_CONSECUTIVE] = c->consecutive < 0 ? 2 : (uint64_t)c->consecutive + 1;
     b->lo[AX_LEVELS] = c->has_levels ? c->levels : 0;
     b->hi[AX_LEVELS] = c->has_levels ? c->levels : UINT64_MAX;
