@@ -1,8 +1,10 @@
 /* The CSV of topobcast-tuner --compare --csv (tuner/compare.c):
- *   size,default_us,topobcast_us,speedup,algorithm
- * one line per message size; the algorithm is quoted because specs hold
- * commas.  The report only reads it, so it is strict about the columns and
- * says which line is wrong. */
+ *   shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm
+ * one line per communicator shape and message size (earlier versions had no
+ * shape columns: one communicator); the algorithm is quoted because specs
+ * hold commas.  Columns are found by name, so added ones are ignored; the
+ * report only reads the file, so it is strict about the required columns
+ * and says which line is wrong. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +68,38 @@ static int number(const char *text, double *v)
     return (end == text || *end || errno) ? -1 : 0;
 }
 
+enum { COL_SIZE, COL_DEFAULT, COL_TOPOBCAST, COL_SPEEDUP, COL_ALG, COL_SHAPE, COL_NPROCS, COL_KEYS, NCOLS };
+static const char *const col_name[NCOLS] = {"size",      "default_us", "topobcast_us", "speedup",
+                                            "algorithm", "shape",      "nprocs",       "shape_keys"};
+#define NREQUIRED 5 /* the first five */
+#define MAX_FIELDS 32
+
+/* The shape a row names, added when new.  Returns its index or -1 (too many). */
+static int shape_of(tbr_compare *c, const char *label, const char *nprocs, const char *keys)
+{
+    for (int k = 0; k < c->nshape; k++)
+        if (!strcmp(c->shape[k].label, label) && !strcmp(c->shape[k].keys, keys))
+            return k;
+    if (c->nshape == TBR_MAX_SHAPES)
+        return -1;
+    tbr_compare_shape *sh = &c->shape[c->nshape];
+    snprintf(sh->label, sizeof sh->label, "%s", label);
+    snprintf(sh->keys, sizeof sh->keys, "%s", keys);
+    double np = 0;
+    sh->nprocs = nprocs && number(nprocs, &np) == 0 && np > 0 ? (int)np : 0;
+    return c->nshape++;
+}
+
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    int cap = 0, lineno = 0;
+    int cap = 0, lineno = 0, col[NCOLS], nheader = 0;
     const char *p = text;
+    char (*f)[256] = malloc(sizeof *f * MAX_FIELDS);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     while (*p) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -87,12 +116,28 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
         lineno++;
         if (len == 0 || line[0] == '#')
             continue;
-        if (lineno == 1 || strncmp(line, "size,", 5) == 0) {
-            if (strncmp(line, "size,default_us,topobcast_us,speedup,algorithm", 46) != 0) {
-                snprintf(err, errlen, "%s:%d: expected the header 'size,default_us,topobcast_us,speedup,algorithm'",
-                         name, lineno);
+        const char *q = line;
+        int nf = 0;
+        while (nf < MAX_FIELDS && *q && field(&q, f[nf], sizeof f[nf]) == 0)
+            nf++;
+        if (nheader == 0) { /* the header: the columns by name */
+            for (int k = 0; k < NCOLS; k++) {
+                col[k] = -1;
+                for (int i = 0; i < nf; i++)
+                    if (!strcmp(f[i], col_name[k]))
+                        col[k] = i;
+            }
+            int missing = -1;
+            for (int k = 0; k < NREQUIRED && missing < 0; k++)
+                if (col[k] < 0)
+                    missing = k;
+            if (missing >= 0 || *q) {
+                snprintf(err, errlen, "%s:%d: expected a header naming the columns size, default_us, topobcast_us, "
+                         "speedup, algorithm (and shape, nprocs, shape_keys); no '%s'", name, lineno,
+                         missing >= 0 ? col_name[missing] : "?");
                 goto fail;
             }
+            nheader = nf;
             continue;
         }
         if (c->n == cap) {
@@ -105,28 +150,48 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
             c->row = r;
         }
         tbr_compare_row *r = &c->row[c->n];
-        char f[5][256];
-        const char *q = line;
-        int nf = 0;
-        while (nf < 5 && *q && field(&q, f[nf], sizeof f[nf]) == 0)
-            nf++;
-        if (nf != 5 || *q || number(f[0], &r->bytes) || number(f[1], &r->default_us) ||
-            number(f[2], &r->topobcast_us) || number(f[3], &r->speedup) || r->bytes < 0) {
-            snprintf(err, errlen, "%s:%d: expected size,default_us,topobcast_us,speedup,\"algorithm\"", name,
-                     lineno);
+        if (nf != nheader || *q || number(f[col[COL_SIZE]], &r->bytes) || number(f[col[COL_DEFAULT]], &r->default_us) ||
+            number(f[col[COL_TOPOBCAST]], &r->topobcast_us) || number(f[col[COL_SPEEDUP]], &r->speedup) ||
+            r->bytes < 0) {
+            snprintf(err, errlen, "%s:%d: expected %d fields as the header names them, with numbers in size, "
+                     "default_us, topobcast_us, speedup", name, lineno, nheader);
             goto fail;
         }
-        snprintf(r->alg, sizeof r->alg, "%s", f[4]);
+        snprintf(r->alg, sizeof r->alg, "%s", f[col[COL_ALG]]);
+        r->shape = shape_of(c, col[COL_SHAPE] >= 0 ? f[col[COL_SHAPE]] : "",
+                            col[COL_NPROCS] >= 0 ? f[col[COL_NPROCS]] : NULL, col[COL_KEYS] >= 0 ? f[col[COL_KEYS]] : "");
+        if (r->shape < 0) {
+            snprintf(err, errlen, "%s:%d: expected at most %d shapes", name, lineno, TBR_MAX_SHAPES);
+            goto fail;
+        }
         c->n++;
     }
     if (c->n == 0) {
         snprintf(err, errlen, "%s: no rows", name);
         goto fail;
     }
+    free(f);
     return 0;
 fail:
+    free(f);
     tbr_compare_free(c);
     return -1;
+}
+
+int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out)
+{
+    memset(out, 0, sizeof *out);
+    out->row = malloc(sizeof *out->row * (size_t)(c->n > 0 ? c->n : 1));
+    if (!out->row)
+        return -1;
+    for (int i = 0; i < c->n; i++)
+        if (c->row[i].shape == k) {
+            out->row[out->n] = c->row[i];
+            out->row[out->n++].shape = 0;
+        }
+    out->nshape = 1;
+    out->shape[0] = c->shape[k];
+    return 0;
 }
 
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen)

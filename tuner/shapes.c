@@ -130,7 +130,7 @@ int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_
                 if (first[r] == r) {
                     taken++;
                     for (int q = r; q < P; q++)
-                        in[q] = first[q] == r;
+                        in[q] |= first[q] == r;
                 }
             break;
         }
