@@ -6,6 +6,7 @@
  * report only reads the file, so it is strict about the required columns
  * and says which line is wrong. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,25 @@ fail:
     free(f);
     tbr_compare_free(c);
     return -1;
+}
+
+tbr_speedups tbr_compare_speedups(const tbr_compare *c, int k)
+{
+    tbr_speedups v = {0, 0, 0, 0, 0, 0};
+    double la = 0, lm = 0;
+    for (int i = 0; i < c->n; i++) {
+        const tbr_compare_row *r = &c->row[i];
+        if ((k >= 0 && r->shape != k) || r->speedup <= 0)
+            continue;
+        la += log(r->speedup), v.n++;
+        if (r->bytes >= 65536 && r->bytes <= 8388608)
+            lm += log(r->speedup), v.nmid++;
+        if (v.n == 1 || r->speedup < v.lowest)
+            v.lowest = r->speedup, v.lowest_bytes = r->bytes;
+    }
+    v.geomean = v.n ? exp(la / v.n) : 0;
+    v.geomean_mid = v.nmid ? exp(lm / v.nmid) : 0;
+    return v;
 }
 
 int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out)

@@ -164,6 +164,16 @@ typedef struct tbr_compare {
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen);
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen);
 void tbr_compare_free(tbr_compare *c);
+/* Speedups of one shape's rows. */
+typedef struct tbr_speedups {
+    int n, nmid;           /* rows with a speedup; of them in 64 KiB - 8 MiB */
+    double geomean, geomean_mid; /* 0 when there are none */
+    double lowest, lowest_bytes;
+} tbr_speedups;
+/* \brief Geometric means (all sizes, 64 KiB - 8 MiB) and the lowest
+ *        speedup of the rows of shape k (k < 0: every row).
+ * \return them (n = 0 when no row has a speedup). */
+tbr_speedups tbr_compare_speedups(const tbr_compare *c, int k);
 /* \brief The rows of shape k as a comparison of its own (rows copied,
  *        one shape).
  * \return 0, or -1 out of memory (out empty). */

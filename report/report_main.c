@@ -369,24 +369,13 @@ static void speedup_table(tbr_buf *page, const tbr_compare *c)
     tbr_puts(page, "<table class=\"acc\" id=\"speedup-shapes\"><tr><th>shape</th><th>processes</th><th>shape keys"
                    "</th><th>geomean</th><th>geomean 64K-8M</th><th>lowest</th></tr>\n");
     for (int k = 0; k < c->nshape; k++) {
-        double la = 0, lm = 0, lo = INFINITY, lo_b = 0;
-        int na = 0, nm = 0;
-        for (int i = 0; i < c->n; i++) {
-            const tbr_compare_row *r = &c->row[i];
-            if (r->shape != k || r->speedup <= 0)
-                continue;
-            la += log(r->speedup), na++;
-            if (r->bytes >= 65536 && r->bytes <= 8388608)
-                lm += log(r->speedup), nm++;
-            if (r->speedup < lo)
-                lo = r->speedup, lo_b = r->bytes;
-        }
+        tbr_speedups sp = tbr_compare_speedups(c, k);
         char v[4][64], bytes[16];
-        tbr_fmt_bytes(lo_b, bytes, sizeof bytes);
+        tbr_fmt_bytes(sp.lowest_bytes, bytes, sizeof bytes);
         snprintf(v[0], sizeof v[0], "%d", c->shape[k].nprocs);
-        snprintf(v[1], sizeof v[1], na ? "%.3fx" : "-", na ? exp(la / na) : 0);
-        snprintf(v[2], sizeof v[2], nm ? "%.3fx" : "-", nm ? exp(lm / nm) : 0);
-        snprintf(v[3], sizeof v[3], na ? "%.3fx at %s" : "-", lo, bytes);
+        snprintf(v[1], sizeof v[1], sp.n ? "%.3fx" : "-", sp.geomean);
+        snprintf(v[2], sizeof v[2], sp.nmid ? "%.3fx" : "-", sp.geomean_mid);
+        snprintf(v[3], sizeof v[3], sp.n ? "%.3fx at %s" : "-", sp.lowest, bytes);
         tbr_puts(page, "<tr class=\"shape\"><td>");
         tbr_escape(page, c->shape[k].label);
         tbr_puts(page, "</td><td>");

@@ -100,23 +100,11 @@ static void print_speedups(FILE *out, const tbr_summary *s)
         fprintf(out, "  geometric mean %.3fx over %d sizes; lowest %.3fx at %s\n", exp(logsum / n), n, lo, bytes);
     }
     for (int k = 0; c->nshape > 1 && k < c->nshape; k++) { /* per communicator shape */
-        double ls = 0, lm = 0, low = INFINITY, low_b = 0;
-        int ns = 0, nm = 0;
-        for (int i = 0; i < c->n; i++) {
-            const tbr_compare_row *r = &c->row[i];
-            if (r->shape != k || r->speedup <= 0)
-                continue;
-            ls += log(r->speedup), ns++;
-            if (r->bytes >= 65536 && r->bytes <= 8388608)
-                lm += log(r->speedup), nm++;
-            if (r->speedup < low)
-                low = r->speedup, low_b = r->bytes;
-        }
-        tbr_fmt_bytes(low_b, bytes, sizeof bytes);
+        tbr_speedups sp = tbr_compare_speedups(c, k);
+        tbr_fmt_bytes(sp.lowest_bytes, bytes, sizeof bytes);
         fprintf(out, "  shape %-13s %5d processes: geometric mean %.3fx over %d sizes, %.3fx over 64K-8M; lowest "
                      "%.3fx at %s\n",
-                c->shape[k].label, c->shape[k].nprocs, ns ? exp(ls / ns) : 0, ns, nm ? exp(lm / nm) : 0, ns ? low : 0,
-                bytes);
+                c->shape[k].label, c->shape[k].nprocs, sp.geomean, sp.n, sp.geomean_mid, sp.lowest, bytes);
     }
     free(ix);
 }

@@ -433,14 +433,19 @@ static void test_load_paths(void)
 
 /* ---- selection ------------------------------------------------------------------ */
 
+/* The index of the rule a communicator of shape s selects for bytes. */
+static int pick_shape(const tb_config *cfg, tb_shape s, size_t bytes)
+{
+    int i = -2;
+    return tb_config_select(cfg, &s, bytes, &i) ? i : -1;
+}
+
 /* A communicator of which only the size is known: the size-only rules. */
 static int pick(const tb_config *cfg, int comm, size_t bytes)
 {
-    int i = -2;
     tb_shape s;
     tb_shape_unknown(&s, comm);
-    const tb_rule *r = tb_config_select(cfg, &s, bytes, &i);
-    return r ? i : -1;
+    return pick_shape(cfg, s, bytes);
 }
 
 static void test_select(void)
@@ -885,12 +890,6 @@ static tb_shape mk(int size, int nodes, int ppn_min, int ppn_max, int consecutiv
     s.nodes = nodes, s.ppn_min = ppn_min, s.ppn_max = ppn_max, s.consecutive = consecutive, s.levels = levels;
     s.ngroups[0] = gnode, s.ngroups[1] = gsocket;
     return s;
-}
-
-static int pick_shape(const tb_config *cfg, tb_shape s, size_t bytes)
-{
-    int i = -2;
-    return tb_config_select(cfg, &s, bytes, &i) ? i : -1;
 }
 
 static void test_shape_rules(void)

@@ -26,6 +26,14 @@ static void make_hier(tb_hier *h, int n, int nl, const char *const *names, const
     }
 }
 
+/* One level called name. */
+static void make_hier1(tb_hier *h, int n, const char *name, const int *groups)
+{
+    const char *names[1] = {name};
+    const int *g[1] = {groups};
+    make_hier(h, n, 1, names, g);
+}
+
 static int same_shape(const tb_shape *a, const tb_shape *b)
 {
     int eq = a->size == b->size && a->nodes == b->nodes && a->ppn_min == b->ppn_min && a->ppn_max == b->ppn_max &&
@@ -44,9 +52,7 @@ static void test_derive(const tb_config *cfg)
      * split nothing and are gone from the hierarchy, the islands stay */
     {
         static const int isl[4] = {0, 0, 1, 1}, nodes[4] = {0, 1, 2, 3};
-        const char *names[1] = {"island"};
-        const int *g[1] = {isl};
-        make_hier(&h, 4, 1, names, g);
+        make_hier1(&h, 4, "island", isl);
         TAP_OK(tb_shape_derive(&h, nodes, 4, cfg, &s) == 0 && s.size == 4 && s.nodes == 4 && s.ppn_min == 1 &&
                    s.ppn_max == 1 && s.consecutive == 1 && s.levels == 1u && s.ngroups[0] == 2 && s.ngroups[1] == 0,
                "one per node: 4 nodes, ppn 1, levels island (2 groups)");
@@ -57,9 +63,7 @@ static void test_derive(const tb_config *cfg)
     /* single node: 6 ranks on 2 sockets */
     {
         static const int sock[6] = {0, 0, 0, 1, 1, 1}, nodes[6] = {7, 7, 7, 7, 7, 7};
-        const char *names[1] = {"socket"};
-        const int *g[1] = {sock};
-        make_hier(&h, 6, 1, names, g);
+        make_hier1(&h, 6, "socket", sock);
         TAP_OK(tb_shape_derive(&h, nodes, 6, cfg, &s) == 0 && s.nodes == 1 && s.ppn_min == 6 && s.ppn_max == 6 &&
                    s.consecutive == 1 && s.levels == 4u && s.ngroups[2] == 2,
                "single node: 1 node of 6, levels socket (bit 2, 2 groups)");
@@ -68,15 +72,12 @@ static void test_derive(const tb_config *cfg)
     /* 8 ranks on 2 nodes: in blocks, then round robin */
     {
         static const int blocks[8] = {0, 0, 0, 0, 1, 1, 1, 1}, rr[8] = {0, 1, 0, 1, 0, 1, 0, 1};
-        const char *names[1] = {"node"};
-        const int *g[1] = {blocks};
-        make_hier(&h, 8, 1, names, g);
+        make_hier1(&h, 8, "node", blocks);
         TAP_OK(tb_shape_derive(&h, blocks, 8, cfg, &s) == 0 && s.nodes == 2 && s.ppn_min == 4 && s.ppn_max == 4 &&
                    s.consecutive == 1 && s.levels == 2u && s.ngroups[1] == 2,
                "2 nodes in blocks: consecutive, ppn 4, levels node");
         tb_hier_free(&h);
-        const int *g2[1] = {rr};
-        make_hier(&h, 8, 1, names, g2);
+        make_hier1(&h, 8, "node", rr);
         TAP_OK(tb_shape_derive(&h, rr, 8, cfg, &s) == 0 && s.nodes == 2 && s.ppn_min == 4 && s.consecutive == 0,
                "2 nodes round robin: not consecutive");
         /* node ids are names, not numbers that matter */
