@@ -1,9 +1,12 @@
 /* The CSV of topobcast-tuner --compare --csv (tuner/compare.c):
- *   size,default_us,topobcast_us,speedup,algorithm[,bound_us,efficiency]
- * one line per message size; the algorithm is quoted because specs hold
- * commas; the bound columns are there when the tuner had a machine (empty
- * when it could not bound).  The report only reads it, so it is strict
- * about the columns and says which line is wrong. */
+ *   shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,
+ *   bound_us,efficiency
+ * one line per communicator shape and message size (earlier versions had no
+ * shape columns: one communicator, and no bound columns); the algorithm is
+ * quoted because specs hold commas; the bound columns are empty when the
+ * tuner could not bound.  Columns are found by name, so added ones are
+ * ignored; the report only reads the file, so it is strict about the
+ * required columns and says which line is wrong. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -69,11 +72,39 @@ static int number(const char *text, double *v)
     return (end == text || *end || errno) ? -1 : 0;
 }
 
+enum { COL_SIZE, COL_DEFAULT, COL_TOPOBCAST, COL_SPEEDUP, COL_ALG, COL_SHAPE, COL_NPROCS, COL_KEYS, COL_BOUND, COL_EFF,
+       NCOLS };
+static const char *const col_name[NCOLS] = {"size",      "default_us", "topobcast_us", "speedup",  "algorithm",
+                                            "shape",     "nprocs",     "shape_keys",   "bound_us", "efficiency"};
+#define NREQUIRED 5 /* the first five */
+#define MAX_FIELDS 32
+
+/* The shape a row names, added when new.  Returns its index or -1 (too many). */
+static int shape_of(tbr_compare *c, const char *label, const char *nprocs, const char *keys)
+{
+    for (int k = 0; k < c->nshape; k++)
+        if (!strcmp(c->shape[k].label, label) && !strcmp(c->shape[k].keys, keys))
+            return k;
+    if (c->nshape == TBR_MAX_SHAPES)
+        return -1;
+    tbr_compare_shape *sh = &c->shape[c->nshape];
+    snprintf(sh->label, sizeof sh->label, "%s", label);
+    snprintf(sh->keys, sizeof sh->keys, "%s", keys);
+    double np = 0;
+    sh->nprocs = nprocs && number(nprocs, &np) == 0 && np > 0 ? (int)np : 0;
+    return c->nshape++;
+}
+
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    int cap = 0, lineno = 0, ncols = 5;
+    int cap = 0, lineno = 0, col[NCOLS], nheader = 0;
     const char *p = text;
+    char (*f)[256] = malloc(sizeof *f * MAX_FIELDS);
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     while (*p) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -90,18 +121,29 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
         lineno++;
         if (len == 0 || line[0] == '#')
             continue;
-        if (lineno == 1 || strncmp(line, "size,", 5) == 0) {
-            if (strcmp(line, "size,default_us,topobcast_us,speedup,algorithm") == 0)
-                ncols = 5;
-            else if (strcmp(line, "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency") == 0)
-                ncols = 7;
-            else {
-                snprintf(err, errlen,
-                         "%s:%d: expected the header 'size,default_us,topobcast_us,speedup,algorithm' (and "
-                         "',bound_us,efficiency')",
-                         name, lineno);
+        const char *q = line;
+        int nf = 0;
+        /* an empty last field leaves q at the end after its comma */
+        while (nf < MAX_FIELDS && (*q || (nf > 0 && q[-1] == ',')) && field(&q, f[nf], sizeof f[nf]) == 0)
+            nf++;
+        if (nheader == 0) { /* the header: the columns by name */
+            for (int k = 0; k < NCOLS; k++) {
+                col[k] = -1;
+                for (int i = 0; i < nf; i++)
+                    if (!strcmp(f[i], col_name[k]))
+                        col[k] = i;
+            }
+            int missing = -1;
+            for (int k = 0; k < NREQUIRED && missing < 0; k++)
+                if (col[k] < 0)
+                    missing = k;
+            if (missing >= 0 || *q) {
+                snprintf(err, errlen, "%s:%d: expected a header naming the columns size, default_us, topobcast_us, "
+                         "speedup, algorithm (and shape, nprocs, shape_keys, bound_us, efficiency); no '%s'", name, lineno,
+                         missing >= 0 ? col_name[missing] : "?");
                 goto fail;
             }
+            nheader = nf;
             continue;
         }
         if (c->n == cap) {
@@ -114,34 +156,76 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
             c->row = r;
         }
         tbr_compare_row *r = &c->row[c->n];
-        char f[7][256];
-        const char *q = line;
-        int nf = 0;
-        /* an empty last field leaves q at the end after its comma */
-        while (nf < ncols && (*q || (nf > 0 && q[-1] == ',')) && field(&q, f[nf], sizeof f[nf]) == 0)
-            nf++;
-        r->bound_us = r->efficiency = NAN;
-        int bad = nf != ncols || *q || number(f[0], &r->bytes) || number(f[1], &r->default_us) ||
-                  number(f[2], &r->topobcast_us) || number(f[3], &r->speedup) || r->bytes < 0;
-        if (!bad && ncols == 7 && (f[5][0] || f[6][0]))
-            bad = number(f[5], &r->bound_us) || number(f[6], &r->efficiency) || !(r->bound_us >= 0);
-        if (bad) {
-            snprintf(err, errlen, "%s:%d: expected size,default_us,topobcast_us,speedup,\"algorithm\"%s", name,
-                     lineno, ncols == 7 ? ",bound_us,efficiency" : "");
+        if (nf != nheader || *q || number(f[col[COL_SIZE]], &r->bytes) || number(f[col[COL_DEFAULT]], &r->default_us) ||
+            number(f[col[COL_TOPOBCAST]], &r->topobcast_us) || number(f[col[COL_SPEEDUP]], &r->speedup) ||
+            r->bytes < 0) {
+            snprintf(err, errlen, "%s:%d: expected %d fields as the header names them, with numbers in size, "
+                     "default_us, topobcast_us, speedup", name, lineno, nheader);
             goto fail;
         }
-        c->has_bound |= !isnan(r->bound_us);
-        snprintf(r->alg, sizeof r->alg, "%s", f[4]);
+        snprintf(r->alg, sizeof r->alg, "%s", f[col[COL_ALG]]);
+        r->shape = shape_of(c, col[COL_SHAPE] >= 0 ? f[col[COL_SHAPE]] : "",
+                            col[COL_NPROCS] >= 0 ? f[col[COL_NPROCS]] : NULL, col[COL_KEYS] >= 0 ? f[col[COL_KEYS]] : "");
+        if (r->shape < 0) {
+            snprintf(err, errlen, "%s:%d: expected at most %d shapes", name, lineno, TBR_MAX_SHAPES);
+            goto fail;
+        }
+        r->bound_us = r->efficiency = NAN;
+        if (col[COL_BOUND] >= 0 && col[COL_EFF] >= 0 && (f[col[COL_BOUND]][0] || f[col[COL_EFF]][0])) {
+            if (number(f[col[COL_BOUND]], &r->bound_us) || number(f[col[COL_EFF]], &r->efficiency) ||
+                !(r->bound_us >= 0)) {
+                snprintf(err, errlen, "%s:%d: expected numbers (or nothing) in bound_us, efficiency", name, lineno);
+                goto fail;
+            }
+            c->has_bound = 1;
+        }
         c->n++;
     }
     if (c->n == 0) {
         snprintf(err, errlen, "%s: no rows", name);
         goto fail;
     }
+    free(f);
     return 0;
 fail:
+    free(f);
     tbr_compare_free(c);
     return -1;
+}
+
+tbr_speedups tbr_compare_speedups(const tbr_compare *c, int k)
+{
+    tbr_speedups v = {0, 0, 0, 0, 0, 0};
+    double la = 0, lm = 0;
+    for (int i = 0; i < c->n; i++) {
+        const tbr_compare_row *r = &c->row[i];
+        if ((k >= 0 && r->shape != k) || r->speedup <= 0)
+            continue;
+        la += log(r->speedup), v.n++;
+        if (r->bytes >= 65536 && r->bytes <= 8388608)
+            lm += log(r->speedup), v.nmid++;
+        if (v.n == 1 || r->speedup < v.lowest)
+            v.lowest = r->speedup, v.lowest_bytes = r->bytes;
+    }
+    v.geomean = v.n ? exp(la / v.n) : 0;
+    v.geomean_mid = v.nmid ? exp(lm / v.nmid) : 0;
+    return v;
+}
+
+int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out)
+{
+    memset(out, 0, sizeof *out);
+    out->row = malloc(sizeof *out->row * (size_t)(c->n > 0 ? c->n : 1));
+    if (!out->row)
+        return -1;
+    for (int i = 0; i < c->n; i++)
+        if (c->row[i].shape == k) {
+            out->row[out->n] = c->row[i];
+            out->row[out->n++].shape = 0;
+        }
+    out->nshape = 1;
+    out->shape[0] = c->shape[k];
+    return 0;
 }
 
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen)

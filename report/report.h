@@ -117,36 +117,69 @@ void tbr_accuracy_html(tbr_buf *b, const char *id, const tb_topology *t, const t
 typedef struct tbr_selmap {
     const char *id;
     const tb_config *cfg; /* its rules */
-    int max_comm;         /* communicator sizes 2..max_comm */
+    int max_comm;         /* communicator sizes 2..max_comm (when nshape == 0) */
     size_t max_bytes;     /* message sizes 1..max_bytes (powers of two) */
     tbr_catmap *colors;
+    int nshape;           /* > 0: one row per shape instead of per communicator size */
+    const tb_shape *shapes;              /* [nshape] */
+    const char *const *shape_labels;     /* [nshape] row labels ("job (512)") */
 } tbr_selmap;
 
-/* One rect (class "cell") per (communicator size, message size) shown;
- * *ncells (may be NULL) receives their number. */
+/* One rect (class "cell") per (communicator size or shape, message size)
+ * shown; *ncells (may be NULL) receives their number.  A size row stands
+ * for a communicator of which only the size is known (tb_shape_unknown):
+ * a table keyed on shapes needs the shape rows. */
 int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells);
 
 /* ---- tuner --compare CSV (compare_csv.c) -------------------------------- */
+
+#define TBR_MAX_SHAPES 16
 
 typedef struct tbr_compare_row {
     double bytes, default_us, topobcast_us, speedup;
     char alg[256];
     double bound_us, efficiency; /* NAN where the CSV has none */
+    int shape;         /* index in tbr_compare.shape */
 } tbr_compare_row;
+
+/* A communicator the comparison timed (one per value of the shape column;
+ * a single unnamed one without it). */
+typedef struct tbr_compare_shape {
+    char label[32];    /* "job", "one-per-node" ...; "" without a shape column */
+    int nprocs;        /* 0 unknown */
+    char keys[256];    /* tb_shape_format's text, "" unknown */
+} tbr_compare_shape;
 
 typedef struct tbr_compare {
     int n;
     tbr_compare_row *row;
-    int has_bound; /* some row has a bound */
+    int nshape;        /* >= 1 once parsed */
+    tbr_compare_shape shape[TBR_MAX_SHAPES];
+    int has_bound;     /* some row has a bound */
 } tbr_compare;
 
-/* `size,default_us,topobcast_us,speedup,algorithm[,bound_us,efficiency]`
- * with a header line and the algorithm optionally "quoted" ("" inside
- * quotes is one quote); the bound columns (tuner --compare with a
- * machine) may be empty. */
+/* Columns found by name in the header line: size, default_us,
+ * topobcast_us, speedup and algorithm are required, shape, nprocs,
+ * shape_keys, bound_us and efficiency optional (topobcast-tuner --compare
+ * writes them; the bound columns may be empty), any other column is
+ * ignored; a field may be "quoted" ("" inside quotes is one quote). */
 int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *err, size_t errlen);
 int tbr_compare_load(const char *path, tbr_compare *c, char *err, size_t errlen);
 void tbr_compare_free(tbr_compare *c);
+/* Speedups of one shape's rows. */
+typedef struct tbr_speedups {
+    int n, nmid;           /* rows with a speedup; of them in 64 KiB - 8 MiB */
+    double geomean, geomean_mid; /* 0 when there are none */
+    double lowest, lowest_bytes;
+} tbr_speedups;
+/* \brief Geometric means (all sizes, 64 KiB - 8 MiB) and the lowest
+ *        speedup of the rows of shape k (k < 0: every row).
+ * \return them (n = 0 when no row has a speedup). */
+tbr_speedups tbr_compare_speedups(const tbr_compare *c, int k);
+/* \brief The rows of shape k as a comparison of its own (rows copied,
+ *        one shape).
+ * \return 0, or -1 out of memory (out empty). */
+int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out);
 
 /* ---- speedup curve (speedup_plot.c) ------------------------------------- */
 

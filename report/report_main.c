@@ -35,7 +35,8 @@ static void usage(FILE *f)
 "                       that carries one)\n"
 "  --table FILE         selection table (topobcast-tuner -o): the size x\n"
 "                       communicator-size map\n"
-"  --compare FILE       topobcast-tuner --compare --csv output: the speedup curve\n"
+"  --compare FILE       topobcast-tuner --compare --csv output: a speedup curve per\n"
+"                       communicator shape (and the selection map's shape rows)\n"
 "  --truth FILE         more ground truth, lines 'HOST name=value ...' (as the\n"
 "                       probe's --truth)\n"
 "  -o, --output FILE    the page to write (default topobcast-report.html)\n"
@@ -361,6 +362,35 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
     return 0;
 }
 
+/* Per communicator shape compared: geometric means over all sizes and over
+ * 64 KiB - 8 MiB, and the lowest speedup. */
+static void speedup_table(tbr_buf *page, const tbr_compare *c)
+{
+    tbr_puts(page, "<table class=\"acc\" id=\"speedup-shapes\"><tr><th>shape</th><th>processes</th><th>shape keys"
+                   "</th><th>geomean</th><th>geomean 64K-8M</th><th>lowest</th></tr>\n");
+    for (int k = 0; k < c->nshape; k++) {
+        tbr_speedups sp = tbr_compare_speedups(c, k);
+        char v[4][64], bytes[16];
+        tbr_fmt_bytes(sp.lowest_bytes, bytes, sizeof bytes);
+        snprintf(v[0], sizeof v[0], "%d", c->shape[k].nprocs);
+        snprintf(v[1], sizeof v[1], sp.n ? "%.3fx" : "-", sp.geomean);
+        snprintf(v[2], sizeof v[2], sp.nmid ? "%.3fx" : "-", sp.geomean_mid);
+        snprintf(v[3], sizeof v[3], sp.n ? "%.3fx at %s" : "-", sp.lowest, bytes);
+        tbr_puts(page, "<tr class=\"shape\"><td>");
+        tbr_escape(page, c->shape[k].label);
+        tbr_puts(page, "</td><td>");
+        tbr_escape(page, v[0]);
+        tbr_puts(page, "</td><td>");
+        tbr_escape(page, c->shape[k].keys);
+        for (int j = 1; j < 4; j++) {
+            tbr_puts(page, "</td><td>");
+            tbr_escape(page, v[j]);
+        }
+        tbr_puts(page, "</td></tr>\n");
+    }
+    tbr_puts(page, "</table>\n");
+}
+
 static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc, int *have_acc,
                       tbr_tree *tree)
 {
@@ -563,17 +593,38 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         for (int k = 0; k < in->cmp.n; k++)
             while (in->cmp.row[k].bytes > (double)maxb && maxb < (1u << 30))
                 maxb *= 2;
+        /* the communicators compared, as rows, when the comparison names
+         * their shapes: a table keyed on shapes is read per shape */
+        tb_shape shapes[TBR_MAX_SHAPES];
+        char labels[TBR_MAX_SHAPES][64];
+        const char *label_ptr[TBR_MAX_SHAPES];
+        int nshape = 0;
+        for (int k = 0; in->have_cmp && k < in->cmp.nshape; k++) {
+            char perr[256];
+            if (!in->cmp.shape[k].keys[0] ||
+                tb_shape_parse(in->cmp.shape[k].keys, &in->table, &shapes[nshape], perr, sizeof perr) != 0)
+                continue;
+            snprintf(labels[nshape], sizeof labels[nshape], "%s (%d)", in->cmp.shape[k].label, shapes[nshape].size);
+            label_ptr[nshape] = labels[nshape];
+            nshape++;
+        }
         tbr_buf_free(&svg);
         tbr_selmap s = {.id = "svg-selection", .cfg = &in->table, .max_comm = t->nprocs, .max_bytes = maxb,
-                        .colors = &colors};
+                        .colors = &colors, .nshape = nshape, .shapes = shapes, .shape_labels = label_ptr};
         if (tbr_selection_svg(&svg, &s, NULL) != 0)
             goto out;
         snprintf(tmp, sizeof tmp, "%s: %d rules.", c->table, in->table.nrules);
-        tbr_html_p(page, NULL, "%s Each cell is what the library's first-match lookup selects for that "
-                   "communicator size and message size; hover for the rule.", tmp);
+        if (nshape > 0)
+            tbr_html_p(page, NULL, "%s Each row is a communicator shape the comparison timed (rule keys nodes, ppn, "
+                       "consecutive, levels, groups: config/README.md), each cell what the library's first-match "
+                       "lookup selects for that shape and message size; hover for the rule.", tmp);
+        else
+            tbr_html_p(page, NULL, "%s Each cell is what the library's first-match lookup selects for that "
+                       "communicator size and message size (a communicator known by its size alone: rules with "
+                       "shape keys do not apply); hover for the rule.", tmp);
         tbr_html_figure(page, "fig-selection", svg.s,
                         "Grey: default (the MPI library's own MPI_Bcast). The same colours mark the algorithms in "
-                        "the speedup curve.");
+                        "the speedup curves.");
     } else {
         tbr_html_p(page, "missing", "No selection table given (--table).");
     }
@@ -582,12 +633,32 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     /* ---- speedup ---- */
     tbr_html_section(page, "speedup", "Speedup against default");
     if (in->have_cmp) {
-        tbr_buf_free(&svg);
-        if (tbr_speedup_svg(&svg, "svg-speedup", &in->cmp, &colors) != 0)
-            goto out;
-        tbr_html_figure(page, "fig-speedup", svg.s,
-                        "topobcast-tuner --compare: the library with the tuned table (MPI_Bcast) against the MPI "
-                        "library's PMPI_Bcast in the same job. Above the dashed 1.0 line the table is faster.");
+        /* one panel per communicator shape compared */
+        if (in->cmp.nshape > 1 || in->cmp.shape[0].label[0])
+            speedup_table(page, &in->cmp);
+        for (int k = 0; k < in->cmp.nshape; k++) {
+            tbr_compare one;
+            if (tbr_compare_of_shape(&in->cmp, k, &one) != 0)
+                goto out;
+            const tbr_compare_shape *sh = &in->cmp.shape[k];
+            char id[64], fig[64], caption[640];
+            snprintf(id, sizeof id, k ? "svg-speedup-%d" : "svg-speedup", k);
+            snprintf(fig, sizeof fig, k ? "fig-speedup-%d" : "fig-speedup", k);
+            if (sh->label[0])
+                snprintf(caption, sizeof caption, "Shape %s (%d processes: %s): the library with the tuned table "
+                         "(MPI_Bcast) against the MPI library's PMPI_Bcast on that communicator, in the same job. "
+                         "Above the dashed 1.0 line the table is faster.", sh->label, sh->nprocs, sh->keys);
+            else
+                snprintf(caption, sizeof caption, "topobcast-tuner --compare: the library with the tuned table "
+                         "(MPI_Bcast) against the MPI library's PMPI_Bcast in the same job. Above the dashed 1.0 "
+                         "line the table is faster.");
+            tbr_buf_free(&svg);
+            int rc2 = tbr_speedup_svg(&svg, id, &one, &colors);
+            tbr_compare_free(&one);
+            if (rc2 != 0)
+                goto out;
+            tbr_html_figure(page, fig, svg.s, caption);
+        }
     } else {
         tbr_html_p(page, "missing", "No comparison given (--compare, from topobcast-tuner --compare --csv).");
     }
@@ -596,17 +667,39 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     /* ---- efficiency against the lower bound ---- */
     tbr_html_section(page, "efficiency", "Efficiency against the lower bound");
     if (in->have_cmp && in->cmp.has_bound) {
-        tbr_buf_free(&svg);
-        if (tbr_efficiency_svg(&svg, "svg-efficiency", &in->cmp) != 0)
-            goto out;
         tbr_html_p(page, NULL, "The lower bound is the least time in which any broadcast can give every rank the "
                    "message on this machine: every host outside the root's must receive it through the links "
                    "that lead to it, and a host's ranks share its memory and its ways in (topology/README.md, "
                    "\"Lower bound\").");
-        tbr_html_figure(page, "fig-efficiency", svg.s,
-                        "Efficiency = bound / measured time: 1.0 is the bound itself; a point above it would be a "
-                        "bug in the bound. Under SimGrid the bound comes from the platform file, on a real machine "
-                        "from the measured per-level bandwidths and fan-out.");
+        /* one panel per communicator shape with a bound */
+        for (int k = 0; k < in->cmp.nshape; k++) {
+            tbr_compare one;
+            if (tbr_compare_of_shape(&in->cmp, k, &one) != 0)
+                goto out;
+            one.has_bound = 0;
+            for (int i = 0; i < one.n; i++)
+                one.has_bound |= one.row[i].bound_us >= 0;
+            const tbr_compare_shape *sh = &in->cmp.shape[k];
+            char id[64], fig[64], caption[768];
+            snprintf(id, sizeof id, k ? "svg-efficiency-%d" : "svg-efficiency", k);
+            snprintf(fig, sizeof fig, k ? "fig-efficiency-%d" : "fig-efficiency", k);
+            snprintf(caption, sizeof caption,
+                     "%s%s%sEfficiency = bound / measured time: 1.0 is the bound itself; a point above it would be a "
+                     "bug in the bound. Under SimGrid the bound comes from the platform file, on a real machine "
+                     "from the measured per-level bandwidths and fan-out.",
+                     sh->label[0] ? "Shape " : "", sh->label, sh->label[0] ? ". " : "");
+            int rc2 = 0;
+            if (one.has_bound) {
+                tbr_buf_free(&svg);
+                rc2 = tbr_efficiency_svg(&svg, id, &one);
+            }
+            int drawn = one.has_bound;
+            tbr_compare_free(&one);
+            if (rc2 != 0)
+                goto out;
+            if (drawn)
+                tbr_html_figure(page, fig, svg.s, caption);
+        }
     } else {
         tbr_html_p(page, "missing", "No bound in the comparison (topobcast-tuner --compare with --platform and "
                    "--hostfile, or --measurements).");

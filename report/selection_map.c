@@ -1,8 +1,9 @@
 /* The selection table as a map: message size across, communicator size
- * down, each cell coloured by the algorithm the library's own first-match
- * lookup (tb_config_select) picks there.  Evaluating the loaded rules,
- * instead of drawing the YAML ranges, shows exactly what the library will
- * do, overlaps and all. */
+ * (or, for a table keyed on shapes, each communicator shape compared) down,
+ * each cell coloured by the algorithm the library's own first-match lookup
+ * (tb_config_select) picks there.  Evaluating the loaded rules, instead of
+ * drawing the YAML ranges, shows exactly what the library will do,
+ * overlaps and all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,30 @@ static int comm_rows(const tb_config *cfg, int max_comm, int *out, int cap)
     return m;
 }
 
+/* The shape of row a: a compared communicator's, or a size alone. */
+static tb_shape row_shape(const tbr_selmap *s, const int *rows, int a)
+{
+    tb_shape sh;
+    if (s->nshape > 0)
+        return s->shapes[a];
+    tb_shape_unknown(&sh, rows[a]);
+    return sh;
+}
+
+static void row_label(const tbr_selmap *s, const int *rows, int a, char *buf, size_t len)
+{
+    if (s->nshape > 0)
+        snprintf(buf, len, "%s", s->shape_labels[a]);
+    else
+        snprintf(buf, len, "%d processes", rows[a]);
+}
+
 int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
 {
     const tb_config *cfg = s->cfg;
     int rows[256];
-    int nr = comm_rows(cfg, s->max_comm < 2 ? 2 : s->max_comm, rows, 256);
+    int nr = s->nshape > 0 ? (s->nshape < 256 ? s->nshape : 256)
+                           : comm_rows(cfg, s->max_comm < 2 ? 2 : s->max_comm, rows, 256);
     int nb = 0;
     size_t sizes[64];
     for (size_t m = 1; m <= s->max_bytes && nb < 64; m *= 2)
@@ -56,6 +76,9 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     if (nr < 1 || nb < 1)
         return -1;
     double left = 66, top = 34, cw = 640.0 / nb, ch = nr > 24 ? 12 : 22;
+    for (int a = 0; a < nr && s->nshape > 0; a++) /* room for the shape labels */
+        if (12 + 6.4 * (double)strlen(s->shape_labels[a]) > left)
+            left = 12 + 6.4 * (double)strlen(s->shape_labels[a]);
     if (cw > 34)
         cw = 34;
     double plot_w = cw * nb, plot_h = ch * nr;
@@ -75,7 +98,8 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     for (int a = 0; a < nr; a++)
         for (int c = 0; c < nb; c++) {
             int idx = -1;
-            tb_config_select(cfg, rows[a], sizes[c], &idx);
+            tb_shape sh = row_shape(s, rows, a);
+            tb_config_select(cfg, &sh, sizes[c], &idx);
             cell_rule[a * nb + c] = idx;
         }
     /* legend only for algorithms that appear in the map */
@@ -100,9 +124,11 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     tbr_svg_open(b, s->id, width, top + plot_h + 44 + legend_h, "selection table");
     tbr_svg_group(b, "cells");
     int cells = 0;
-    char tip[768], bytes[16];
+    char tip[768], bytes[16], label[160];
     for (int a = 0; a < nr; a++) {
-        double y = top + (nr - 1 - a) * ch; /* largest communicator on top */
+        row_label(s, rows, a, label, sizeof label);
+        /* largest communicator on top; shapes in the order compared */
+        double y = top + (s->nshape > 0 ? a : nr - 1 - a) * ch;
         for (int c = 0; c < nb; c++) {
             int idx = cell_rule[a * nb + c];
             char t[256] = "(no rule: PMPI_Bcast)";
@@ -113,10 +139,10 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
             }
             tbr_fmt_bytes((double)sizes[c], bytes, sizeof bytes);
             if (idx >= 0)
-                snprintf(tip, sizeof tip, "%d processes, %s: %s (rule %d, line %d)", rows[a], bytes, t, idx + 1,
+                snprintf(tip, sizeof tip, "%s, %s: %s (rule %d, line %d)", label, bytes, t, idx + 1,
                          cfg->rules[idx].line);
             else
-                snprintf(tip, sizeof tip, "%d processes, %s: %s", rows[a], bytes, t);
+                snprintf(tip, sizeof tip, "%s, %s: %s", label, bytes, t);
             tbr_svg_rect(b, left + c * cw, y, cw, ch, "cell", fill, tip);
             cells++;
         }
@@ -124,9 +150,17 @@ int tbr_selection_svg(tbr_buf *b, const tbr_selmap *s, int *ncells)
     tbr_svg_group_end(b);
     /* axes: communicator sizes on the left, message sizes below */
     int every = ch >= 14 ? 1 : 2;
-    for (int a = 0; a < nr; a += every)
-        tbr_svg_text(b, left - 6, top + (nr - 1 - a) * ch + ch / 2 + 4, "end", "tick", 0, "%d", rows[a]);
-    if (plot_h >= 120)
+    for (int a = 0; a < nr; a += every) {
+        if (s->nshape > 0)
+            snprintf(label, sizeof label, "%s", s->shape_labels[a]);
+        else
+            snprintf(label, sizeof label, "%d", rows[a]);
+        tbr_svg_text(b, left - 6, top + (s->nshape > 0 ? a : nr - 1 - a) * ch + ch / 2 + 4, "end", "tick", 0, "%s",
+                     label);
+    }
+    if (s->nshape > 0)
+        tbr_svg_text(b, left - 6, top - 5, "end", "axis-title", 0, "shape");
+    else if (plot_h >= 120)
         tbr_svg_text(b, 16, top + plot_h / 2, "middle", "axis-title", -90, "communicator size");
     else /* too short for the rotated title: above the row labels */
         tbr_svg_text(b, left - 6, top - 5, "end", "axis-title", 0, "processes");

@@ -92,12 +92,19 @@ static void print_speedups(FILE *out, const tbr_summary *s)
     for (int k = 0; k < c->n && k < 3; k++) {
         const tbr_compare_row *r = &c->row[ix[k]];
         tbr_fmt_bytes(r->bytes, bytes, sizeof bytes);
-        fprintf(out, "  %8s  %6.3fx  (%.2f -> %.2f us)  %s\n", bytes, r->speedup, r->default_us, r->topobcast_us,
-                r->alg);
+        fprintf(out, "  %8s  %6.3fx  (%.2f -> %.2f us)  %s%s%s\n", bytes, r->speedup, r->default_us, r->topobcast_us,
+                r->alg, c->shape[r->shape].label[0] ? "  on " : "", c->shape[r->shape].label);
     }
-    if (n > 0) {
+    if (n > 0 && c->nshape == 1) {
         tbr_fmt_bytes(c->row[lo_k].bytes, bytes, sizeof bytes);
         fprintf(out, "  geometric mean %.3fx over %d sizes; lowest %.3fx at %s\n", exp(logsum / n), n, lo, bytes);
+    }
+    for (int k = 0; c->nshape > 1 && k < c->nshape; k++) { /* per communicator shape */
+        tbr_speedups sp = tbr_compare_speedups(c, k);
+        tbr_fmt_bytes(sp.lowest_bytes, bytes, sizeof bytes);
+        fprintf(out, "  shape %-13s %5d processes: geometric mean %.3fx over %d sizes, %.3fx over 64K-8M; lowest "
+                     "%.3fx at %s\n",
+                c->shape[k].label, c->shape[k].nprocs, sp.geomean, sp.n, sp.geomean_mid, sp.lowest, bytes);
     }
     free(ix);
 }

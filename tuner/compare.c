@@ -9,6 +9,8 @@
 #include "../timing/timing.h"
 #include "agree.h"
 #include "compare_bound.h"
+#include "comms.h"
+#include "options.h" /* TN_MAX_COMMS */
 #include "tools.h"
 #include "topobcast.h"
 
@@ -78,7 +80,10 @@ static void csv_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
+/* One communicator (collective over it); rank 0 of comm (world rank 0)
+ * prints and writes csv.  Returns 0, 1 or 2 as tn_compare_run. */
+static int compare_one(MPI_Comm comm, const char *label, const int *members, const tn_compare_opts *o, FILE *out,
+                       FILE *csv)
 {
     int me, size;
     MPI_Comm_rank(comm, &me);
@@ -96,28 +101,20 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
     const tb_tool_setup *st = tb_tool_setup_get();
     int cs_usable = 0;
     const tb_hier *ch = size > 1 ? tb_tool_comm_hier(comm, &cs_usable) : NULL;
+    const tb_shape *sh = size > 1 ? tb_tool_comm_shape(comm) : NULL;
     int usable = st->config_ok && ch && cs_usable && !st->disabled;
-    FILE *csv = NULL;
+    char keys[256] = "";
+    if (sh)
+        tb_shape_format(sh, st->config_ok ? st->config : NULL, keys, sizeof keys);
+    if (me == 0)
+        fprintf(out, "\n# shape %s: %d processes, %s%s\n", label, size, keys,
+                usable ? "" : "; configuration NOT IN USE (see the warning above): the library falls back to MPI_Bcast");
     double *bound = calloc((size_t)o->nsizes + 1, sizeof *bound);
-    int have_bound = bound && tn_compare_bounds(comm, o->platform, o->hostfile, o->costs, o->sizes, o->nsizes,
-                                                o->root_mode != 0, bound, out) == 0;
-    if (me == 0) {
-        fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s%s\n", size, st->config->source,
-                usable ? "" : " NOT IN USE (see the warning above): the library falls back to MPI_Bcast");
-        if (st->forced)
-            fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");
-        fprintf(out, "# %d repetitions (+%d warm-up) per size and side, root %s; time = max over ranks, median\n",
-                o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
+    int have_bound = bound && tn_compare_bounds(comm, members, o->platform, o->hostfile, o->costs, o->sizes,
+                                                o->nsizes, o->root_mode != 0, bound, out) == 0;
+    if (me == 0)
         fprintf(out, "%10s %12s %14s %8s %12s %10s  %s\n", "size", "default_us", "topobcast_us", "speedup", "bound_us",
                 "efficiency", "algorithm");
-        if (o->csv) {
-            csv = fopen(o->csv, "w");
-            if (!csv)
-                fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, strerror(errno));
-            else
-                fprintf(csv, "size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n");
-        }
-    }
     /* warm-up of both paths (connections, the library's communicator state,
      * first touch of the buffer) before anything is timed */
     for (int k = 0; k < 20; k++) {
@@ -160,7 +157,7 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
                 eff, alg, note);
         fflush(out);
         if (csv) {
-            fprintf(csv, "%zu,%.3f,%.3f,%.4f,", c.bytes, tdef * 1e6, tlib * 1e6, sp);
+            fprintf(csv, "%s,%d,%s,%zu,%.3f,%.3f,%.4f,", label, size, keys, c.bytes, tdef * 1e6, tlib * 1e6, sp);
             csv_quoted(csv, alg);
             if (have_bound)
                 fprintf(csv, ",%.3f,%.4f\n", bd * 1e6, eff);
@@ -187,22 +184,69 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
     }
     if (me == 0) {
         if (nsp > 0)
-            fprintf(out, "# geometric-mean speedup %.3f over %d sizes; lowest %.3f at %zu bytes\n", exp(logsum / nsp),
-                    nsp, minsp, minsz);
+            fprintf(out, "# %s: geometric-mean speedup %.3f over %d sizes; lowest %.3f at %zu bytes\n", label,
+                    exp(logsum / nsp), nsp, minsp, minsz);
         if (nmid > 0)
-            fprintf(out, "# geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", exp(logsum_mid / nmid),
-                    nmid);
-        fprintf(out, "# the table chose default (PMPI_Bcast) at %d of %d sizes\n", ndefault, o->nsizes);
+            fprintf(out, "# %s: geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", label,
+                    exp(logsum_mid / nmid), nmid);
+        fprintf(out, "# %s: the table chose default (PMPI_Bcast) at %d of %d sizes\n", label, ndefault, o->nsizes);
         if (nbig > 0)
-            fprintf(out, "# efficiency (bound / topobcast time): geometric mean %.3f over the %d sizes >= 1 MiB\n",
-                    exp(logeff_big / nbig), nbig);
+            fprintf(out, "# %s: efficiency (bound / topobcast time): geometric mean %.3f over the %d sizes >= 1 MiB\n",
+                    label, exp(logeff_big / nbig), nbig);
         if (nbelow > 0)
-            fprintf(out, "# WARNING: %d sizes measured below the bound: the bound is wrong for this machine\n",
-                    nbelow);
-        if (csv)
-            fclose(csv);
+            fprintf(out, "# %s: WARNING: %d sizes measured below the bound: the bound is wrong for this machine\n",
+                    label, nbelow);
     }
     free(buf);
     free(bound);
     return status;
+}
+
+int tn_compare_run(const tn_compare_opts *o, FILE *out)
+{
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    tn_shape_pick picks[TN_MAX_COMMS];
+    MPI_Comm comms[TN_MAX_COMMS];
+    int n = tn_comms_create(o->shapes, o->comm_sizes, o->ncomm_sizes, picks, comms, TN_MAX_COMMS);
+    if (n < 0) {
+        if (wrank == 0)
+            fprintf(stderr, "topobcast-tuner: out of memory choosing the communicators\n");
+        return 2;
+    }
+    const tb_tool_setup *st = tb_tool_setup_get();
+    FILE *csv = NULL;
+    if (wrank == 0) {
+        fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s, %d communicator%s:", wsize,
+                st->config->source, n, n == 1 ? "" : "s");
+        for (int i = 0; i < n; i++)
+            fprintf(out, " %s (%d)", picks[i].label, picks[i].size);
+        fprintf(out, "\n");
+        if (st->forced)
+            fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");
+        fprintf(out, "# %d repetitions (+%d warm-up) per size and side, root %s; time = max over ranks, median\n",
+                o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
+        if (o->csv) {
+            csv = fopen(o->csv, "w");
+            if (!csv)
+                fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, strerror(errno));
+            else
+                fprintf(csv, "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n");
+        }
+    }
+    int status = 0;
+    for (int i = 0; i < n; i++) {
+        if (comms[i] != MPI_COMM_NULL) {
+            int st_i = compare_one(comms[i], picks[i].label, picks[i].members, o, out, csv);
+            status = st_i > status ? st_i : status;
+        }
+        MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
+    }
+    if (csv)
+        fclose(csv);
+    tn_comms_free(picks, comms, n);
+    int all;
+    MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return all;
 }

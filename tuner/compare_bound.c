@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "agree.h"
 #include "fanout.h"
 #include "machine.h"
 #include "tools.h"
@@ -13,13 +12,20 @@
 #define FANOUT_BYTES ((size_t)1 << 20)
 #define FANOUT_PEERS 8
 
-int tn_compare_bounds(MPI_Comm comm, const char *platform, const char *hostfile, const tn_costs *costs,
-                      const size_t *sizes, int n, int all_roots, double *bound, FILE *out)
+/* v on comm's rank 0, on all of comm's ranks */
+static int comm_agree(MPI_Comm comm, int v)
+{
+    MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+    return v;
+}
+
+int tn_compare_bounds(MPI_Comm comm, const int *members, const char *platform, const char *hostfile,
+                      const tn_costs *costs, const size_t *sizes, int n, int all_roots, double *bound, FILE *out)
 {
     int me, P;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
-    int from_costs = !platform && tn_agree(costs != NULL);
+    int from_costs = !platform && comm_agree(comm, costs != NULL);
     if (!platform && !from_costs) {
         if (me == 0)
             fprintf(out, "# no bound: give --platform and --hostfile (SimGrid) or --measurements\n");
@@ -39,8 +45,8 @@ int tn_compare_bounds(MPI_Comm comm, const char *platform, const char *hostfile,
     if (me == 0) {
         tn_machine m;
         char err[512] = "";
-        ok = (platform ? tn_machine_from_platform(&m, platform, hostfile, P, err, sizeof err)
-                       : tn_machine_from_costs(&m, costs, h, fanout, P, err, sizeof err)) == 0;
+        ok = (platform ? tn_machine_from_platform(&m, platform, hostfile, members, P, err, sizeof err)
+                       : tn_machine_from_costs(&m, costs, members, h, fanout, P, err, sizeof err)) == 0;
         if (ok) {
             ok = tn_machine_bounds(&m, P, all_roots, sizes, n, bound, NULL, err, sizeof err) == 0;
             if (ok)
@@ -51,5 +57,5 @@ int tn_compare_bounds(MPI_Comm comm, const char *platform, const char *hostfile,
         if (!ok)
             fprintf(out, "# no bound: %s\n", err);
     }
-    return tn_agree(ok) ? 0 : -1;
+    return comm_agree(comm, ok) ? 0 : -1;
 }

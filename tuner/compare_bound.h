@@ -12,7 +12,8 @@
 
 #include "costs.h"
 
-/* \brief Collective over comm (the job's first ranks).  platform and
+/* \brief Collective over comm, whose rank i is world rank members[i]
+ *        (ascending, members[0] = 0; NULL: the job's first ranks).  platform and
  *        hostfile (both or neither), or costs (rank 0; NULL elsewhere or
  *        without): the machine; sizes[0..n) the message sizes; all_roots:
  *        the least bound over every root (rotating roots), else root 0.
@@ -20,7 +21,7 @@
  *        no bound.
  * \return 0 with bound[0..n) in seconds on rank 0, or -1 (no bound; the
  *         same on every rank). */
-int tn_compare_bounds(MPI_Comm comm, const char *platform, const char *hostfile, const tn_costs *costs,
-                      const size_t *sizes, int n, int all_roots, double *bound, FILE *out);
+int tn_compare_bounds(MPI_Comm comm, const int *members, const char *platform, const char *hostfile,
+                      const tn_costs *costs, const size_t *sizes, int n, int all_roots, double *bound, FILE *out);
 
 #endif

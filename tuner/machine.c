@@ -17,25 +17,35 @@ void tn_machine_free(tn_machine *m)
     memset(m, 0, sizeof *m);
 }
 
-int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfile, int P, char *err, size_t errlen)
+int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfile, const int *world, int P, char *err,
+                             size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    if (P < 1) {
+        snprintf(err, errlen, "machine: %d ranks", P);
+        return -1;
+    }
     if (tt_platform_read(xml, &m->net, err, errlen) != 0)
         return -1;
-    if (tt_hostfile_read(hostfile, &m->net, P, &m->host_of, err, errlen) != 0) {
+    /* the hostfile's line k places world rank k: read up to the last member */
+    int lines = world ? world[P - 1] + 1 : P;
+    if (tt_hostfile_read(hostfile, &m->net, lines, &m->host_of, err, errlen) != 0) {
         tn_machine_free(m);
         return -1;
     }
+    if (world) /* ascending, so in place */
+        for (int i = 0; i < P; i++)
+            m->host_of[i] = m->host_of[world[i]];
     m->P = P;
     snprintf(m->source, sizeof m->source, "platform %s, hostfile %s", xml, hostfile);
     return 0;
 }
 
-int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, const double *fanout, int P, char *err,
-                          size_t errlen)
+int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
+                          int P, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
-    if (P < 1 || P > c->nprocs || (h && h->size != P)) {
+    if (P < 1 || P > c->nprocs || (world && world[P - 1] >= c->nprocs) || (h && h->size != P)) {
         snprintf(err, errlen, "machine: %d ranks, costs of %d, levels of %d", P, c->nprocs, h ? h->size : P);
         return -1;
     }
@@ -58,13 +68,14 @@ int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, co
         for (int b = 0; b < P; b++) {
             if (a == b)
                 continue;
-            int cls = tn_costs_pair_class(h, a, b), k = tn_costs_curve(c, a, b);
+            int wa = world ? world[a] : a, wb = world ? world[b] : b;
+            int cls = tn_costs_pair_class(h, a, b), k = tn_costs_curve(c, wa, wb);
             if (bw[k] > agg[cls])
                 agg[cls] = bw[k];
             if (c->L[k] < lat[cls])
                 lat[cls] = c->L[k];
             tn_edge_cost z;
-            tn_costs_edge(c, a, b, 0, &z);
+            tn_costs_edge(c, wa, wb, 0, &z);
             double o = fmin(z.g, fmin(z.os, z.orv));
             if (o < cpu)
                 cpu = o;

@@ -15,25 +15,28 @@
 
 typedef struct tn_machine {
     tt_net net;
-    int *host_of;     /* [P]: host of each rank (comm ranks = job ranks 0..P-1) */
+    int *host_of;     /* [P]: host of each rank of the communicator */
     int P;
     char source[512]; /* where it comes from, for people */
 } tn_machine;
 
-/* \brief The machine of a SimGrid platform file and the first P lines of a
- *        hostfile.
+/* \brief The machine of a SimGrid platform file and a hostfile (line k:
+ *        the host of world rank k) for P ranks: rank i is world rank
+ *        world[i] (ascending; NULL: world rank i).
  * \return 0 (tn_machine_free), or -1 with a message in err. */
-int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfile, int P, char *err, size_t errlen);
+int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfile, const int *world, int P, char *err,
+                             size_t errlen);
 
-/* \brief The machine of measured costs (world ranks 0..P-1) seen through h
+/* \brief The machine of measured costs for P ranks, rank i being world
+ *        rank world[i] (ascending; NULL: world rank i), seen through h
  *        (the communicator's levels in its ranks, NULL: none): per pair
  *        class of h, the largest pair bandwidth (slope of g(m) over the top
  *        octave of measured sizes) times fanout[class] (NULL: 1), and the
  *        least latency; the CPU cost per send is the least of o_s(0),
  *        o_r(0) and g(0) over the pairs.
  * \return 0 (tn_machine_free), or -1 with a message in err. */
-int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const tb_hier *h, const double *fanout, int P, char *err,
-                          size_t errlen);
+int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
+                          int P, char *err, size_t errlen);
 
 /* \brief Frees what m holds and zeroes it.
  * \return nothing. */

@@ -74,12 +74,15 @@ int tn_measure_open_partial(tn_run *T)
     const tn_opts *o = &T->o;
     int ok = 1;
     if (T->wrank == 0) {
-        char partial[1024], header[256], err[1024] = "";
+        char partial[1024], header[1024], comms[640] = "", err[1024] = "";
+        for (int c = 0, o2 = 0; c < T->ncomm && o2 < (int)sizeof comms; c++)
+            o2 += snprintf(comms + o2, sizeof comms - (size_t)o2, "%s%s:%d", c ? "," : "", T->comms[c].label,
+                           T->comms[c].size);
         if (o->partial)
             snprintf(partial, sizeof partial, "%s", o->partial);
         else
             snprintf(partial, sizeof partial, "%s.partial", o->out);
-        tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode));
+        tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), comms);
         if (o->resume && tn_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
             ok = 0;
@@ -102,9 +105,50 @@ int tn_measure_open_partial(tn_run *T)
     return tn_agree(ok) ? 0 : -1;
 }
 
+/* Rank 0: the fastest candidate measured at the previous size of the same
+ * communicator joins this item's timed set when pruning left it out.  The
+ * model's order across families is least trustworthy where a family it
+ * flatters takes every slot within the factor (FRAM P=32 one rank per
+ * node, 128 KiB: only a scatter-allgather predicted 1.5x too fast was
+ * timed, at 1.04x against 1.74x for the split-binary tree that won at 64
+ * and 256 KiB); one more run per size keeps the winners continuous. */
+static void add_previous_winner(tn_run *T, int c, tn_item *it, const tn_item *prev)
+{
+    const tn_result *best = NULL;
+    for (int j = 0; prev && j < prev->ntime; j++) {
+        const tn_result *r = tn_results_find(&T->rs, c + 1, prev->bytes, prev->spec[j]);
+        if (r && r->status == TN_RES_OK && strcmp(r->spec, "default") != 0 && tn_result_score(r) >= 0 &&
+            (!best || tn_result_score(r) < tn_result_score(best)))
+            best = r;
+    }
+    for (int j = 0; best && j < it->ntime; j++)
+        if (!strcmp(it->spec[j], best->spec))
+            return;
+    if (!best)
+        return;
+    char (*spec)[TN_CAND_TEXT] = realloc(it->spec, sizeof *spec * (size_t)(it->ntime + 1));
+    if (spec)
+        it->spec = spec;
+    double *pred = spec ? realloc(it->pred, sizeof *pred * (size_t)(it->ntime + 1)) : NULL;
+    if (pred)
+        it->pred = pred;
+    char *pruned = pred ? realloc(it->pruned, (size_t)it->ntime + 1) : NULL;
+    if (!pruned)
+        return; /* out of memory: time what pruning chose */
+    it->pruned = pruned;
+    snprintf(it->spec[it->ntime], TN_CAND_TEXT, "%s", best->spec);
+    it->pred[it->ntime] = -1;
+    it->pruned[it->ntime] = 1;
+    it->ntime++;
+    it->nprune++;
+    T->total_prune++;
+}
+
 /* Members of comm: validates and times every spec rank 0 lists for one
- * item; rank 0 records each result at once. */
-static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char *buf, tn_progress *prog)
+ * item (prev: the same communicator's previous size, or NULL); rank 0
+ * records each result at once. */
+static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t bytes, unsigned char *buf,
+                      tn_progress *prog)
 {
     const tn_opts *o = &T->o;
     MPI_Comm comm = T->comms[c].comm;
@@ -114,10 +158,12 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
     char *list = NULL;
     int len = 0;
     if (T->wrank == 0) {
+        if (!o->exhaustive)
+            add_previous_winner(T, c, it, prev);
         size_t cap = (size_t)it->ntime * TN_CAND_TEXT + 1, n = 0;
         list = malloc(cap);
         for (int j = 0; list && j < it->ntime; j++)
-            if (!tn_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
+            if (!tn_results_find(&T->rs, c + 1, bytes, it->spec[j]))
                 n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
         len = list ? (int)n : -1;
     }
@@ -133,7 +179,7 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
         char err[256];
         tn_result r;
         memset(&r, 0, sizeof r);
-        r.comm = T->comms[c].size;
+        r.comm = c + 1;
         r.bytes = bytes;
         snprintf(r.spec, sizeof r.spec, "%s", t);
         r.root0 = r.rotate = (tn_root_stats){-1, -1, -1, -1};
@@ -167,12 +213,13 @@ static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char
         T->new_runs++;
         if (r.status != TN_RES_OK) {
             T->failed++;
-            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
+            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %s (%d processes): %s\n", t, r.bytes, T->comms[c].label,
+                    T->comms[c].size,
                     r.status == TN_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
         }
         char what[200], hs[32];
         human_size(r.bytes, hs, sizeof hs);
-        snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
+        snprintf(what, sizeof what, "%s P=%d %s %.60s", T->comms[c].label, T->comms[c].size, hs, t);
         tn_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
     }
     free(list);
@@ -202,14 +249,15 @@ int tn_measure_all(tn_run *T)
     if (T->wrank == 0)
         for (int k = 0; k < T->nitems; k++)
             for (int j = 0; j < T->items[k].ntime; j++)
-                if (!tn_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
+                if (!tn_results_find(&T->rs, T->items[k].ci + 1, T->items[k].bytes, T->items[k].spec[j]))
                     total_work += item_work(o, &T->items[k], j);
     tn_progress prog;
     tn_progress_start(&prog, total_work, T->wrank == 0);
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm != MPI_COMM_NULL)
             for (int s = 0; s < o->nsizes; s++)
-                time_item(T, c, &T->items[c * o->nsizes + s], o->sizes[s], buf, &prog);
+                time_item(T, c, &T->items[c * o->nsizes + s], s ? &T->items[c * o->nsizes + s - 1] : NULL,
+                          o->sizes[s], buf, &prog);
         MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
     }
     tn_progress_finish(&prog);

@@ -9,9 +9,9 @@ $(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h timing/*.h libtopobcast/i
 TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
 # The probe's measurement files are read with topology/'s reader
 # (libtbtopology.a): one reader of that format.
-TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model results table)
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model results shapes table)
 TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main options setup agree calibrate \
-                    fanout price plan measure progress winners model_error output compare compare_bound)
+                    fanout price plan measure progress winners model_error output comms compare compare_bound)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)

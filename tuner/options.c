@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algorithm.h"
+#include "shapes.h"
 
 void tn_options_usage(FILE *f)
 {
@@ -23,8 +24,10 @@ void tn_options_usage(FILE *f)
             "  --max-size BYTES   largest message (default 16M); sizes are the powers of two\n"
             "                     from 1 B and the midpoints 3*2^k between them\n"
             "  --sizes LIST       explicit message sizes (e.g. 1,1K,64K,1M) instead\n"
-            "  --comm-sizes LIST  communicator sizes to tune (default: the job, half, quarter;\n"
-            "                     each measured on the first ranks of the job)\n"
+            "  --shapes LIST      communicators to tune: job, one-per-node, one-node, rows (the\n"
+            "                     first row of a 2D grid in rank order), half-nodes, or all\n"
+            "                     (default; each where the job has it; tuner/README.md)\n"
+            "  --comm-sizes LIST  also (or, without --shapes, only) the first N ranks of the job\n"
             "  --reps N           timed repetitions (default 20)   --warmup W (default 3)\n"
             "  --roots 0|rotate|both  broadcast roots (default both: the score is the mean of\n"
             "                     the medians for root 0 and for a root rotating over the ranks)\n"
@@ -44,15 +47,16 @@ void tn_options_usage(FILE *f)
             "  --resume           continue from the partial file (same job size and settings)\n"
             "  --dry-run          model and plan only: print what would be timed, time nothing\n"
             "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
-            "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm,\n"
-            "                     bound_us,efficiency (bound / topobcast time; see --platform)\n"
+            "  --csv FILE         with --compare: shape,nprocs,shape_keys,size,default_us,\n"
+            "                     topobcast_us,speedup,algorithm,bound_us,efficiency (rows per\n"
+            "                     shape and size; efficiency = bound / topobcast time, see --platform)\n"
             "  --platform FILE.xml --hostfile FILE\n"
             "                     under SimGrid SMPI: the run's platform and hostfile, the machine\n"
             "                     of the lower bound (--compare) and of the model's shared links\n"
             "                     and memories; otherwise both come from --measurements (with\n"
             "                     --compare too) and the measured fan-out\n"
-            "  --model-csv FILE   comm,bytes,predicted_us,measured_us,kept,spec of every timed\n"
-            "                     candidate (model error; with --exhaustive: all of them)\n"
+            "  --model-csv FILE   shape,comm,bytes,predicted_us,measured_us,kept,spec of every\n"
+            "                     timed candidate (model error; with --exhaustive: all of them)\n"
             "  -v, --verbose      more detail (per-candidate predictions)\n"
             "Times are the maximum over ranks of each synchronised repetition.  Only trust\n"
             "timings from runs with no more ranks than cores.\n");
@@ -164,6 +168,7 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
     o->factor = 1.2;
     o->tie = 0.03;
     o->send_variants = 2;
+    o->shapes = -1;
     *help = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -202,6 +207,9 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
             for (int k = 0; k < n; k++)
                 o->comm_sizes[k] = (int)tmp[k];
             o->ncomm_sizes = n;
+        } else if (!strcmp(a, "--shapes")) {
+            if ((o->shapes = tn_shapes_parse(v)) < 0)
+                return -1;
         } else if (!strcmp(a, "--roots")) {
             if (!strcmp(v, "0"))
                 o->root_mode = 0;
@@ -232,6 +240,11 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
     else
         qsort(o->sizes, (size_t)o->nsizes, sizeof o->sizes[0], cmp_size);
     return 0;
+}
+
+unsigned tn_opts_shapes(const tn_opts *o)
+{
+    return o->shapes >= 0 ? (unsigned)o->shapes : o->ncomm_sizes ? 0u : (1u << TN_SHAPE_COUNT) - 1;
 }
 
 const char *tn_roots_name(int mode)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define TN_MAX_SIZES 128
-#define TN_MAX_COMMS 8
+#define TN_MAX_COMMS 16
 
 typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
@@ -17,6 +17,7 @@ typedef struct tn_opts {
     int nsizes;
     size_t max_size;
     int comm_sizes[TN_MAX_COMMS], ncomm_sizes;
+    int shapes;                 /* --shapes: bits of shapes.h; -1 not given */
     int reps, warmup, exhaustive, root_mode, resume, max_timed, verbose, send_variants, dry_run, max_segments;
     double factor, tie;
 } tn_opts;
@@ -32,6 +33,11 @@ void tn_options_usage(FILE *f);
  * \return 0 (*help = 1 if -h/--help was given: nothing else is parsed), or
  *         -1 on a bad option or value. */
 int tn_options_parse(tn_opts *o, int argc, char **argv, int *help);
+
+/* \brief The shapes to time (bits of shapes.h): --shapes, else all of them
+ *        unless --comm-sizes is given alone.
+ * \return the bits. */
+unsigned tn_opts_shapes(const tn_opts *o);
 
 /* \brief Name of a root mode (tn_opts.root_mode: 0, 1 rotating, 2 both),
  *        as --roots takes it.

@@ -10,6 +10,7 @@
 
 #include "model_error.h"
 #include "progress.h"
+#include "setup.h"
 #include "table.h"
 #include "winners.h"
 
@@ -29,13 +30,27 @@ int tn_output_write(tn_run *T)
            (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
     tn_table t = {0};
     tn_prune_check pc = {0, 0, 0, 1.0, 0.0};
-    if (tn_winners_pick(T, &t, &pc) != 0) {
+    if (tn_winners_pick(T, &t, &pc) != 0 ||
+        tn_table_build(&t, tn_shape_config(), tn_table_kinds_of_job(&T->world_shape)) != 0) {
         fprintf(stderr, "topobcast-tuner: out of memory\n");
         tn_table_free(&t);
         return 2;
     }
     if (T->have_costs)
         tn_model_error_report(&T->rs, stdout);
+    printf("\ntimed runs per communicator (shape):\n");
+    for (int c = 0; c < T->ncomm; c++) {
+        long tc = 0, pc_ = 0, cand = 0, dist = 0;
+        for (int k = 0; k < T->nitems; k++)
+            if (T->items[k].ci == c) {
+                tc += T->items[k].ntime;
+                pc_ += T->items[k].nprune;
+                cand += T->items[k].ncand;
+                dist += T->items[k].ndistinct;
+            }
+        printf("  %-14s %5d processes: %6ld timed%s (%ld kept by pruning), of %ld candidates, %ld distinct\n",
+               T->comms[c].label, T->comms[c].size, tc, o->exhaustive ? " (exhaustive)" : "", pc_, cand, dist);
+    }
     long pruned_runs = o->exhaustive ? T->total_prune : timed;
     printf("\ntimed runs (one algorithm at one size on one communicator): %ld with pruning; exhaustive: %ld "
            "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
@@ -60,7 +75,7 @@ int tn_output_write(tn_run *T)
              "factor: %g, costs: \"%s\"",
              date, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), o->factor, src);
     FILE *out = fopen(o->out, "w");
-    if (!out || tn_table_write(out, &t, T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
+    if (!out || tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
         fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
         status = 2;
     }
@@ -68,9 +83,7 @@ int tn_output_write(tn_run *T)
         fclose(out);
     if (status == 0) {
         char err[1024];
-        int nrules = 1;
-        for (int i = 0; i < t.ncomm; i++)
-            nrules += t.comm[i].nranges;
+        int nrules = t.nrules + 1;
         if (tn_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
             status = 1;

@@ -174,8 +174,8 @@ void tn_plan_all(tn_run *T)
             T->total_distinct += it->ndistinct;
             T->total_prune += it->nprune;
             char what[96];
-            snprintf(what, sizeof what, "modelling: %d processes, %zu B, %d candidates", T->comms[c].size,
-                     o->sizes[s], it->ncand);
+            snprintf(what, sizeof what, "modelling: %s (%d processes), %zu B, %d candidates", T->comms[c].label,
+                     T->comms[c].size, o->sizes[s], it->ncand);
             tn_progress_add(&pp, 1, what);
         }
     tn_progress_finish(&pp);
@@ -191,8 +191,8 @@ void tn_plan_print(const tn_run *T)
 {
     for (int k = 0; k < T->nitems; k++) {
         const tn_item *it = &T->items[k];
-        printf("P=%d %zu B: %d candidates, %d distinct, %d to time; best predicted %.2f us: %s\n",
-               T->comms[it->ci].size, it->bytes, it->ncand, it->ndistinct, it->ntime, it->best_pred * 1e6,
+        printf("%s P=%d %zu B: %d candidates, %d distinct, %d to time; best predicted %.2f us: %s\n",
+               T->comms[it->ci].label, T->comms[it->ci].size, it->bytes, it->ncand, it->ndistinct, it->ntime, it->best_pred * 1e6,
                it->best_pred_spec);
         for (int j = 0; T->o.verbose && j < it->ntime; j++)
             printf("    %10.2f us  %s\n", it->pred[j] * 1e6, it->spec[j]);

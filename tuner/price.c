@@ -67,8 +67,8 @@ int tn_price(const tn_costs *costs, const tn_comm *ci, const tb_alg_spec *spec, 
         *replay = memo->replay[slot];
     } else {
         if (costs)
-            *t = tn_model_plan_predict(costs, NULL, &p[0], h, ci->fanout, ci->have_mach ? &ci->mach : NULL, spec,
-                                       bytes, replay);
+            *t = tn_model_plan_predict(costs, ci->world, &p[0], h, ci->fanout, ci->have_mach ? &ci->mach : NULL,
+                                       spec, bytes, replay);
         memo->sig[slot] = sig, memo->t[slot] = *t, memo->replay[slot] = *replay;
     }
     tb_plan_free(&p[0]);

@@ -111,10 +111,10 @@ double tn_result_p75(const tn_result *r)
     return mean_of(r->root0.median >= 0 ? r->root0.p75 : -1, r->rotate.median >= 0 ? r->rotate.p75 : -1);
 }
 
-void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots)
+void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots, const char *comms)
 {
-    snprintf(buf, len, "# topobcast-tuner partial results v1 nprocs=%d reps=%d warmup=%d roots=%s", nprocs, reps,
-             warmup, roots);
+    snprintf(buf, len, "# topobcast-tuner partial results v2 nprocs=%d reps=%d warmup=%d roots=%s comms=%s", nprocs,
+             reps, warmup, roots, comms);
 }
 
 static void put_num(FILE *f, double v)

@@ -1,4 +1,4 @@
-/* What the tuner measured: one record per (communicator size, message size,
+/* What the tuner measured: one record per (communicator, message size,
  * algorithm), kept in memory and appended line by line to a partial-results
  * file as soon as it is known, so an interrupted run loses at most the
  * measurement in progress and `--resume` skips everything already there.
@@ -6,8 +6,9 @@
  * File format (text, one record per line, '#' lines are comments; the
  * first comment line records the job size and the measurement settings,
  * which a resumed run must match):
- *   # topobcast-tuner partial results v1 nprocs=P reps=N warmup=W roots=MODE
+ *   # topobcast-tuner partial results v2 nprocs=P reps=N warmup=W roots=MODE comms=job:512,rows:16,...
  *   comm bytes status predicted_s med0 p25_0 p75_0 tmean0 medR p25R p75R tmeanR spec
+ * comm is the communicator's number in the header's comms list (1 first);
  * fields separated by single spaces, "nan" where a root mode was not
  * measured or there is no prediction, status 0 ok / 1 wrong data / 2 error,
  * spec last (it never contains spaces). */
@@ -27,7 +28,7 @@ typedef struct tn_root_stats {
 } tn_root_stats;
 
 typedef struct tn_result {
-    int comm;
+    int comm;              /* the communicator's number in the run (1 first) */
     size_t bytes;
     char spec[TN_CAND_TEXT];
     int status;
@@ -58,8 +59,9 @@ double tn_result_score(const tn_result *r);
 double tn_result_p25(const tn_result *r);
 double tn_result_p75(const tn_result *r);
 
-/* Header line of a partial file for these settings (no newline). */
-void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots);
+/* Header line of a partial file for these settings (no newline); comms
+ * lists the run's communicators as label:size,... */
+void tn_results_header(char *buf, size_t len, int nprocs, int reps, int warmup, const char *roots, const char *comms);
 int tn_results_write_line(FILE *f, const tn_result *r);
 /* Parses one record line; 0, or -1 if it is not one. */
 int tn_results_parse_line(const char *line, tn_result *r);

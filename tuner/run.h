@@ -19,12 +19,17 @@
 #include "machine.h"
 #include "options.h"
 #include "results.h"
+#include "shape.h"
+#include "shapes.h"
 
-/* One communicator tuned: the job, or its first ranks. */
+/* One communicator tuned: a shape of the job (shapes.h), or its first ranks. */
 typedef struct tn_comm {
     int size;
+    char label[TN_SHAPE_LABEL];       /* "job", "one-per-node", ... "first-N" */
+    const int *world;                 /* [size] world rank of each of its ranks */
     MPI_Comm comm;                    /* MPI_COMM_NULL on non-members */
     const tb_hier *hier;              /* the library's hierarchy for it */
+    tb_shape shape;                   /* the library's shape of it (members only) */
     double fanout[TB_MAX_LEVELS + 1]; /* per pair class of hier (fanout.h) */
     tn_machine mach;                  /* rank 0: its links and memories (machine.h) */
     int have_mach;
@@ -51,8 +56,11 @@ typedef struct tn_run {
     tb_config topo_cfg;
     int have_topo;
     tn_comm comms[TN_MAX_COMMS];
+    tn_shape_pick picks[TN_MAX_COMMS]; /* their members (comms.h) */
+    MPI_Comm pick_comm[TN_MAX_COMMS];
     int ncomm;
     const tb_hier *world_hier;
+    tb_shape world_shape;           /* the job's: which kinds of shape its table needs */
     tn_costs costs;
     int have_costs;
     tn_item *items;                 /* [ncomm * o.nsizes], communicator-major */

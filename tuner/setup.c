@@ -8,6 +8,7 @@
 
 #include "agree.h"
 #include "calibrate.h"
+#include "comms.h"
 #include "costs_probe.h"
 #include "fanout.h"
 #include "tools.h"
@@ -36,32 +37,24 @@ int tn_setup_topology(tn_run *T)
     return 0;
 }
 
-/* The job, then its first half and quarter (or --comm-sizes), and the
- * library's hierarchy of each (collective).  Returns 0 or -1. */
+/* The shapes of the job (or --comm-sizes) as communicators, and the
+ * library's hierarchy and shape of each (collective).  Returns 0 or -1. */
 int tn_setup_comms(tn_run *T)
 {
-    int want[TN_MAX_COMMS], nwant = 0;
-    if (T->o.ncomm_sizes) {
-        for (int k = 0; k < T->o.ncomm_sizes; k++)
-            want[nwant++] = T->o.comm_sizes[k];
-    } else {
-        want[nwant++] = T->wsize;
-        want[nwant++] = T->wsize / 2;
-        want[nwant++] = T->wsize / 4;
+    int n = tn_comms_create(tn_opts_shapes(&T->o), T->o.comm_sizes, T->o.ncomm_sizes, T->picks, T->pick_comm, TN_MAX_COMMS);
+    if (n < 0) {
+        if (T->wrank == 0)
+            fprintf(stderr, "topobcast-tuner: out of memory choosing the communicators\n");
+        return -1;
     }
-    for (int k = 0; k < nwant; k++) {
-        int s = want[k], dup = 0;
-        for (int j = 0; j < T->ncomm; j++)
-            dup |= T->comms[j].size == s;
-        if (s < 2 || s > T->wsize || dup)
-            continue;
-        tn_comm *ci = &T->comms[T->ncomm++];
-        ci->size = s;
+    T->ncomm = n;
+    for (int c = 0; c < n; c++) {
+        tn_comm *ci = &T->comms[c];
+        ci->size = T->picks[c].size;
+        ci->world = T->picks[c].members;
+        ci->comm = T->pick_comm[c];
         ci->hier = NULL;
-        if (s == T->wsize)
-            ci->comm = MPI_COMM_WORLD;
-        else
-            MPI_Comm_split(MPI_COMM_WORLD, T->wrank < s ? 0 : MPI_UNDEFINED, T->wrank, &ci->comm);
+        snprintf(ci->label, sizeof ci->label, "%s", T->picks[c].label);
     }
     if (T->ncomm == 0) {
         if (T->wrank == 0)
@@ -86,10 +79,18 @@ int tn_setup_comms(tn_run *T)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         T->comms[c].hier = ch;
+        const tb_shape *sh = tb_tool_comm_shape(T->comms[c].comm);
+        if (sh)
+            T->comms[c].shape = *sh;
     }
     /* the job's own hierarchy names the pair classes of the costs */
     const tb_hier *wh = tb_tool_comm_hier(MPI_COMM_WORLD, NULL);
     T->world_hier = wh && wh->size ? wh : NULL;
+    const tb_shape *ws = tb_tool_comm_shape(MPI_COMM_WORLD);
+    if (ws)
+        T->world_shape = *ws;
+    else
+        tb_shape_unknown(&T->world_shape, T->wsize);
     return 0;
 }
 
@@ -169,6 +170,12 @@ void tn_setup_fanout(tn_run *T)
     }
 }
 
+const tb_config *tn_shape_config(void)
+{
+    const tb_tool_setup *st = tb_tool_setup_get();
+    return st->config_ok ? st->config : NULL;
+}
+
 void tn_setup_print(const tn_run *T)
 {
     const tn_opts *o = &T->o;
@@ -181,7 +188,9 @@ void tn_setup_print(const tn_run *T)
     }
     for (int c = 0; c < T->ncomm; c++) {
         const tb_hier *h = T->comms[c].hier;
-        printf("# communicator of %d processes: ", T->comms[c].size);
+        char shape[256];
+        tb_shape_format(&T->comms[c].shape, tn_shape_config(), shape, sizeof shape);
+        printf("# communicator %s of %d processes (%s): ", T->comms[c].label, T->comms[c].size, shape);
         int nl = h ? h->nlevels : 0;
         if (nl == 0)
             printf("no levels");
@@ -207,9 +216,10 @@ void tn_setup_machine(tn_run *T)
         char err[512] = "";
         int rc = -1;
         if (T->o.platform)
-            rc = tn_machine_from_platform(&ci->mach, T->o.platform, T->o.hostfile, ci->size, err, sizeof err);
+            rc = tn_machine_from_platform(&ci->mach, T->o.platform, T->o.hostfile, ci->world, ci->size, err,
+                                          sizeof err);
         else if (T->have_costs)
-            rc = tn_machine_from_costs(&ci->mach, &T->costs, h, ci->fanout, ci->size, err, sizeof err);
+            rc = tn_machine_from_costs(&ci->mach, &T->costs, ci->world, h, ci->fanout, ci->size, err, sizeof err);
         else
             continue;
         ci->have_mach = rc == 0;

@@ -1,6 +1,5 @@
 /* Set-up of a tuning run, before any candidate is planned: the topology
- * file, the communicators tuned (the job, its first half and quarter, or
- * --comm-sizes) with the library's hierarchy of each, the costs the model
+ * file, the communicators tuned (shapes of the job, or --comm-sizes) with the library's hierarchy of each, the costs the model
  * prices messages with (the probe's measurements, or a quick per-level
  * calibration), and the fan-out per class of destination of each
  * communicator.  All collective over MPI_COMM_WORLD unless said. */
@@ -15,9 +14,12 @@
  * \return 0, or -1 on every rank if rank 0 cannot load it (said on stderr). */
 int tn_setup_topology(tn_run *T);
 
-/* \brief Creates the communicators of T->comms and gets the library's
- *        hierarchy of each and of the job; aborts the job when the library
- *        cannot use the topology file on one of them.
+/* \brief Creates the communicators of T->comms (the shapes of
+ *        --shapes, by default all of shapes.h, then the first ranks of
+ *        --comm-sizes; only the latter when --comm-sizes alone is given)
+ *        and gets the library's hierarchy and shape of each and the
+ *        hierarchy of the job; aborts the job when the library cannot use
+ *        the topology file on one of them.
  * \return 0, or -1 if no communicator of at least 2 ranks is left. */
 int tn_setup_comms(tn_run *T);
 
@@ -39,6 +41,11 @@ void tn_setup_fanout(tn_run *T);
  * \return nothing; a communicator without one is priced by the replay
  *         alone (said on stderr). */
 void tn_setup_machine(tn_run *T);
+
+/* \brief The configuration the library derived the shapes with (its level
+ *        list numbers their levels), NULL when it has none loaded.
+ * \return it, valid until MPI_Finalize. */
+const tb_config *tn_shape_config(void);
 
 /* \brief Rank 0: prints the run's settings, costs, and each communicator's
  *        levels and fan-out to stdout.

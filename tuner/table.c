@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,200 @@ void tn_table_free(tn_table *t)
     for (int i = 0; i < t->ncomm; i++)
         free(t->comm[i].ranges);
     free(t->comm);
+    free(t->rule);
     memset(t, 0, sizeof *t);
+}
+
+int tn_table_kind(const tb_shape *s)
+{
+    return s->nodes == 1 ? TN_KIND_SINGLE_NODE : s->ppn_max == 1 ? TN_KIND_ONE_PER_NODE : TN_KIND_MULTI_NODE;
+}
+
+unsigned tn_table_kinds_of_job(const tb_shape *job)
+{
+    unsigned k = 0;
+    if (job->ppn_max >= 2)
+        k |= 1u << TN_KIND_SINGLE_NODE;
+    if (job->nodes >= 2)
+        k |= 1u << TN_KIND_ONE_PER_NODE;
+    if (job->nodes >= 2 && job->ppn_max >= 2)
+        k |= 1u << TN_KIND_MULTI_NODE;
+    return k;
+}
+
+/* The shape keys of a kind, and of a class (a kind and the levels). */
+static void kind_cond(int kind, tb_shape_cond *c)
+{
+    tb_shape_cond_any(c);
+    if (kind == TN_KIND_SINGLE_NODE)
+        c->nodes_lo = c->nodes_hi = 1;
+    else if (kind == TN_KIND_ONE_PER_NODE)
+        c->ppn_lo = c->ppn_hi = 1;
+    else
+        c->nodes_lo = 2;
+}
+
+/* 0, or -1 when the shape has no class block (levels the configuration
+ * does not list; several nodes but some with one rank: the kind's block
+ * serves it) */
+static int class_cond(const tb_shape *s, tb_shape_cond *c)
+{
+    int kind = tn_table_kind(s);
+    if ((s->levels & TB_SHAPE_LEVEL_OTHER) || s->nodes < 1 || (kind == TN_KIND_MULTI_NODE && s->ppn_min < 2))
+        return -1;
+    kind_cond(kind, c);
+    if (kind == TN_KIND_MULTI_NODE) {
+        c->nodes_lo = 0; /* ppn 2-inf says several ranks on each node */
+        c->ppn_lo = 2;
+    }
+    c->has_levels = 1;
+    c->levels = s->levels;
+    return 0;
+}
+
+static const char *kind_text(int kind)
+{
+    return kind == TN_KIND_SINGLE_NODE   ? "on one node"
+           : kind == TN_KIND_ONE_PER_NODE ? "one rank per node"
+                                          : "on several nodes, several ranks on some";
+}
+
+/* A range of counts as a rule key: "2-inf", "1" ... */
+static void count_range(long lo, long hi, char *buf, size_t len)
+{
+    if (hi == LONG_MAX)
+        snprintf(buf, len, "%ld-inf", lo);
+    else if (lo == hi)
+        snprintf(buf, len, "%ld", lo);
+    else
+        snprintf(buf, len, "%ld-%ld", lo, hi);
+}
+
+typedef struct builder {
+    tn_table *t;
+    tb_rule *rules;  /* the same rules as the loader will see them, for the shadow check */
+    int cap;
+    char head[256];  /* the block's comment, for its first rule kept */
+    char sub[256];   /* the measured communicator's, for its first rule kept */
+} builder;
+
+static void note(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* Appends a rule unless the ones before shadow it.  0 or -1. */
+static int add_rule(builder *b, long clo, long chi, const tb_shape_cond *c, const tn_table_range *r)
+{
+    tn_table *t = b->t;
+    if (t->nrules == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 32;
+        tn_table_rule *nr = realloc(t->rule, sizeof *nr * (size_t)cap);
+        if (nr)
+            t->rule = nr;
+        tb_rule *lr = nr ? realloc(b->rules, sizeof *lr * (size_t)cap) : NULL;
+        if (!lr)
+            return -1;
+        b->rules = lr;
+        b->cap = cap;
+    }
+    tb_rule *lr = &b->rules[t->nrules];
+    memset(lr, 0, sizeof *lr);
+    lr->comm_lo = clo, lr->comm_hi = chi, lr->msg_lo = r->lo, lr->msg_hi = r->hi, lr->shape = *c;
+    if (tb_rule_is_shadowed(b->rules, t->nrules))
+        return 0;
+    tn_table_rule *x = &t->rule[t->nrules++];
+    snprintf(x->comment, sizeof x->comment, "%s%s%s", b->head, b->head[0] && b->sub[0] ? "\n" : "", b->sub);
+    b->head[0] = b->sub[0] = 0;
+    x->clo = clo, x->chi = chi, x->cond = *c, x->lo = r->lo, x->hi = r->hi;
+    snprintf(x->spec, sizeof x->spec, "%s", r->spec);
+    return 0;
+}
+
+/* One block: the communicators in[0..n) of t->comm under keys c, sized as
+ * tn_table_comm_ranges does (down to 2 when fill). */
+static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, int fill, const tb_config *cfg)
+{
+    tn_table *t = b->t;
+    int sizes[TN_MAX_COMMS], out[TN_MAX_COMMS];
+    long lo[TN_MAX_COMMS], hi[TN_MAX_COMMS];
+    for (int i = 0; i < n; i++)
+        sizes[i] = t->comm[in[i]].measured;
+    int m = tn_table_comm_ranges(sizes, n, out, lo, hi);
+    if (fill && m > 0)
+        lo[m - 1] = 2;
+    for (int k = 0; k < m; k++) {
+        int i = 0;
+        while (t->comm[in[i]].measured != out[k])
+            i++;
+        const tn_table_comm *tc = &t->comm[in[i]];
+        char shape[256];
+        tb_shape_format(&tc->shape, cfg, shape, sizeof shape);
+        char sizes_text[64];
+        count_range(lo[k], hi[k], sizes_text, sizeof sizes_text);
+        note(b->sub, sizeof b->sub, "comm %s: as measured on %s (%s)", sizes_text, tc->label, shape);
+        for (int r = 0; r < tc->nranges; r++)
+            if (add_rule(b, lo[k], hi[k], c, &tc->ranges[r]) != 0)
+                return -1;
+        b->sub[0] = 0; /* nothing kept: its note goes too */
+    }
+    return 0;
+}
+
+int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds)
+{
+    builder b = {t, NULL, 0, "", ""};
+    int rc = 0, done[TN_MAX_COMMS] = {0}, in[TN_MAX_COMMS];
+    free(t->rule);
+    t->rule = NULL;
+    t->nrules = 0;
+    /* 1. one block per measured class, in the order first measured; a kind
+     * measured in one class only needs none: its kind's block (2.) then
+     * holds the same rules */
+    for (int c = 0; c < t->ncomm && rc == 0; c++) {
+        tb_shape_cond cc, oc;
+        if (done[c] || class_cond(&t->comm[c].shape, &cc) != 0)
+            continue;
+        int other = 0, kind = tn_table_kind(&t->comm[c].shape);
+        for (int d = 0; d < t->ncomm; d++)
+            other |= tn_table_kind(&t->comm[d].shape) == kind &&
+                     (class_cond(&t->comm[d].shape, &oc) != 0 || !tb_shape_cond_equal(&oc, &cc));
+        if (!other)
+            continue;
+        int n = 0;
+        for (int d = c; d < t->ncomm; d++)
+            if (!done[d] && class_cond(&t->comm[d].shape, &oc) == 0 && tb_shape_cond_equal(&oc, &cc))
+                in[n++] = d, done[d] = 1;
+        char keys[256];
+        tn_table_cond_keys(&cc, cfg, keys, sizeof keys);
+        note(b.head, sizeof b.head, "shape class %s (%s)", keys, kind_text(tn_table_kind(&t->comm[c].shape)));
+        rc = add_block(&b, in, n, &cc, 0, cfg);
+    }
+    /* 2. per kind, every size: the nearest measured of that kind, or of any */
+    for (int k = 0; k < TN_KIND_COUNT && rc == 0; k++) {
+        if (!(kinds & (1u << k)))
+            continue;
+        int n = 0;
+        for (int c = 0; c < t->ncomm; c++)
+            if (tn_table_kind(&t->comm[c].shape) == k)
+                in[n++] = c;
+        int any = n == 0;
+        for (int c = 0; any && c < t->ncomm; c++)
+            in[n++] = c;
+        tb_shape_cond kc;
+        kind_cond(k, &kc);
+        char keys[256];
+        tn_table_cond_keys(&kc, cfg, keys, sizeof keys);
+        note(b.head, sizeof b.head, "every other communicator %s (%s): the nearest measured size%s", kind_text(k),
+             keys, any ? " of any shape (none of this kind was measured)" : " of this kind");
+        rc = add_block(&b, in, n, &kc, 1, cfg);
+    }
+    free(b.rules);
+    return rc;
 }
 
 /* Byte counts as people write them: 64K rather than 65536. */
@@ -124,10 +318,50 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int tn_table_write(FILE *f, const tn_table *t, const tb_topology *topo, const char *meta)
+int tn_table_cond_keys(const tb_shape_cond *c, const tb_config *cfg, char *buf, size_t len)
+{
+    tb_shape_cond any;
+    tb_shape_cond_any(&any);
+    const char(*names)[TB_LEVEL_NAME_MAX];
+    int nn = tb_config_level_names(cfg, &names);
+    size_t o = 0;
+    char r[64];
+    buf[0] = 0;
+#define PUT(...) (o < len ? (o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__)) : o)
+    if (c->nodes_lo != any.nodes_lo || c->nodes_hi != any.nodes_hi) {
+        count_range(c->nodes_lo, c->nodes_hi, r, sizeof r);
+        PUT("%snodes: %s", o ? ", " : "", r);
+    }
+    if (c->ppn_lo != any.ppn_lo || c->ppn_hi != any.ppn_hi) {
+        count_range(c->ppn_lo, c->ppn_hi, r, sizeof r);
+        PUT("%sppn: %s", o ? ", " : "", r);
+    }
+    if (c->consecutive >= 0)
+        PUT("%sconsecutive: %s", o ? ", " : "", c->consecutive ? "yes" : "no");
+    if (c->has_levels) {
+        PUT("%slevels: %s", o ? ", " : "", c->levels ? "" : "none");
+        for (int l = 0, first = 1; l < nn && l < TB_MAX_LEVELS; l++)
+            if (c->levels & (1u << l))
+                PUT("%s%s", first ? "" : "/", names[l]), first = 0;
+    }
+    int g = 0;
+    for (int l = 0; l < nn && l < TB_MAX_LEVELS; l++)
+        if (c->groups_lo[l] != any.groups_lo[l] || c->groups_hi[l] != any.groups_hi[l]) {
+            count_range(c->groups_lo[l], c->groups_hi[l], r, sizeof r);
+            PUT("%s%s: %s", g ? ", " : o ? ", groups: {" : "groups: {", names[l], r);
+            g++;
+        }
+    if (g)
+        PUT("}");
+#undef PUT
+    return (int)o;
+}
+
+int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_topology *topo, const char *meta)
 {
     fputs("# Written by topobcast-tuner: a selection table measured on the machine\n"
-          "# (and the topology it used).  Schema: config/README.md.  First match wins.\n"
+          "# (and the topology it used).  Schema: config/README.md.  First match wins;\n"
+          "# rules key on the communicator's shape (nodes, ranks per node, levels).\n"
           "topobcast: 2\n",
           f);
     if (meta && *meta)
@@ -135,25 +369,27 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_topology *topo, const ch
     if (topo && topo->nleaves > 0 && tb_topology_write(f, topo) != 0)
         return -1;
     fputs("selection:\n", f);
-    for (int c = 0; c < t->ncomm; c++) {
-        const tn_table_comm *tc = &t->comm[c];
-        char clo[32], chi[32];
-        snprintf(clo, sizeof clo, "%ld", tc->lo);
-        if (tc->hi == LONG_MAX)
+    for (int i = 0; i < t->nrules; i++) {
+        const tn_table_rule *r = &t->rule[i];
+        for (const char *c = r->comment; *c;) {
+            size_t n = strcspn(c, "\n");
+            fprintf(f, "  # %.*s\n", (int)n, c);
+            c += n + (c[n] == '\n');
+        }
+        char clo[32], chi[32], blo[32], bhi[32], keys[256];
+        snprintf(clo, sizeof clo, "%ld", r->clo);
+        if (r->chi == LONG_MAX)
             snprintf(chi, sizeof chi, "inf");
         else
-            snprintf(chi, sizeof chi, "%ld", tc->hi);
-        fprintf(f, "  # measured on %d processes\n", tc->measured);
-        for (int i = 0; i < tc->nranges; i++) {
-            char blo[32], bhi[32];
-            size_text(tc->ranges[i].lo, blo, sizeof blo);
-            size_text(tc->ranges[i].hi, bhi, sizeof bhi);
-            fprintf(f, "  - {comm: %s-%s, bytes: %s-%s, algorithm: ", clo, chi, blo, bhi);
-            put_quoted(f, tc->ranges[i].spec);
-            fputs("}\n", f);
-        }
+            snprintf(chi, sizeof chi, "%ld", r->chi);
+        size_text(r->lo, blo, sizeof blo);
+        size_text(r->hi, bhi, sizeof bhi);
+        tn_table_cond_keys(&r->cond, cfg, keys, sizeof keys);
+        fprintf(f, "  - {comm: %s-%s, %s%sbytes: %s-%s, algorithm: ", clo, chi, keys, keys[0] ? ", " : "", blo, bhi);
+        put_quoted(f, r->spec);
+        fputs("}\n", f);
     }
-    fputs("  - {algorithm: default}\n", f);
+    fputs("  # communicators of one rank (never broadcast on)\n  - {algorithm: default}\n", f);
     fflush(f);
     return ferror(f) ? -1 : 0;
 }
@@ -167,31 +403,27 @@ int tn_table_verify(const char *path, const tn_table *t, const size_t *sizes, in
     int rc = 0;
     for (int c = 0; c < t->ncomm && rc == 0; c++) {
         const tn_table_comm *tc = &t->comm[c];
-        long probes[3] = {tc->measured, tc->lo, tc->hi == LONG_MAX ? 4 * (long)tc->measured : tc->hi};
-        for (int pi = 0; pi < 3 && rc == 0; pi++) {
-            for (int i = 0; i < nsizes && rc == 0; i++) {
-                const char *want = NULL;
-                for (int k = 0; k < tc->nranges; k++)
-                    if (sizes[i] >= tc->ranges[k].lo && sizes[i] <= tc->ranges[k].hi)
-                        want = tc->ranges[k].spec;
-                tb_alg_spec ws;
-                char perr[256];
-                if (!want || tb_alg_spec_parse(want, &ws, perr, sizeof perr) != 0) {
-                    snprintf(err, errlen, "no valid rule written for %zu bytes on %d processes", sizes[i],
-                             tc->measured);
-                    rc = -1;
-                    break;
-                }
-                int idx;
-                const tb_rule *r = tb_config_select(&cfg, (int)probes[pi], sizes[i], &idx);
-                if (!r || !tb_alg_spec_equal(&r->spec, &ws)) {
-                    char got[512];
-                    if (r)
-                        tb_alg_spec_format(&r->spec, got, sizeof got);
-                    snprintf(err, errlen, "%s selects %s for %zu bytes on %ld processes, the tuner chose %s", path,
-                             r ? got : "nothing", sizes[i], probes[pi], want);
-                    rc = -1;
-                }
+        for (int i = 0; i < nsizes && rc == 0; i++) {
+            const char *want = NULL;
+            for (int k = 0; k < tc->nranges; k++)
+                if (sizes[i] >= tc->ranges[k].lo && sizes[i] <= tc->ranges[k].hi)
+                    want = tc->ranges[k].spec;
+            tb_alg_spec ws;
+            char perr[256];
+            if (!want || tb_alg_spec_parse(want, &ws, perr, sizeof perr) != 0) {
+                snprintf(err, errlen, "no valid rule written for %zu bytes on %s", sizes[i], tc->label);
+                rc = -1;
+                break;
+            }
+            int idx;
+            const tb_rule *r = tb_config_select(&cfg, &tc->shape, sizes[i], &idx);
+            if (!r || !tb_alg_spec_equal(&r->spec, &ws)) {
+                char got[512];
+                if (r)
+                    tb_alg_spec_format(&r->spec, got, sizeof got);
+                snprintf(err, errlen, "%s selects %s for %zu bytes on %s (%d processes), the tuner chose %s", path,
+                         r ? got : "nothing", sizes[i], tc->label, tc->measured, want);
+                rc = -1;
             }
         }
     }

@@ -2,8 +2,9 @@
  * allocation for each communicator size and message size, and writes the
  * selection table (with the topology it used) for TOPOBCAST_CONFIG.
  *
- *   1. set-up (setup.c): the topology; the communicators (the job, its
- *      first half and quarter); the costs: the probe's per-pair PLogP
+ *   1. set-up (setup.c): the topology; the communicators (shapes of the
+ *      job: whole, one rank per node, one node, a grid row, half of the
+ *      nodes; shapes.c, comms.c); the costs: the probe's per-pair PLogP
  *      measurements, or a quick per-level ping-pong (calibrate.c); and how
  *      many large sends one rank can have in flight per class of
  *      destination (fanout.c);
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 
 #include "agree.h"
+#include "comms.h"
 #include "compare.h"
 #include "measure.h"
 #include "output.h"
@@ -53,9 +55,7 @@ static void run_free(tn_run *T)
         tn_machine_free(&T->comms[c].mach);
     if (T->o.topology)
         tb_config_free(&T->topo_cfg);
-    for (int c = 0; c < T->ncomm; c++)
-        if (T->comms[c].comm != MPI_COMM_WORLD && T->comms[c].comm != MPI_COMM_NULL)
-            MPI_Comm_free(&T->comms[c].comm);
+    tn_comms_free(T->picks, T->pick_comm, T->ncomm);
 }
 
 int main(int argc, char **argv)
@@ -80,10 +80,11 @@ int main(int argc, char **argv)
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
         if (T.o.measurements && !T.o.platform) /* the bound's machine */
             tn_setup_costs(&T);
-        tn_compare_opts co = {T.o.sizes,   T.o.nsizes,  T.o.reps,     T.o.warmup,
-                              T.o.root_mode, T.o.csv,   T.o.verbose,  T.o.platform,
-                              T.o.hostfile, T.have_costs && T.wrank == 0 ? &T.costs : NULL};
-        int rc = tn_compare_run(MPI_COMM_WORLD, &co, stdout);
+        tn_compare_opts co = {T.o.sizes,          T.o.nsizes,   T.o.reps,        T.o.warmup,
+                              T.o.root_mode,      T.o.csv,      T.o.verbose,     tn_opts_shapes(&T.o),
+                              T.o.comm_sizes,     T.o.ncomm_sizes, T.o.platform, T.o.hostfile,
+                              T.have_costs && T.wrank == 0 ? &T.costs : NULL};
+        int rc = tn_compare_run(&co, stdout);
         tn_costs_free(&T.costs);
         return finish(rc);
     }

@@ -8,15 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "setup.h"
+
 int tn_winners_pick(tn_run *T, tn_table *t, tn_prune_check *pc)
 {
     const tn_opts *o = &T->o;
-    int ms[TN_MAX_COMMS], order[TN_MAX_COMMS];
-    long clo[TN_MAX_COMMS], chi[TN_MAX_COMMS];
-    for (int c = 0; c < T->ncomm; c++)
-        ms[c] = T->comms[c].size;
-    t->ncomm = tn_table_comm_ranges(ms, T->ncomm, order, clo, chi);
-    t->comm = calloc((size_t)t->ncomm, sizeof *t->comm);
+    t->ncomm = T->ncomm;
+    t->comm = calloc((size_t)T->ncomm, sizeof *t->comm);
     char (*win)[TN_CAND_TEXT] = malloc(sizeof *win * (size_t)o->nsizes);
     if (!t->comm || !win) {
         free(win);
@@ -27,21 +25,17 @@ int tn_winners_pick(tn_run *T, tn_table *t, tn_prune_check *pc)
         if (!(mcsv = fopen(o->model_csv, "w")))
             fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->model_csv, strerror(errno));
         else
-            fprintf(mcsv, "comm,bytes,predicted_us,measured_us,kept,spec\n");
+            fprintf(mcsv, "shape,comm,bytes,predicted_us,measured_us,kept,spec\n");
     }
     int rc = 0;
-    for (int ti = 0; ti < t->ncomm && rc == 0; ti++) {
-        int c = 0;
-        while (T->comms[c].size != order[ti])
-            c++;
-        tn_table_comm *tc = &t->comm[ti];
-        tc->measured = order[ti];
-        tc->lo = clo[ti];
-        tc->hi = chi[ti];
-        char hi[32] = "inf";
-        if (tc->hi != LONG_MAX)
-            snprintf(hi, sizeof hi, "%ld", tc->hi);
-        printf("\ncommunicator of %d processes (rules for %ld..%s processes):\n", tc->measured, tc->lo, hi);
+    for (int c = 0; c < T->ncomm && rc == 0; c++) {
+        tn_table_comm *tc = &t->comm[c];
+        snprintf(tc->label, sizeof tc->label, "%s", T->comms[c].label);
+        tc->shape = T->comms[c].shape;
+        tc->measured = T->comms[c].size;
+        char shape[256];
+        tb_shape_format(&tc->shape, tn_shape_config(), shape, sizeof shape);
+        printf("\ncommunicator %s of %d processes (%s):\n", tc->label, tc->measured, shape);
         printf("%10s %11s %11s %8s %9s  %s\n", "size", "default_us", "chosen_us", "speedup", "timed/all",
                o->verbose ? "chosen (model's pick)" : "chosen");
         const char *prev = NULL;
@@ -60,12 +54,12 @@ int tn_winners_pick(tn_run *T, tn_table *t, tn_prune_check *pc)
             for (int j = 0; j < it->ntime; j++) {
                 /* this run's model, also for results resumed from the partial file */
                 if (it->pred[j] >= 0)
-                    tn_results_set_predicted(&T->rs, T->comms[c].size, it->bytes, it->spec[j], it->pred[j]);
-                const tn_result *r = tn_results_find(&T->rs, T->comms[c].size, it->bytes, it->spec[j]);
+                    tn_results_set_predicted(&T->rs, c + 1, it->bytes, it->spec[j], it->pred[j]);
+                const tn_result *r = tn_results_find(&T->rs, c + 1, it->bytes, it->spec[j]);
                 if (!r)
                     continue;
                 if (mcsv && r->status == TN_RES_OK)
-                    fprintf(mcsv, "%d,%zu,%.6g,%.6g,%d,\"%s\"\n", T->comms[c].size, it->bytes,
+                    fprintf(mcsv, "%s,%d,%zu,%.6g,%.6g,%d,\"%s\"\n", T->comms[c].label, T->comms[c].size, it->bytes,
                             it->pred[j] >= 0 ? it->pred[j] * 1e6 : NAN, tn_result_score(r) * 1e6, it->pruned[j],
                             it->spec[j]);
                 recs[n++] = r;

@@ -1,4 +1,4 @@
-/* Winner picking: per communicator and message size, the fastest measured
+/* Winner picking: per communicator (shape) and message size, the fastest measured
  * candidate (table.c's rules: default kept within --tie or overlapping
  * quartiles, the previous size's winner kept within the tie), printed with
  * default's time and the speedup, merged into the table's size ranges; and,
@@ -16,9 +16,9 @@ typedef struct tn_prune_check {
     double worst, logsum;   /* time of pruning's winner / exhaustive winner's */
 } tn_prune_check;
 
-/* \brief Rank 0: fills t with a rule set per measured communicator size
- *        (its range of sizes, its message-size ranges and winners),
- *        printing each communicator's report to stdout and, with
+/* \brief Rank 0: fills t->comm with each measured communicator (its
+ *        label, shape, size, message-size ranges and winners), printing
+ *        each communicator's report to stdout and, with
  *        --model-csv, every timed candidate's prediction and measurement;
  *        with --exhaustive adds each item to *pc (start it as
  *        {0, 0, 0, 1.0, 0.0}).  Sets this run's predictions on T->rs.

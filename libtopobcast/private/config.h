@@ -11,6 +11,7 @@
 #include "algorithm.h"
 #include "hash.h"
 #include "hier.h"
+#include "shape.h"
 
 /* One calibration process; leaf i is calibration rank i.  20 bytes, no
  * name: the host is an index into tb_topology.hosts. */
@@ -83,10 +84,22 @@ int tb_topo_find_host(const tb_topology *t, uint64_t full, uint64_t shrt);
 /* \brief The leaf of t on host with PU pu (pu >= 0).  O(log P).
  * \return the leaf, or -1. */
 int tb_topo_leaf_at(const tb_topology *t, int host, int pu);
+/* A rule's shape keys (config/README.md, "Shape keys"), compared with a
+ * tb_shape; tb_shape_cond_any's values match every shape, unknown ones
+ * included. */
+typedef struct tb_shape_cond {
+    long nodes_lo, nodes_hi;   /* nodes: LO-HI; any: 0-LONG_MAX */
+    long ppn_lo, ppn_hi;       /* ppn: every node's rank count in LO-HI; any: 0-LONG_MAX */
+    int consecutive;           /* consecutive: -1 any, 0 no, 1 yes */
+    int has_levels;            /* levels: given, then the shape's levels must equal `levels` */
+    unsigned levels;           /* bit l: level l of the configuration's list */
+    long groups_lo[TB_MAX_LEVELS], groups_hi[TB_MAX_LEVELS]; /* groups: per level; any: 0-LONG_MAX */
+} tb_shape_cond;
 
 typedef struct tb_rule {
     long comm_lo, comm_hi;     /* communicator size range, inclusive; comm_hi = LONG_MAX for inf */
     size_t msg_lo, msg_hi;     /* message bytes, inclusive; msg_hi = SIZE_MAX for inf */
+    tb_shape_cond shape;       /* the communicator's shape */
     tb_alg_spec spec;
     int line;                  /* line in the file, for messages and stats */
 } tb_rule;
@@ -139,27 +152,49 @@ void tb_config_builtin(tb_config *cfg);
 /* \brief Frees what a load or tb_config_builtin allocated and zeroes *cfg.
  * \return nothing. */
 void tb_config_free(tb_config *cfg);
-/* \brief The first rule matching (communicator size, bytes).
+/* \brief The first rule matching (communicator shape, bytes); the
+ * communicator's size is shape->size (tb_shape_unknown for a size alone).
  * \return the rule (never NULL for a loaded configuration, whose last rule
  * matches everything) with its position in *index (if not NULL); NULL and
  * *index = -1 when none matches. */
-const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index);
+const tb_rule *tb_config_select(const tb_config *cfg, const tb_shape *shape, size_t bytes, int *index);
 /* \brief The largest B such that every message of 1..B bytes on a
- * communicator of comm_size selects default (MPI_Bcast).  Lets the dispatch
- * decide small calls with one comparison.
+ * communicator of this shape selects default (MPI_Bcast).  Lets the
+ * dispatch decide small calls with one comparison.
  * \return B: 0 if 1 byte already selects another algorithm, SIZE_MAX if
  * every size selects default. */
-size_t tb_config_default_upto(const tb_config *cfg, int comm_size);
+size_t tb_config_default_upto(const tb_config *cfg, const tb_shape *shape);
+/* \brief The level list rule keys and shapes number levels by: the
+ * topology's levels, or node, package, numa (the zero-configuration
+ * hierarchy's) without one.
+ * \return the number of names, *names pointing at them (valid while cfg
+ * lives). */
+int tb_config_level_names(const tb_config *cfg, const char (**names)[TB_LEVEL_NAME_MAX]);
+/* \brief Sets c to match every shape (a rule without shape keys).
+ * \return nothing. */
+void tb_shape_cond_any(tb_shape_cond *c);
+/* \brief Whether two rules' shape keys are the same.
+ * \return 1 or 0. */
+int tb_shape_cond_equal(const tb_shape_cond *a, const tb_shape_cond *b);
+/* \brief Whether a rule's shape keys accept shape s.
+ * \return 1 or 0. */
+int tb_shape_cond_matches(const tb_shape_cond *c, const tb_shape *s);
 
 /* Table checks applied by the loader (also usable by the tuner before it
  * writes a table). */
-/* \brief Whether the rule matches every (communicator size, bytes).
+/* \brief Whether the rule matches every (communicator shape, bytes): no
+ * comm, bytes or shape keys that restrict anything.
  * \return 1 or 0. */
 int tb_rule_matches_all(const tb_rule *r);
 /* \brief Whether every case rules[i] matches is already matched by
- * rules[0..i), so it can never fire (first match wins).
- * \return 1 if shadowed; 0 if not, for i = 0, or if memory ran out (the
- * rule is then accepted). */
+ * rules[0..i), so it can never fire (first match wins).  Every key is an
+ * axis (size, bytes, nodes, fewest and most ranks per node, consecutive,
+ * the level set, groups per level) and a rule a box; the rule is shadowed
+ * when the earlier boxes cover its box (a sufficient test: the axes are
+ * treated as independent, so a rule is never refused by mistake).
+ * \return 1 if shadowed; 0 if not, for i = 0, if memory ran out or if the
+ * earlier rules cut its box into more than ~10^6 pieces (the rule is then
+ * accepted). */
 int tb_rule_is_shadowed(const tb_rule *rules, int i);
 /* \brief tb_alg_spec_parse, then (cfg not NULL) checks that every name in
  * levels= is a level of cfg's topology, or of the zero-configuration

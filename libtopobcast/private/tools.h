@@ -12,6 +12,7 @@
 #include "algorithm.h"
 #include "config.h"
 #include "hier.h"
+#include "shape.h"
 
 /* \brief Broadcast bytes of buf from root over comm with spec, through the
  * library's own engine and schedule cache (a spec already parsed, so a
@@ -43,5 +44,12 @@ const tb_tool_setup *tb_tool_setup_get(void);
  * NULL) is 1 when every rank of comm agreed on the configuration and mapped
  * itself onto its topology, else 0. */
 const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable);
+
+/* \brief comm's shape as the library derived it (shape.h): what the
+ * selection table's shape keys see.  Collective over comm on first use,
+ * like tb_tool_comm_hier.
+ * \return the shape, valid while comm lives, or NULL when
+ * tb_tool_comm_hier would return NULL. */
+const tb_shape *tb_tool_comm_shape(MPI_Comm comm);
 
 #endif

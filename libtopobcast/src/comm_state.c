@@ -176,6 +176,14 @@ static tb_comm_state *state_create(MPI_Comm comm)
         if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, sizeof why) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
     }
+    /* the shape the table's rules see: a function of the hierarchy and the
+     * allgathered node ids, the same on every rank */
+    int *node_of = malloc(sizeof *node_of * (size_t)cs->size);
+    for (int r = 0; node_of && r < cs->size; r++)
+        node_of[r] = ids[r].node;
+    if (tb_shape_derive(&cs->hier, node_of, cs->size, &st->config, &cs->shape) != 0)
+        tb_shape_unknown(&cs->shape, cs->size); /* out of memory on some rank: rules without shape keys only */
+    free(node_of);
     /* the dispatch's fast path: the same choice it would make, precomputed
      * (stats count each call by rule, so they take the full path) */
     if (st->stats)
@@ -185,7 +193,7 @@ static tb_comm_state *state_create(MPI_Comm comm)
     else if (st->forced)
         cs->default_upto = st->forced_spec.id == TB_ALG_DEFAULT ? SIZE_MAX : 0;
     else
-        cs->default_upto = tb_config_default_upto(&st->config, cs->size);
+        cs->default_upto = tb_config_default_upto(&st->config, &cs->shape);
     if (st->verbose >= 1 && cs->rank == 0) {
         tb_log("communicator of %d processes: %s; hierarchy from %s:", cs->size,
                cs->usable ? "topobcast active" : "falling back to MPI_Bcast",
@@ -194,6 +202,9 @@ static tb_comm_state *state_create(MPI_Comm comm)
             tb_log("%s", why);
         tb_hier_print(&cs->hier, ids, st->config_ok && st->config.has_topology ? &st->config.topo : NULL, &self,
                       stderr);
+        char shape[256];
+        tb_shape_format(&cs->shape, &st->config, shape, sizeof shape);
+        tb_log("shape: %s", shape);
     }
     free(ids);
     return cs;

@@ -10,6 +10,7 @@
 
 #include "hier.h"
 #include "schedule.h"
+#include "shape.h"
 
 #define TB_SCHEDULE_CACHE 16
 
@@ -29,6 +30,7 @@ typedef struct tb_comm_state {
     int why;               /* tb_fallback_why, when !usable or no_dup */
     size_t default_upto;   /* calls of 1..default_upto bytes go to MPI_Bcast (0 with TOPOBCAST_STATS) */
     tb_hier hier;          /* from the topology file when usable, else from MPI + hwloc */
+    tb_shape shape;        /* of hier and the ranks' nodes: what the table's shape keys see */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
 } tb_comm_state;

@@ -1,6 +1,8 @@
 /* The selection table: first matching rule wins, and the last rule always
- * matches.  Also the built-in table used without TOPOBCAST_CONFIG, and the
- * table checks the loader applies (catch-all, unreachable rules). */
+ * matches.  A rule matches on the communicator's size and shape (shape.h)
+ * and the message size.  Also the built-in table used without
+ * TOPOBCAST_CONFIG, and the table checks the loader applies (catch-all,
+ * unreachable rules). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,11 +11,56 @@
 
 #include "config.h"
 
-const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index)
+static const char zero_config_names[3][TB_LEVEL_NAME_MAX] = {"node", "package", "numa"};
+
+int tb_config_level_names(const tb_config *cfg, const char (**names)[TB_LEVEL_NAME_MAX])
+{
+    if (cfg && cfg->has_topology) {
+        *names = (const char(*)[TB_LEVEL_NAME_MAX])cfg->topo.level_name;
+        return cfg->topo.nlevels;
+    }
+    *names = zero_config_names;
+    return (int)(sizeof zero_config_names / sizeof zero_config_names[0]);
+}
+
+void tb_shape_cond_any(tb_shape_cond *c)
+{
+    memset(c, 0, sizeof *c);
+    c->nodes_hi = c->ppn_hi = LONG_MAX;
+    c->consecutive = -1;
+    for (int l = 0; l < TB_MAX_LEVELS; l++)
+        c->groups_hi[l] = LONG_MAX;
+}
+
+int tb_shape_cond_equal(const tb_shape_cond *a, const tb_shape_cond *b)
+{
+    int eq = a->nodes_lo == b->nodes_lo && a->nodes_hi == b->nodes_hi && a->ppn_lo == b->ppn_lo &&
+             a->ppn_hi == b->ppn_hi && a->consecutive == b->consecutive && a->has_levels == b->has_levels &&
+             (!a->has_levels || a->levels == b->levels);
+    for (int l = 0; eq && l < TB_MAX_LEVELS; l++)
+        eq = a->groups_lo[l] == b->groups_lo[l] && a->groups_hi[l] == b->groups_hi[l];
+    return eq;
+}
+
+/* ppn_min <= ppn_max, so both lie in the range when these two do */
+int tb_shape_cond_matches(const tb_shape_cond *c, const tb_shape *s)
+{
+    if (s->nodes < c->nodes_lo || s->nodes > c->nodes_hi || s->ppn_min < c->ppn_lo || s->ppn_max > c->ppn_hi)
+        return 0;
+    if ((c->consecutive >= 0 && s->consecutive != c->consecutive) || (c->has_levels && s->levels != c->levels))
+        return 0;
+    for (int l = 0; l < TB_MAX_LEVELS; l++)
+        if (s->ngroups[l] < c->groups_lo[l] || s->ngroups[l] > c->groups_hi[l])
+            return 0;
+    return 1;
+}
+
+const tb_rule *tb_config_select(const tb_config *cfg, const tb_shape *shape, size_t bytes, int *index)
 {
     for (int i = 0; i < cfg->nrules; i++) {
         const tb_rule *r = &cfg->rules[i];
-        if (comm_size >= r->comm_lo && comm_size <= r->comm_hi && bytes >= r->msg_lo && bytes <= r->msg_hi) {
+        if (shape->size >= r->comm_lo && shape->size <= r->comm_hi && bytes >= r->msg_lo && bytes <= r->msg_hi &&
+            tb_shape_cond_matches(&r->shape, shape)) {
             if (index)
                 *index = i;
             return r;
@@ -24,11 +71,11 @@ const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t byte
     return NULL;
 }
 
-size_t tb_config_default_upto(const tb_config *cfg, int comm_size)
+size_t tb_config_default_upto(const tb_config *cfg, const tb_shape *shape)
 {
     size_t upto = 0;
     for (;;) {
-        const tb_rule *r = tb_config_select(cfg, comm_size, upto + 1, NULL);
+        const tb_rule *r = tb_config_select(cfg, shape, upto + 1, NULL);
         if (!r || r->spec.id != TB_ALG_DEFAULT)
             return upto;
         if (r->msg_hi == SIZE_MAX)
@@ -42,8 +89,8 @@ size_t tb_config_default_upto(const tb_config *cfg, int comm_size)
  * skips), so it is refused instead of quietly building a flatter tree. */
 static int check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err, size_t errlen)
 {
-    static const char *zero_config[] = {"node", "package", "numa"};
-    const int nl = cfg->has_topology ? cfg->topo.nlevels : (int)(sizeof zero_config / sizeof zero_config[0]);
+    const char(*level)[TB_LEVEL_NAME_MAX];
+    const int nl = tb_config_level_names(cfg, &level);
     char names[sizeof spec->levels + 1];
     snprintf(names, sizeof names, "%s", spec->levels);
     for (char *save = NULL, *tok = strtok_r(names, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
@@ -51,10 +98,9 @@ static int check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err
         char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)] = "";
         size_t o = 0;
         for (int l = 0; l < nl; l++) {
-            const char *name = cfg->has_topology ? cfg->topo.level_name[l] : zero_config[l];
-            found |= strcmp(name, tok) == 0;
+            found |= strcmp(level[l], tok) == 0;
             if (o < sizeof list)
-                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", name);
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", level[l]);
         }
         if (!found) {
             snprintf(err, errlen, "expected levels named in the %s (%s), got '%s'",
@@ -74,18 +120,134 @@ int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *sp
 
 int tb_rule_matches_all(const tb_rule *r)
 {
-    return r->comm_lo <= 1 && r->comm_hi == LONG_MAX && r->msg_lo == 0 && r->msg_hi == SIZE_MAX;
+    tb_shape_cond any;
+    tb_shape_cond_any(&any);
+    return r->comm_lo <= 1 && r->comm_hi == LONG_MAX && r->msg_lo == 0 && r->msg_hi == SIZE_MAX &&
+           tb_shape_cond_equal(&r->shape, &any);
 }
 
-static int cmp_long(const void *a, const void *b)
+/* ---- unreachable rules: does a union of boxes cover a box? ---------------
+ * Each key is an axis of unsigned integers, a rule a box (its ranges; a key
+ * it does not have spans the whole axis).  Rule i is unreachable when the
+ * boxes of rules 0..i-1 cover its box.  Axis by axis, the box is cut into
+ * slabs at the earlier boxes' edges; inside a slab the boxes spanning it
+ * are the same, so the slab is covered when those boxes cover it on the
+ * remaining axes; the last axis (bytes) is an interval-union check.  Axes
+ * on which every earlier box spans the rule's range are skipped, so a
+ * table keyed on size and bytes alone costs O(i^2) per rule as before. */
+enum {
+    AX_COMM,
+    AX_NODES,
+    AX_PPN_MIN,
+    AX_PPN_MAX,
+    AX_CONSECUTIVE,
+    AX_LEVELS,
+    AX_GROUPS,
+    AX_BYTES = AX_GROUPS + TB_MAX_LEVELS, /* last: the interval-union axis */
+    NAXES
+};
+
+typedef struct box {
+    uint64_t lo[NAXES], hi[NAXES];
+} box;
+
+static uint64_t ulong_of(long v)
 {
-    long x = *(const long *)a, y = *(const long *)b;
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static void rule_box(const tb_rule *r, box *b)
+{
+    const tb_shape_cond *c = &r->shape;
+    b->lo[AX_COMM] = ulong_of(r->comm_lo), b->hi[AX_COMM] = ulong_of(r->comm_hi);
+    b->lo[AX_NODES] = ulong_of(c->nodes_lo), b->hi[AX_NODES] = ulong_of(c->nodes_hi);
+    b->lo[AX_PPN_MIN] = b->lo[AX_PPN_MAX] = ulong_of(c->ppn_lo);
+    b->hi[AX_PPN_MIN] = b->hi[AX_PPN_MAX] = ulong_of(c->ppn_hi);
+    /* unknown (-1), no, yes -> 0, 1, 2; a rule that wants a node count or
+     * ranks per node only meets shapes whose nodes are known, and those
+     * know whether they are consecutive */
+    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1) : (uint64_t)c->consecutive + 1;
+    b->hi[AX_CONSECUTIVE] = c->consecutive < 0 ? 2 : (uint64_t)c->consecutive + 1;
+    b->lo[AX_LEVELS] = c->has_levels ? c->levels : 0;
+    b->hi[AX_LEVELS] = c->has_levels ? c->levels : UINT64_MAX;
+    for (int l = 0; l < TB_MAX_LEVELS; l++)
+        b->lo[AX_GROUPS + l] = ulong_of(c->groups_lo[l]), b->hi[AX_GROUPS + l] = ulong_of(c->groups_hi[l]);
+    b->lo[AX_BYTES] = r->msg_lo, b->hi[AX_BYTES] = r->msg_hi;
+}
+
+#define COVER_BUDGET (1L << 20) /* slabs examined per rule before giving up (accepting it) */
+
+typedef struct cover_ctx {
+    const box *b;     /* the earlier rules' boxes */
+    int axis[NAXES];  /* the axes to cut on, AX_BYTES last */
+    int naxes;
+    int *idx;         /* [naxes][n]: boxes spanning the current slab, per depth */
+    uint64_t *cut;    /* [naxes][2n + 1]: slab edges, per depth */
+    int n;
+    long budget;
+} cover_ctx;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* qsort has no context: the sort key travels with the index */
+/* Whether the boxes in[0..n) (ordered by their lowest byte count, each
+ * spanning t on the axes before depth k) cover t: 1, 0, or -1 when the
+ * budget ran out. */
+static int cover(cover_ctx *x, const box *t, const int *in, int n, int k)
+{
+    if (--x->budget < 0)
+        return -1;
+    const int a = x->axis[k];
+    if (k == x->naxes - 1) { /* bytes: does the union of intervals hold [lo, hi]? */
+        uint64_t cur = t->lo[a];
+        for (int i = 0; i < n; i++) {
+            const box *e = &x->b[in[i]];
+            if (e->hi[a] < cur)
+                continue;
+            if (e->lo[a] > cur)
+                return 0;
+            if (e->hi[a] >= t->hi[a])
+                return 1;
+            cur = e->hi[a] + 1; /* e->hi < t->hi <= UINT64_MAX: no overflow */
+        }
+        return 0;
+    }
+    uint64_t *cut = x->cut + (size_t)k * (size_t)(2 * x->n + 1);
+    int *sub = x->idx + (size_t)k * (size_t)x->n, nc = 0;
+    cut[nc++] = t->lo[a];
+    for (int i = 0; i < n; i++) {
+        const box *e = &x->b[in[i]];
+        if (e->lo[a] > t->lo[a] && e->lo[a] <= t->hi[a])
+            cut[nc++] = e->lo[a];
+        if (e->hi[a] < t->hi[a] && e->hi[a] >= t->lo[a])
+            cut[nc++] = e->hi[a] + 1;
+    }
+    qsort(cut, (size_t)nc, sizeof *cut, cmp_u64);
+    for (int c = 0; c < nc; c++) {
+        if (c > 0 && cut[c] == cut[c - 1])
+            continue;
+        int next = c + 1;
+        while (next < nc && cut[next] == cut[c])
+            next++;
+        box s = *t;
+        s.lo[a] = cut[c];
+        s.hi[a] = next < nc ? cut[next] - 1 : t->hi[a];
+        int m = 0;
+        for (int i = 0; i < n; i++) /* order kept: still by lowest byte count */
+            if (x->b[in[i]].lo[a] <= s.lo[a] && x->b[in[i]].hi[a] >= s.hi[a])
+                sub[m++] = in[i];
+        int r = cover(x, &s, sub, m, k + 1);
+        if (r != 1)
+            return r;
+    }
+    return 1;
+}
+
 typedef struct by_lo {
-    size_t lo;
+    uint64_t lo;
     int rule;
 } by_lo;
 
@@ -97,60 +259,47 @@ static int cmp_by_lo(const void *a, const void *b)
     return (x->rule > y->rule) - (x->rule < y->rule);
 }
 
-/* Whether the rules in `order` (sorted by msg_lo) that contain comm size c
- * cover bytes [lo, hi] together. */
-static int covered_at(const tb_rule *rules, const by_lo *order, int n, long c, size_t lo, size_t hi)
-{
-    size_t cur = lo;
-    for (int k = 0; k < n; k++) {
-        const tb_rule *e = &rules[order[k].rule];
-        if (e->comm_lo > c || c > e->comm_hi)
-            continue;
-        if (e->msg_lo > cur)
-            return 0;
-        if (e->msg_hi >= hi)
-            return 1;
-        if (e->msg_hi >= cur)
-            cur = e->msg_hi + 1; /* e->msg_hi < hi <= SIZE_MAX: no overflow */
-    }
-    return 0;
-}
-
-/* Rule i is unreachable when every (comm, bytes) it matches is matched by
- * an earlier rule.  The comm axis is cut into slabs at the earlier rules'
- * edges; inside a slab the covering rules are the same, so one comm value
- * per slab decides, and the bytes axis is then an interval-union check.
- * O(i^2) per rule, hence the loader's cap on the number of rules. */
 int tb_rule_is_shadowed(const tb_rule *rules, int i)
 {
-    const tb_rule *r = &rules[i];
-    if (i == 0)
+    if (i <= 0)
         return 0;
-    long *cut = malloc(sizeof *cut * (size_t)(2 * i + 1));
+    box t, *b = malloc(sizeof *b * (size_t)i);
     by_lo *order = malloc(sizeof *order * (size_t)i);
-    if (!cut || !order) {
-        free(cut);
-        free(order);
-        return 0; /* cannot tell: accept the rule */
-    }
-    int nc = 0;
-    cut[nc++] = r->comm_lo;
+    int *in = malloc(sizeof *in * (size_t)i);
+    cover_ctx x = {.b = b, .n = i, .budget = COVER_BUDGET};
+    x.idx = malloc(sizeof *x.idx * (size_t)NAXES * (size_t)i);
+    x.cut = malloc(sizeof *x.cut * (size_t)NAXES * (size_t)(2 * i + 1));
+    int shadowed = 0;
+    if (!b || !order || !in || !x.idx || !x.cut)
+        goto out; /* cannot tell: accept the rule */
+    rule_box(&rules[i], &t);
+    int n = 0;
     for (int j = 0; j < i; j++) {
-        const tb_rule *e = &rules[j];
-        if (e->comm_lo > r->comm_lo && e->comm_lo <= r->comm_hi)
-            cut[nc++] = e->comm_lo;
-        if (e->comm_hi < r->comm_hi && e->comm_hi >= r->comm_lo)
-            cut[nc++] = e->comm_hi + 1;
-        order[j] = (by_lo){e->msg_lo, j};
+        rule_box(&rules[j], &b[j]);
+        int meets = 1;
+        for (int a = 0; a < NAXES && meets; a++)
+            meets = b[j].lo[a] <= t.hi[a] && b[j].hi[a] >= t.lo[a];
+        if (meets)
+            order[n++] = (by_lo){b[j].lo[AX_BYTES], j};
     }
-    qsort(cut, (size_t)nc, sizeof *cut, cmp_long);
-    qsort(order, (size_t)i, sizeof *order, cmp_by_lo);
-    int shadowed = 1;
-    for (int c = 0; c < nc && shadowed; c++)
-        if (c == 0 || cut[c] != cut[c - 1])
-            shadowed = covered_at(rules, order, i, cut[c], r->msg_lo, r->msg_hi);
-    free(cut);
+    qsort(order, (size_t)n, sizeof *order, cmp_by_lo);
+    for (int k = 0; k < n; k++)
+        in[k] = order[k].rule;
+    for (int a = 0; a < AX_BYTES; a++) {
+        int spans = 1;
+        for (int k = 0; k < n && spans; k++)
+            spans = b[in[k]].lo[a] <= t.lo[a] && b[in[k]].hi[a] >= t.hi[a];
+        if (!spans)
+            x.axis[x.naxes++] = a;
+    }
+    x.axis[x.naxes++] = AX_BYTES;
+    shadowed = cover(&x, &t, in, n, 0) == 1;
+out:
+    free(b);
     free(order);
+    free(in);
+    free(x.idx);
+    free(x.cut);
     return shadowed;
 }
 
@@ -191,6 +340,7 @@ void tb_config_builtin(tb_config *cfg)
         r->comm_hi = builtin_rules[i].comm_hi;
         r->msg_lo = builtin_rules[i].msg_lo;
         r->msg_hi = builtin_rules[i].msg_hi;
+        tb_shape_cond_any(&r->shape);
         if (tb_alg_spec_parse(builtin_rules[i].spec, &r->spec, e, sizeof e) != 0)
             tb_alg_spec_default(&r->spec, TB_ALG_DEFAULT);
         r->line = 0;

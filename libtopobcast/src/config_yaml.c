@@ -651,10 +651,11 @@ static void trim(char **s)
 }
 
 /* "LO-HI" or a single value; sizes with K/M/G; "inf" only as the upper
- * bound (a range "from infinity" matches nothing). */
-static int parse_range(loader *L, const ynode *n, int is_comm, size_t *lo, size_t *hi)
+ * bound (a range "from infinity" matches nothing).  what names the range
+ * in messages; counts (communicator sizes, nodes, ranks, groups: units
+ * names them, NULL for bytes) start at 1 and fit an int. */
+static int parse_range(loader *L, const ynode *n, const char *what, const char *units, size_t *lo, size_t *hi)
 {
-    const char *what = is_comm ? "a communicator-size range" : "a message-size range in bytes";
     const char *s;
     char text[72], sh[64];
     if (scalar(L, n, what, &s) != 0)
@@ -679,34 +680,142 @@ static int parse_range(loader *L, const ynode *n, int is_comm, size_t *lo, size_
                     what, shown(L, n, sh, sizeof sh));
     if (*lo > *hi)
         return fail(L, n, "expected a non-empty range (LO <= HI), got '%s'", shown(L, n, sh, sizeof sh));
-    if (is_comm && *lo < 1)
-        return fail(L, n, "expected communicator sizes of at least 1, got '%s'", shown(L, n, sh, sizeof sh));
-    if (is_comm && *hi != SIZE_MAX && *hi > (size_t)INT_MAX)
-        return fail(L, n, "expected communicator sizes up to %d or 'inf', got '%s'", INT_MAX, shown(L, n, sh, sizeof sh));
+    if (units && *lo < 1)
+        return fail(L, n, "expected %s of at least 1, got '%s'", units, shown(L, n, sh, sizeof sh));
+    if (units && *hi != SIZE_MAX && *hi > (size_t)INT_MAX)
+        return fail(L, n, "expected %s up to %d or 'inf', got '%s'", units, INT_MAX, shown(L, n, sh, sizeof sh));
+    return 0;
+}
+
+/* A count range into longs, inf as LONG_MAX. */
+static int parse_count_range(loader *L, const ynode *n, const char *what, const char *units, long *lo, long *hi)
+{
+    size_t a, b;
+    if (parse_range(L, n, what, units, &a, &b) != 0)
+        return -1;
+    *lo = (long)a;
+    *hi = b == SIZE_MAX ? LONG_MAX : (long)b;
+    return 0;
+}
+
+/* ---- shape keys (config/README.md, "Shape keys") ---- */
+
+static int level_of(const loader *L, const char *name)
+{
+    const char(*names)[TB_LEVEL_NAME_MAX];
+    int n = tb_config_level_names(L->cfg, &names);
+    for (int l = 0; l < n && l < TB_MAX_LEVELS; l++)
+        if (strcmp(names[l], name) == 0)
+            return l;
+    return -1;
+}
+
+static int fail_level(loader *L, const ynode *n, const char *name)
+{
+    const char(*names)[TB_LEVEL_NAME_MAX];
+    int nl = tb_config_level_names(L->cfg, &names);
+    char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)] = "", sh[64];
+    size_t o = 0;
+    for (int l = 0; l < nl && o < sizeof list; l++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", names[l]);
+    snprintf(sh, sizeof sh, "%.40s", name);
+    return fail(L, n, "expected levels named in the %s (%s), got '%s'",
+                L->cfg->has_topology ? "topology" : "zero-configuration hierarchy", nl ? list : "none", sh);
+}
+
+/* levels: a/b/c (the exact set of levels of the communicator's hierarchy)
+ * or none */
+static int parse_levels_key(loader *L, const ynode *n, tb_shape_cond *c)
+{
+    const char *s;
+    if (scalar(L, n, "the levels of the communicator's hierarchy as a/b/c, or none", &s) != 0)
+        return -1;
+    char text[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 1) + 1];
+    c->has_levels = 1;
+    c->levels = 0;
+    if (strcmp(s, "none") == 0)
+        return 0;
+    if (!*s || strlen(s) >= sizeof text)
+        return fail(L, n, "expected the levels of the communicator's hierarchy as a/b/c, or none, got '%.40s'", s);
+    strcpy(text, s);
+    for (char *save = NULL, *tok = strtok_r(text, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        int l = level_of(L, tok);
+        if (l < 0)
+            return fail_level(L, n, tok);
+        if (c->levels & (1u << l))
+            return fail(L, n, "expected each level once in levels, got '%s' twice", tok);
+        c->levels |= 1u << l;
+    }
+    return 0;
+}
+
+/* groups: {level: RANGE, ...} */
+static int parse_groups_key(loader *L, const ynode *n, tb_shape_cond *c)
+{
+    if (n->type != Y_MAP || n->len == 0)
+        return fail(L, n, "expected group counts per level as a mapping such as {island: 2, node: 4-inf}, got %s",
+                    n->type == Y_MAP ? "an empty mapping" : kind(n));
+    unsigned seen = 0;
+    for (uint32_t i = 0; i + 1 < n->len; i += 2) {
+        ynode *k = &L->t.nodes[L->t.kids[n->first + i]], *v = &L->t.nodes[L->t.kids[n->first + i + 1]];
+        const char *name;
+        if (scalar(L, k, "a level name", &name) != 0)
+            return -1;
+        int l = level_of(L, name);
+        if (l < 0)
+            return fail_level(L, k, name);
+        if (seen & (1u << l))
+            return fail(L, k, "expected each level once in groups, got '%s' twice", name);
+        seen |= 1u << l;
+        if (parse_count_range(L, v, "a group-count range", "group counts", &c->groups_lo[l], &c->groups_hi[l]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_yes_no(loader *L, const ynode *n, int *out)
+{
+    const char *s;
+    char sh[64];
+    if (scalar(L, n, "yes or no", &s) != 0)
+        return -1;
+    if (!strcmp(s, "yes") || !strcmp(s, "true"))
+        *out = 1;
+    else if (!strcmp(s, "no") || !strcmp(s, "false"))
+        *out = 0;
+    else
+        return fail(L, n, "expected yes or no, got '%s'", shown(L, n, sh, sizeof sh));
     return 0;
 }
 
 static int parse_rule(loader *L, const ynode *n, tb_rule *r)
 {
-    field f[] = {{"comm", 0, 0, 0}, {"bytes", 0, 0, 0}, {"algorithm", 1, 0, 0}};
-    if (take_fields(L, n, f, 3, "a selection rule") != 0)
+    field f[] = {{"comm", 0, 0, 0},        {"bytes", 0, 0, 0},  {"nodes", 0, 0, 0},  {"ppn", 0, 0, 0},
+                 {"consecutive", 0, 0, 0}, {"levels", 0, 0, 0}, {"groups", 0, 0, 0}, {"algorithm", 1, 0, 0}};
+    if (take_fields(L, n, f, 8, "a selection rule") != 0)
         return -1;
-    size_t lo = 1, hi = SIZE_MAX;
-    if (f[0].val && parse_range(L, f[0].val, 1, &lo, &hi) != 0)
+    r->comm_lo = 1;
+    r->comm_hi = LONG_MAX;
+    if (f[0].val && parse_count_range(L, f[0].val, "a communicator-size range", "communicator sizes", &r->comm_lo, &r->comm_hi) != 0)
         return -1;
-    r->comm_lo = (long)lo;
-    r->comm_hi = hi == SIZE_MAX ? LONG_MAX : (long)hi;
     r->msg_lo = 0;
     r->msg_hi = SIZE_MAX;
-    if (f[1].val && parse_range(L, f[1].val, 0, &r->msg_lo, &r->msg_hi) != 0)
+    if (f[1].val && parse_range(L, f[1].val, "a message-size range in bytes", NULL, &r->msg_lo, &r->msg_hi) != 0)
+        return -1;
+    tb_shape_cond *c = &r->shape;
+    tb_shape_cond_any(c);
+    if ((f[2].val && parse_count_range(L, f[2].val, "a node-count range", "node counts", &c->nodes_lo, &c->nodes_hi) != 0) ||
+        (f[3].val && parse_count_range(L, f[3].val, "a ranks-per-node range", "ranks per node", &c->ppn_lo, &c->ppn_hi) != 0) ||
+        (f[4].val && parse_yes_no(L, f[4].val, &c->consecutive) != 0) ||
+        (f[5].val && parse_levels_key(L, f[5].val, c) != 0) || (f[6].val && parse_groups_key(L, f[6].val, c) != 0))
         return -1;
     const char *text;
     char e[512];
-    if (scalar(L, f[2].val, "an algorithm such as default, binomial or pipeline:segment=64K", &text) != 0)
+    if (scalar(L, f[7].val, "an algorithm such as default, binomial or pipeline:segment=64K", &text) != 0)
         return -1;
     /* levels= names are checked against the topology parsed above */
     if (tb_config_parse_spec(L->cfg, text, &r->spec, e, sizeof e) != 0)
-        return fail(L, f[2].val, "%s%s", strncmp(e, "expected", 8) == 0 ? "" : "expected a valid algorithm: ", e);
+        return fail(L, f[7].val, "%s%s", strncmp(e, "expected", 8) == 0 ? "" : "expected a valid algorithm: ", e);
     r->line = (int)line_of(n);
     return 0;
 }
@@ -732,7 +841,8 @@ static int parse_selection(loader *L, const ynode *n)
         if (i == nr - 1) {
             if (!tb_rule_matches_all(&cfg->rules[i]))
                 return fail(L, rn, "expected the last rule to match every communicator and message size "
-                                   "(no comm or bytes, e.g. {algorithm: default}), so that some rule always applies");
+                                   "(no comm, bytes or shape keys, e.g. {algorithm: default}), so that some rule always "
+                                   "applies");
         } else if (tb_rule_is_shadowed(cfg->rules, i)) {
             return fail(L, rn, "expected a rule that can match: every case it covers is already matched by earlier rules "
                                "(first match wins)");

@@ -42,8 +42,8 @@ static tb_comm_state *state_setup(MPI_Comm comm)
     return tb_comm_state_get(comm);
 }
 
-/* Same inputs on every rank (settings agreed, comm size, byte count), so
- * every rank makes the same choice. */
+/* Same inputs on every rank (settings agreed, the communicator's shape,
+ * byte count), so every rank makes the same choice. */
 static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int *rule)
 {
     const tb_settings *st = tb_settings_get();
@@ -53,7 +53,7 @@ static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int
     } else if (st->forced) {
         *spec = st->forced_spec;
     } else {
-        const tb_rule *r = tb_config_select(&st->config, cs->size, bytes, rule);
+        const tb_rule *r = tb_config_select(&st->config, &cs->shape, bytes, rule);
         if (r)
             *spec = r->spec;
         else

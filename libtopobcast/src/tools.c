@@ -29,19 +29,28 @@ const tb_tool_setup *tb_tool_setup_get(void)
     return &v;
 }
 
-const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable)
+/* comm's state, set up now if it has none (NULL where the library keeps
+ * none: size 1, intercommunicators, failed set-up). */
+static tb_comm_state *tool_state(MPI_Comm comm)
 {
-    if (usable)
-        *usable = 0;
     int inter = 0, size = 0;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
         PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2)
         return NULL;
     tb_finalize_arm(); /* as the dispatch does before setting comm up */
-    tb_comm_state *cs = tb_comm_state_get(comm);
-    if (!cs)
-        return NULL;
+    return tb_comm_state_get(comm);
+}
+
+const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable)
+{
+    tb_comm_state *cs = tool_state(comm);
     if (usable)
-        *usable = cs->usable;
-    return &cs->hier;
+        *usable = cs ? cs->usable : 0;
+    return cs ? &cs->hier : NULL;
+}
+
+const tb_shape *tb_tool_comm_shape(MPI_Comm comm)
+{
+    tb_comm_state *cs = tool_state(comm);
+    return cs ? &cs->shape : NULL;
 }

@@ -27,16 +27,31 @@ static void check_rules(const tb_config *cfg)
         const tb_rule *r = &cfg->rules[i];
         CHECK(r->comm_lo >= 1 && r->comm_lo <= r->comm_hi && r->msg_lo <= r->msg_hi);
         CHECK(r->spec.id >= 0 && r->spec.id < TB_ALG_COUNT);
-        /* the rule's own lowest corner selects some rule */
+        /* the rule's own lowest corner (size, shape keys, bytes) matches it,
+         * so it selects this rule or an earlier one */
+        const tb_shape_cond *c = &r->shape;
+        tb_shape corner;
+        memset(&corner, 0, sizeof corner);
+        corner.size = r->comm_lo > 1 << 30 ? 1 << 30 : (int)r->comm_lo;
+        corner.nodes = (int)(c->nodes_lo > 1 << 30 ? 1 << 30 : c->nodes_lo);
+        corner.ppn_min = corner.ppn_max = (int)(c->ppn_lo > 1 << 30 ? 1 << 30 : c->ppn_lo);
+        corner.consecutive = c->consecutive < 0 ? 1 : c->consecutive;
+        corner.levels = c->has_levels ? c->levels : 0;
+        for (int l = 0; l < TB_MAX_LEVELS; l++)
+            corner.ngroups[l] = (int)(c->groups_lo[l] > 1 << 30 ? 1 << 30 : c->groups_lo[l]);
         int idx = -1;
-        const tb_rule *hit = tb_config_select(cfg, r->comm_lo > 1 << 30 ? 1 << 30 : (int)r->comm_lo, r->msg_lo, &idx);
+        const tb_rule *hit = tb_config_select(cfg, &corner, r->msg_lo, &idx);
         CHECK(hit && idx >= 0 && idx <= cfg->nrules - 1);
+        CHECK(r->comm_lo > 1 << 30 || !tb_shape_cond_matches(c, &corner) || idx <= i);
     }
     static const size_t bytes[] = {0, 1, 1023, 1024, 1025, 65536, (size_t)1 << 20, (size_t)1 << 30, SIZE_MAX};
     static const int comms[] = {1, 2, 3, 7, 8, 64, 1 << 20, 2147483647};
     for (size_t b = 0; b < sizeof bytes / sizeof bytes[0]; b++)
-        for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++)
-            CHECK(tb_config_select(cfg, comms[c], bytes[b], NULL) != NULL);
+        for (size_t c = 0; c < sizeof comms / sizeof comms[0]; c++) {
+            tb_shape sh;
+            tb_shape_unknown(&sh, comms[c]);
+            CHECK(tb_config_select(cfg, &sh, bytes[b], NULL) != NULL);
+        }
 }
 
 static void check_topology(const tb_config *cfg)

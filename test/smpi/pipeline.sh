@@ -25,6 +25,15 @@
 # is MPICH's generic selection (binomial / scatter + allgather by size)
 # timed with those built-ins: MPICH without its SMP-aware step, and the MPICH
 # baseline where SMPI's mpich selector deadlocks (it is then left out).
+#
+# Shapes: the tuner times, and the comparisons compare, each communicator
+# shape of PIPE_SHAPES (tuner/README.md: the whole job, one rank per node,
+# the ranks of one node, the first row of a 2D grid in rank order, half of
+# the nodes -- where the job has them; a "node" is what MPI_COMM_TYPE_SHARED
+# groups, under SMPI a SimGrid host).  compare.csv and summary.txt hold one
+# block per shape; the built-ins and MPICH's rules are timed on the whole job
+# only (topobcast-bench runs on MPI_COMM_WORLD), so other shapes are
+# compared with the two selectors.
 set -u
 
 # ---- stage options: override from the environment -------------------------
@@ -45,15 +54,16 @@ PIPE_TIME_OPTS=${PIPE_TIME_OPTS:---reps 3 --warmup 1 --roots 0}
 # needs m = 0: the tuner's model prices segments with it, and g from a round
 # trip (--gsat-max 0) overstates back-to-back segments (tuner/README.md).
 PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-insert 0 --progress plain}
-# The tuner: only the whole job (the comparison's communicator; smaller
-# ones get default), non-blocking sends, and the 8 best predicted
-# candidates per size besides default (and the best predicted of every
-# other algorithm within the factor).  The word NP stands for the number of
+# The tuner: the shapes of PIPE_SHAPES, non-blocking sends, and the 8 best
+# predicted candidates per size besides default (and the best predicted of
+# every other algorithm within the factor).  The word NP stands for the number of
 # ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: the 3 best,
 # and no scatter_allgather: the model picks its ring allgather at 2-8 MiB,
 # where it loses, and it then takes one of the slots; its P^2 messages
 # also make each simulated repetition minutes long (tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
+# The communicator shapes tuned and compared (topobcast-tuner --shapes).
+PIPE_SHAPES=${PIPE_SHAPES:-all}
 # Adds --max-segments N to the tuner: on the ARM1-like node at P=96 a large
 # message in many segments takes SMPI's solver minutes per repetition
 # (tuner/README.md); 64 keeps its tuner at about a minute.
@@ -162,7 +172,7 @@ PROBE_OPTS=($PIPE_PROBE_OPTS)
 # shellcheck disable=SC2206
 TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
 if [ -z "$PIPE_TUNER_OPTS" ]; then
-    base=(--comm-sizes "$NP" --send nonblocking)
+    base=(--shapes "$PIPE_SHAPES" --send nonblocking)
     TUNER_OPTS=("${base[@]}" --max-timed 8)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
@@ -173,6 +183,7 @@ fi
     echo "# pipeline $name $(basename "$HOSTFILE") P=$NP, sizes $SIZES B; $(date -u '+%F %T UTC')"
     echo "# probe: $PIPE_PROBE_OPTS"
     echo "# tuner (under the $PIPE_TUNE_SELECTOR selector, sizes $TUNE_SIZES): ${TUNER_OPTS[*]}; timing of every column: $PIPE_TIME_OPTS"
+    echo "# shapes tuned and compared: $PIPE_SHAPES"
 } >stages.txt
 
 # ---- ground truth ----------------------------------------------------------------
@@ -229,8 +240,8 @@ for sel in mpich ompi; do
     pool_wait
     {
         stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
-            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" "${TIME_OPTS[@]}" \
-            --platform "$PLATFORM" --hostfile "$HOSTFILE"
+            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" --shapes "$PIPE_SHAPES" \
+            "${TIME_OPTS[@]}" --platform "$PLATFORM" --hostfile "$HOSTFILE"
         echo $? >"compare-$sel.rc"
     } &
 done
@@ -287,14 +298,19 @@ printf '%-38s %8.1f s wall  (%s at a time)     load %s\n' "compare+builtins" "$(
 # NUMA domain on ARM1 at P=96), and smpirun then exits 0 with a "Deadlock
 # detected" report -- hence the count of rows.
 nsizes=$(echo "$SIZES" | tr ',' '\n' | wc -l)
+# the shapes the tuning selector's comparison timed: every selector must
+# give a row for each of them at each size
+shapes=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", n++ ? " " : "", $1 }' "compare-$PIPE_TUNE_SELECTOR.csv" 2>/dev/null)
+nshapes=$(echo "$shapes" | wc -w)
 selfailed=""
 for sel in mpich ompi; do
     rc=$(cat "compare-$sel.rc" 2>/dev/null || echo missing)
     rm -f "compare-$sel.rc"
-    rows=$(awk -F, 'NR > 1 && $2 + 0 > 0 && $3 + 0 > 0' "compare-$sel.csv" 2>/dev/null | wc -l)
-    [ "$rc" = 0 ] && [ "$rows" -eq "$nsizes" ] && continue
+    # shape,nprocs,shape_keys,size,default_us,topobcast_us,...
+    rows=$(awk -F, 'NR > 1 && $5 + 0 > 0 && $6 + 0 > 0' "compare-$sel.csv" 2>/dev/null | wc -l)
+    [ "$rc" = 0 ] && [ "$nshapes" -ge 1 ] && [ "$rows" -eq $((nsizes * nshapes)) ] && continue
     [ "$sel" = "$PIPE_TUNE_SELECTOR" ] && fail "compare under the $sel selector failed: $OUT/compare-$sel.log"
-    why="rc=$rc, $rows of $nsizes sizes"
+    why="rc=$rc, $rows of $((nsizes * nshapes)) shape x size rows"
     grep -q "Deadlock detected" "compare-$sel.log" && why="$why, SMPI reports a deadlock"
     selfailed="$selfailed $sel($why; compare-$sel.log)"
     rm -f "compare-$sel.csv"
@@ -363,101 +379,123 @@ cmp_files=()
 for sel in mpich ompi; do
     if [ -s "compare-$sel.csv" ]; then cmp_files+=("compare-$sel.csv"); else cmp_files+=(/dev/null); fi
 done
-# speedups.txt: size, then (baseline, topobcast) per baseline -- each
-# selector with the library run under that selector, the best built-in with
-# the library under the tuning selector, MPICH's rules with the library
-# under the tuning selector where its table picks an algorithm of its own
-# and MPICH's rules where it picks default (PMPI_Bcast would run them).  "-"
-# where a baseline has no figure.
-# The compare CSVs end with bound_us,efficiency (the platform's lower bound,
-# topology/README.md); the algorithm between is quoted and holds commas.
-awk -F, -v sizes="$SIZES" -v tsel="$PIPE_TUNE_SELECTOR" '
-    function alg(line,  k) { for (k = 0; k < 4; k++) line = substr(line, index(line, ",") + 1); sub(/,[^,]*,[^,]*$/, "", line); return line }
+# speedups.txt: shape, size, then (baseline, topobcast) per baseline --
+# each selector with the library run under that selector, the best
+# built-in with the library under the tuning selector, MPICH's rules with
+# the library under the tuning selector where its table picks an algorithm
+# of its own and MPICH's rules where it picks default (PMPI_Bcast would run
+# them); the last two for the whole job only.  "-" where a baseline has no
+# figure; the platform's lower bound last (topology/README.md).
+# compare-SEL.csv: shape,nprocs,shape_keys,size,default_us,topobcast_us,
+# speedup,algorithm,bound_us,efficiency (the algorithm quoted, holding commas).
+awk -F, -v sizes="$SIZES" -v shapes="$shapes" -v tsel="$PIPE_TUNE_SELECTOR" '
+    function alg(line,  k) { for (k = 0; k < 7; k++) line = substr(line, index(line, ",") + 1); sub(/,[^,]*,[^,]*$/, "", line); return line }
     function v(a, z) { return (z in a) ? a[z] : "-" }
-    FILENAME == ARGV[1] { if (FNR > 1) { mp[$1] = $2; tm[$1] = $3; am[$1] = alg($0); if ($(NF - 1) != "") bd[$1] = $(NF - 1) }; next }
-    FILENAME == ARGV[2] { if (FNR > 1) { om[$1] = $2; to[$1] = $3; ao[$1] = alg($0); if ($(NF - 1) != "") bd[$1] = $(NF - 1) }; next }
-    FILENAME == ARGV[3] { split($0, w, " "); bb[w[1]] = w[2]; bn[w[1]] = w[3]; next }
-    { split($0, w, " "); mr[w[1]] = w[2] }
+    FILENAME == ARGV[1] { if (FNR > 1) { k = $1 SUBSEP $4; mp[k] = $5; tm[k] = $6; am[k] = alg($0); np[$1] = $2; if ($(NF - 1) != "") bd[k] = $(NF - 1) }; next }
+    FILENAME == ARGV[2] { if (FNR > 1) { k = $1 SUBSEP $4; om[k] = $5; to[k] = $6; ao[k] = alg($0); np[$1] = $2; if ($(NF - 1) != "") bd[k] = $(NF - 1) }; next }
+    FILENAME == ARGV[3] { split($0, w, " "); bb["job" SUBSEP w[1]] = w[2]; bn["job" SUBSEP w[1]] = w[3]; next }
+    { split($0, w, " "); mr["job" SUBSEP w[1]] = w[2] }
     END {
-        print "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency"
+        print "shape,nprocs,size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency"
         n = split(sizes, s, ",")
-        for (i = 1; i <= n; i++) {
-            z = s[i]
-            t = tsel == "mpich" ? v(tm, z) : v(to, z)
-            a = tsel == "mpich" ? v(am, z) : v(ao, z)
-            if (t == "-") { print "pipeline: no data for size " z > "/dev/stderr"; bad = 1; continue }
-            if (!(z in bb)) { bb[z] = "-"; bn[z] = "-" } # no built-in ran at every size
-            tr = "-"
-            if (z in mr) tr = a ~ /^"?default/ ? mr[z] : t
-            eff = (z in bd) && t + 0 > 0 ? sprintf("%.4f", bd[z] / t) : "-"
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", z, v(mp, z), v(om, z), bb[z], bn[z], t, a, v(mr, z), v(bd, z), eff
-            printf "%s %s %s %s %s %s %s %s %s %s\n", z, v(mp, z), v(tm, z), v(om, z), v(to, z), bb[z], t, v(mr, z), tr, v(bd, z) > "speedups.txt"
-        }
+        m = split(shapes, sh, " ")
+        for (j = 1; j <= m; j++)
+            for (i = 1; i <= n; i++) {
+                z = sh[j] SUBSEP s[i]
+                t = tsel == "mpich" ? v(tm, z) : v(to, z)
+                a = tsel == "mpich" ? v(am, z) : v(ao, z)
+                if (t == "-") { print "pipeline: no data for " sh[j] " at size " s[i] > "/dev/stderr"; bad = 1; continue }
+                if (!(z in bb)) { bb[z] = "-"; bn[z] = "-" } # another shape, or no built-in ran at every size
+                tr = "-"
+                if (z in mr) tr = a ~ /^"?default/ ? mr[z] : t
+                eff = (z in bd) && t + 0 > 0 ? sprintf("%.4f", bd[z] / t) : "-"
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", sh[j], np[sh[j]], s[i], v(mp, z), v(om, z), bb[z], bn[z], t, a, v(mr, z), v(bd, z), eff
+                printf "%s %s %s %s %s %s %s %s %s %s %s %s\n", sh[j], np[sh[j]], s[i], v(mp, z), v(tm, z), v(om, z), v(to, z), bb[z], t, v(mr, z), tr, v(bd, z) > "speedups.txt"
+            }
         exit bad
     }' "${cmp_files[@]}" best-builtin.txt mpich-rules.txt >compare.csv ||
     fail "compare.csv incomplete (see the sizes above)"
 
 {
-    echo "# $name P=$NP ($(basename "$HOSTFILE")): topobcast (table.yaml, tuned under $PIPE_TUNE_SELECTOR) vs baselines;"
-    echo "# speedup = baseline / topobcast, the library run under the same selector as the baseline"
-    echo "# (best_builtin: the library under $PIPE_TUNE_SELECTOR; mpich_rules: MPICH's generic selection"
-    echo "# timed with SMPI's built-ins, against the library under $PIPE_TUNE_SELECTOR, or those rules where"
-    echo "# its table picks default; at $(wc -l <mpich-rules.txt) of $nsizes sizes)"
+    echo "# $name P=$NP ($(basename "$HOSTFILE")): topobcast (table.yaml, tuned under $PIPE_TUNE_SELECTOR) vs baselines,"
+    echo "# per communicator shape (rows: shape, baseline); speedup = baseline / topobcast, the library run under"
+    echo "# the same selector as the baseline (best_builtin: the library under $PIPE_TUNE_SELECTOR; mpich_rules: MPICH's"
+    echo "# generic selection timed with SMPI's built-ins, against the library under $PIPE_TUNE_SELECTOR, or those rules"
+    echo "# where its table picks default; at $(wc -l <mpich-rules.txt) of $nsizes sizes; both on the whole job only)"
     [ -z "$selfailed" ] || echo "# compare left out, the selector failed on this layout:$selfailed"
     awk '{
-        z = $1
+        sh = $1
+        if (!(sh in seen)) { seen[sh] = 1; order[++ns] = sh; nproc[sh] = $2 }
+        z = $3
         for (k = 0; k < 4; k++) {
-            if ($(2 + 2 * k) == "-" || $(3 + 2 * k) == "-") continue
-            sp = $(2 + 2 * k) / $(3 + 2 * k)
-            la[k] += log(sp); na[k]++
-            if (z >= 65536 && z <= 8388608) { lm[k] += log(sp); nm[k]++ }
-            if (z >= 1048576 && z <= 2097152) { l2[k] += log(sp); n2[k]++ }
-            if (!(k in mn) || sp < mn[k]) { mn[k] = sp; mz[k] = z }
+            if ($(4 + 2 * k) == "-" || $(5 + 2 * k) == "-") continue
+            sp = $(4 + 2 * k) / $(5 + 2 * k)
+            key = sh SUBSEP k
+            la[key] += log(sp); na[key]++
+            if (z >= 65536 && z <= 8388608) { lm[key] += log(sp); nm[key]++ }
+            if (z >= 1048576 && z <= 2097152) { l2[key] += log(sp); n2[key]++ }
+            if (!(key in mn) || sp < mn[key]) { mn[key] = sp; mz[key] = z }
         }
     }
     END {
-        split("mpich,ompi,best_builtin,mpich_rules", nm_, ",")
-        printf "%-13s %12s %18s %16s %14s\n", "baseline", "geomean_all", "geomean_64K-8M", "geomean_1M-2M", "min (size)"
-        for (k = 0; k < 4; k++)
-            if (!na[k]) printf "%-13s %12s %18s %16s %14s\n", nm_[k + 1], "-", "-", "-", "-"
-            else printf "%-13s %12.3f %18s %16s %8.3f (%d)\n", nm_[k + 1], exp(la[k] / na[k]),
-                nm[k] ? sprintf("%.3f", exp(lm[k] / nm[k])) : "-", n2[k] ? sprintf("%.3f", exp(l2[k] / n2[k])) : "-",
-                mn[k], mz[k]
+        split("mpich,ompi,best_builtin,mpich_rules", bl, ",")
+        printf "%-13s %6s %-13s %12s %18s %16s %14s\n", "shape", "procs", "baseline", "geomean_all", "geomean_64K-8M", "geomean_1M-2M", "min (size)"
+        for (j = 1; j <= ns; j++)
+            for (k = 0; k < 4; k++) {
+                sh = order[j]; key = sh SUBSEP k
+                if (sh != "job" && k >= 2) continue
+                if (!na[key]) printf "%-13s %6d %-13s %12s %18s %16s %14s\n", sh, nproc[sh], bl[k + 1], "-", "-", "-", "-"
+                else printf "%-13s %6d %-13s %12.3f %18s %16s %8.3f (%d)\n", sh, nproc[sh], bl[k + 1], exp(la[key] / na[key]),
+                    nm[key] ? sprintf("%.3f", exp(lm[key] / nm[key])) : "-", n2[key] ? sprintf("%.3f", exp(l2[key] / n2[key])) : "-",
+                    mn[key], mz[key]
+            }
     }' speedups.txt
     # efficiency = the platform's lower bound / the time (topology/README.md,
-    # "Lower bound"); no measured time may be below it (that would be a bug
-    # in the bound): every column of every size is checked, and every
-    # built-in's own CSV
-    awk '$10 != "-" {
-        b = $10; n++
-        for (k = 2; k <= 9; k++) if ($k != "-" && $k + 0 < b) { printf "# BELOW THE BOUND: %s B, column %d: %s us < bound %s us\n", $1, k, $k, b; bad++ }
-        if ($1 >= 1048576) {
-            e = b / $7; le += log(e)
-            if (!ne++ || e < lo) { lo = e; lz = $1 }
-            if ($6 != "-") { lb += log(b / $6); nb++ }
+    # "Lower bound"), per shape; no measured time may be below it (that
+    # would be a bug in the bound): every column of every size is checked,
+    # and every built-in's own CSV.  speedups.txt: shape nprocs size mpich
+    # topobcast ompi topobcast best topobcast rules topobcast bound
+    awk '$12 != "-" {
+        sh = $1; b = $12
+        if (!(sh in seen)) { seen[sh] = 1; order[++ns] = sh }
+        n[sh]++
+        for (k = 4; k <= 11; k++) if ($k != "-" && $k + 0 < b) { printf "# BELOW THE BOUND: %s %s B, column %d: %s us < bound %s us\n", sh, $3, k, $k, b; bad++ }
+        if ($3 >= 1048576) {
+            e = b / $9; le[sh] += log(e)
+            if (!ne[sh]++ || e < lo[sh]) { lo[sh] = e; lz[sh] = $3 }
+            if ($8 != "-") { lb[sh] += log(b / $8); nb[sh]++ }
         }
-        row[n] = sprintf("#   %10s %12.2f %14.2f %10.3f %16s %10s", $1, b, $7, b / $7, $6, $6 == "-" ? "-" : sprintf("%.3f", b / $6))
+        row[sh, n[sh]] = sprintf("#   %-13s %10s %12.2f %14.2f %10.3f %16s %10s", sh, $3, b, $9, b / $9, $8, $8 == "-" ? "-" : sprintf("%.3f", b / $8))
     }
     END {
-        if (!n) { print "# efficiency: no bound (compare ran without --platform)"; exit }
+        if (!ns) { print "# efficiency: no bound (compare ran without --platform)"; exit }
         print "# efficiency = bound / time; bound: the least broadcast time the platform allows (topology/README.md)"
-        printf "#   %10s %12s %14s %10s %16s %10s\n", "size", "bound_us", "topobcast_us", "efficiency", "best_builtin_us", "its_eff"
-        for (i = 1; i <= n; i++) print row[i]
-        if (ne) printf "# efficiency >= 1 MiB: geometric mean %.3f (best built-in %s), lowest %.3f at %d B\n", exp(le / ne), nb ? sprintf("%.3f", exp(lb / nb)) : "-", lo, lz
+        printf "#   %-13s %10s %12s %14s %10s %16s %10s\n", "shape", "size", "bound_us", "topobcast_us", "efficiency", "best_builtin_us", "its_eff"
+        for (j = 1; j <= ns; j++) { sh = order[j]; for (i = 1; i <= n[sh]; i++) print row[sh, i] }
+        for (j = 1; j <= ns; j++) {
+            sh = order[j]
+            if (ne[sh]) printf "# %s: efficiency >= 1 MiB: geometric mean %.3f (best built-in %s), lowest %.3f at %d B\n", sh, exp(le[sh] / ne[sh]), nb[sh] ? sprintf("%.3f", exp(lb[sh] / nb[sh])) : "-", lo[sh], lz[sh]
+        }
         printf "# measured times below the bound: %d\n", bad + 0
     }' speedups.txt
     for f in builtin-*.csv; do
         [ -e "$f" ] || continue
-        awk -F, -v a="${f#builtin-}" 'FILENAME == ARGV[1] { if (FNR > 1 && $NF != "-") bd[$1] = $(NF - 1); next }
+        awk -F, -v a="${f#builtin-}" 'FILENAME == ARGV[1] { if (FNR > 1 && $1 == "job" && $(NF - 1) != "-") bd[$3] = $(NF - 1); next }
             FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             ($c["size_bytes"] in bd) && $c["status"] == "ok" && $c["median_us"] + 0 < bd[$c["size_bytes"]] + 0 {
                 printf "# BELOW THE BOUND: built-in %s at %s B: %s us < bound %s us\n", a, $c["size_bytes"], $c["median_us"], bd[$c["size_bytes"]] }' compare.csv "$f"
     done
+    awk -F, 'NR > 1 { print $1 ": " $2 " processes, " $3 }' "compare-$PIPE_TUNE_SELECTOR.csv" | awk '!seen[$0]++' |
+        sed 's/^/# shape /'
     nbad=0
     [ -s builtin-bad.txt ] && nbad=$(wc -l <builtin-bad.txt)
     echo "# built-in algorithms timed: $nbuiltin, $((nbuiltin - nbad)) of them baselines; not timed or failed:${skipped:- none}"
     [ -s builtin-bad.txt ] && echo "# built-ins excluded: $(tr '\n' ' ' <builtin-bad.txt)"
-    echo "# the table chose default (the $PIPE_TUNE_SELECTOR selector's bcast) at $(awk -F, 'NR > 1 && $7 ~ /^"?default/' compare.csv | wc -l) of $(($(wc -l <compare.csv) - 1)) sizes"
+    for sh in $shapes; do
+        echo "# $sh: the table chose default (the $PIPE_TUNE_SELECTOR selector's bcast) at $(awk -F, -v s="$sh" 'NR > 1 && $1 == s && $9 ~ /^"?default/' compare.csv | wc -l) of $nsizes sizes"
+    done
+    # the tuner's timed runs per shape
+    sed -n '/^timed runs per communicator/,/^$/p' tuner*.log 2>/dev/null | grep '^  ' | sed 's/^  /# tuner: /'
     echo "# probe --validate (truth: ${truth:-the identities the probe recorded}):"
     sed 's/^/#   /' validate.txt
 } >summary.txt

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The simulated pipeline at CI size (issue #7): test/smpi/pipeline.sh on the
 # FRAM-like platform, P=64 round-robin (one rank per socket, both islands),
-# sizes up to PIPE_MAX_SIZE.  Asserts outcomes, never exact timings: every
-# file is written and loads, every CSV row holds numbers, the probe finds the
-# platform's nodes exactly, the tuned library is nowhere slower than 0.98x
-# the selector it was tuned under (default is always a candidate), no
-# measured time is below the platform's lower bound, and the HTML report
+# sizes up to PIPE_MAX_SIZE, two communicator shapes (the whole job and a
+# grid row of 8 ranks: PIPE_SHAPES, to keep the run short).  Asserts
+# outcomes, never exact timings: every file is written and loads, every CSV
+# row holds numbers, each shape has its rows, the probe finds the platform's
+# nodes exactly, the tuned library is nowhere slower than 0.98x the
+# selector it was tuned under on any shape (default is always a candidate),
+# no measured time is below the platform's lower bound, and the HTML report
 # renders.  Skips when smpicc is missing.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -36,6 +38,7 @@ export PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-300}
 export PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 256K -R 4 --fast auto --batch-time 0 --max-insert 0 --progress plain}
 export PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 export PIPE_JOBS=${PIPE_JOBS:-2}
+export PIPE_SHAPES=${PIPE_SHAPES:-job,rows}
 start=$(date +%s)
 timeout 1500 test/smpi/pipeline.sh test/platforms/fram.xml test/platforms/fram-rr.txt 64 "$out" >"$out/pipeline.out" 2>&1
 rc=$?
@@ -68,8 +71,10 @@ else
 fi
 
 # ---- compare.csv ---------------------------------------------------------------
-# One row per power of two 1 B..PIPE_MAX_SIZE, numbers > 0 in every time
-# column, a built-in's name and the table's algorithm.
+# Per shape (job 64 ranks, rows 8), one row per power of two 1 B..PIPE_MAX_SIZE,
+# numbers > 0 in every time column, the table's algorithm; a built-in's name
+# and figures and MPICH's rules for the job only (the built-ins run on
+# MPI_COMM_WORLD), "-" for the row.
 msg=""
 maxb=$PIPE_MAX_SIZE
 case $maxb in *K) maxb=$((${maxb%K} * 1024)) ;; *M) maxb=$((${maxb%M} * 1048576)) ;; esac
@@ -77,59 +82,74 @@ nsizes=0
 for ((s = 1; s <= maxb; s *= 2)); do nsizes=$((nsizes + 1)); done
 if nonempty compare.csv && msg=$(awk -F, -v n="$nsizes" '
     function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && x + 0 > 0 }
-    NR == 1 { if ($0 != "size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency") { print "header: " $0; bad = 1 }; next }
+    NR == 1 { if ($0 != "shape,nprocs,size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency") { print "header: " $0; bad = 1 }; next }
     {
-        rows++
-        if ($1 != 2 ^ (rows - 1)) { print "row " rows ": size " $1; bad = 1 }
-        # the algorithm (column 7) is quoted and holds commas: mpich_rules_us,
+        sh = $1; rows[sh]++
+        if (sh == "job" && $2 != 64 || sh == "rows" && $2 != 8 || sh != "job" && sh != "rows") { print "shape " sh " of " $2 " ranks"; bad = 1 }
+        if ($3 != 2 ^ (rows[sh] - 1)) { print sh " row " rows[sh] ": size " $3; bad = 1 }
+        # the algorithm (column 9) is quoted and holds commas: mpich_rules_us,
         # bound_us and efficiency are the last three
-        for (i = 2; i <= 6; i++) if (i != 5 && !num($i)) { print "row " rows ": column " i " = " $i; bad = 1 }
-        for (i = NF - 2; i <= NF; i++) if (!num($i)) { print "row " rows ": column " i " from the end = " $i; bad = 1 }
-        if ($NF > 1) { print "row " rows ": efficiency " $NF " > 1"; bad = 1 }
-        if ($5 == "" || $7 == "") { print "row " rows ": empty name"; bad = 1 }
+        for (i = 4; i <= 8; i++) if (i != 7 && (sh == "job" || i != 6) && !num($i)) { print sh " row " rows[sh] ": column " i " = " $i; bad = 1 }
+        if (sh == "job" && (!num($(NF - 2)) || $7 == "")) { print "job row " rows[sh] ": mpich_rules_us " $(NF - 2) ", best built-in " $7; bad = 1 }
+        for (i = NF - 1; i <= NF; i++) if (!num($i)) { print sh " row " rows[sh] ": column " i " from the end = " $i; bad = 1 }
+        if ($NF > 1) { print sh " row " rows[sh] ": efficiency " $NF " > 1"; bad = 1 }
+        if (sh != "job" && ($6 != "-" || $7 != "-" || $(NF - 2) != "-")) { print sh " row " rows[sh] ": built-in figures on a sub-communicator"; bad = 1 }
+        if ($9 == "") { print sh " row " rows[sh] ": no algorithm"; bad = 1 }
     }
-    END { if (rows != n) { print rows " rows, expected " n; bad = 1 }; exit bad }' "$out/compare.csv"); then
-    echo "ok $T compare.csv: $nsizes rows of numbers"
+    END { for (sh in rows) if (rows[sh] != n) { print sh ": " rows[sh] " rows, expected " n; bad = 1 }
+          if (length(rows) != 2) { print length(rows) " shapes, expected job and rows"; bad = 1 }
+          exit bad }' "$out/compare.csv"); then
+    echo "ok $T compare.csv: shapes job (64) and rows (8), $nsizes rows of numbers each"
 else
     echo "not ok $T compare.csv well-formed: $msg"
 fi
 # topobcast within 0.98x of the selector its table was tuned under (its
-# default candidate), at every size the tuner measured
-col=2
-[ "$PIPE_TUNE_SELECTOR" = ompi ] && col=3
-if nonempty compare.csv && msg=$(awk -F, -v c=$col -v sel="$PIPE_TUNE_SELECTOR" 'NR > 1 && $c / $6 < 0.98 {
-        printf " %s B: %s %s us, topobcast %s us (%s);", $1, sel, $c, $6, $7; bad = 1 }
+# default candidate), on every shape at every size the tuner measured
+col=4
+[ "$PIPE_TUNE_SELECTOR" = ompi ] && col=5
+if nonempty compare.csv && msg=$(awk -F, -v c=$col -v sel="$PIPE_TUNE_SELECTOR" 'NR > 1 && $c / $8 < 0.98 {
+        printf " %s %s B: %s %s us, topobcast %s us (%s);", $1, $3, sel, $c, $8, $9; bad = 1 }
     END { exit bad }' "$out/compare.csv"); then
-    echo "ok $T topobcast >= 0.98x the $PIPE_TUNE_SELECTOR selector it was tuned under, at every size"
+    echo "ok $T topobcast >= 0.98x the $PIPE_TUNE_SELECTOR selector it was tuned under, on every shape at every size"
 else
-    echo "not ok $T topobcast >= 0.98x the $PIPE_TUNE_SELECTOR selector it was tuned under, at every size:$msg"
+    echo "not ok $T topobcast >= 0.98x the $PIPE_TUNE_SELECTOR selector it was tuned under, on every shape at every size:$msg"
 fi
 # the best built-in is a real minimum: no slower than either selector by
 # more than the noise of separate runs (mpich and ompi are built-ins too)
-if nonempty compare.csv && msg=$(awk -F, 'NR > 1 && ($4 > 1.02 * $2 || $4 > 1.02 * $3) { printf " %s B: best %s us, mpich %s, ompi %s;", $1, $4, $2, $3; bad = 1 }
+if nonempty compare.csv && msg=$(awk -F, '$1 == "job" && ($6 > 1.02 * $4 || $6 > 1.02 * $5) { printf " %s B: best %s us, mpich %s, ompi %s;", $3, $6, $4, $5; bad = 1 }
     END { exit bad }' "$out/compare.csv"); then
     echo "ok $T best built-in no slower than the mpich and ompi selectors"
 else
     echo "not ok $T best built-in no slower than the mpich and ompi selectors:$msg"
+fi
+# the table keys on the shapes: a block per kind, and the row's shape
+# selects the row's winners (the tuner checked it loads and selects them)
+if nonempty table.yaml && grep -qE '^  - \{comm: [0-9]+-(inf|[0-9]+), ppn: 1, bytes:' "$out/table.yaml" &&
+    grep -q "^# tuner: rows  *8 processes: *[0-9][0-9]* timed" "$out/summary.txt" &&
+    grep -q "^# tuner: job  *64 processes: *[0-9][0-9]* timed" "$out/summary.txt"; then
+    echo "ok $T table.yaml keys on the shape (ppn: 1 block); summary gives the timed runs per shape"
+else
+    echo "not ok $T table.yaml keys on the shape (ppn: 1 block); summary gives the timed runs per shape"
 fi
 
 # the platform's lower bound (topology/README.md): no measured time of any
 # column or built-in below it, and the summary's efficiency table
 if nonempty summary.txt && grep -q '^# measured times below the bound: 0$' "$out/summary.txt" &&
     ! grep -q 'BELOW THE BOUND' "$out/summary.txt" &&
-    [ "$(grep -cE '^#   +[0-9]+ +[0-9.]+ +[0-9.]+ +[01]\.[0-9]+ ' "$out/summary.txt")" -eq "$nsizes" ]; then
-    echo "ok $T no time below the platform's bound; efficiency per size in the summary"
+    [ "$(grep -cE '^#   +[a-z-]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[01]\.[0-9]+ ' "$out/summary.txt")" -eq $((2 * nsizes)) ]; then
+    echo "ok $T no time below the platform's bound; efficiency per shape and size in the summary"
 else
-    echo "not ok $T no time below the platform's bound; efficiency per size in the summary"
+    echo "not ok $T no time below the platform's bound; efficiency per shape and size in the summary"
     grep -E 'BELOW|below the bound|efficiency' "$out/summary.txt" 2>/dev/null | head -5 | sed 's/^/# /'
 fi
 
 # ---- summary and validation ---------------------------------------------------------
-if nonempty summary.txt && [ "$(grep -cE '^(mpich|ompi|best_builtin|mpich_rules) +[0-9.]+ +[0-9.]+ +[0-9.-]+ +[0-9.]+ \([0-9]+\)' "$out/summary.txt")" -eq 4 ] &&
+if nonempty summary.txt && [ "$(grep -cE '^job +64 (mpich|ompi|best_builtin|mpich_rules) +[0-9.]+ +[0-9.]+ +[0-9.-]+ +[0-9.]+ \([0-9]+\)' "$out/summary.txt")" -eq 4 ] &&
+    [ "$(grep -cE '^rows +8 (mpich|ompi) +[0-9.]+ +[0-9.]+ +[0-9.-]+ +[0-9.]+ \([0-9]+\)' "$out/summary.txt")" -eq 2 ] &&
     grep -q '^# built-in algorithms timed: [1-9]' "$out/summary.txt" && grep -q '^#   probe ' "$out/summary.txt"; then
-    echo "ok $T summary: geometric means for 4 baselines, built-ins timed, stage times"
+    echo "ok $T summary: geometric means for 4 baselines on the job, 2 on the row, built-ins timed, stage times"
 else
-    echo "not ok $T summary: geometric means for 4 baselines, built-ins timed, stage times"
+    echo "not ok $T summary: geometric means for 4 baselines on the job, 2 on the row, built-ins timed, stage times"
 fi
 # the probe must find FRAM's 32 nodes exactly from measurements alone
 # (truth lines: name groups best-level clusters accuracy ARI)
@@ -143,10 +163,11 @@ fi
 
 # ---- report --------------------------------------------------------------------------
 if nonempty report.html && grep -q '<svg' "$out/report.html" && grep -q '</html>' "$out/report.html" &&
-    grep -q "^report: .*/report.html$" "$out/pipeline.out" 2>/dev/null; then
-    echo "ok $T report.html renders ($(wc -c <"$out/report.html") bytes, SVG figures)"
+    grep -q "^report: .*/report.html$" "$out/pipeline.out" 2>/dev/null &&
+    grep -q '<figure id="fig-speedup-1">' "$out/report.html" && grep -q 'Shape rows (8 processes' "$out/report.html"; then
+    echo "ok $T report.html renders ($(wc -c <"$out/report.html") bytes, SVG figures, a speedup panel per shape)"
 else
-    echo "not ok $T report.html renders"
+    echo "not ok $T report.html renders, a speedup panel per shape"
 fi
 
 # ---- a selector that cannot run on the layout ------------------------------------------
@@ -156,14 +177,14 @@ fi
 # timed with the built-ins instead.
 out12=$BUILD/test/logs/smpi-pipeline-arm1
 rm -rf "$out12"
-timeout 600 env PIPE_MAX_SIZE=128K PIPE_PROBE_OPTS="-M 128K -R 4 --fast auto --batch-time 0 --max-insert 0" \
+timeout 600 env PIPE_MAX_SIZE=128K PIPE_PROBE_OPTS="-M 128K -R 4 --fast auto --batch-time 0 --max-insert 0" PIPE_SHAPES=job \
     test/smpi/pipeline.sh test/platforms/arm1.xml test/platforms/arm1-rr.txt 12 "$out12" >"$out12.out" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^# compare left out, the selector failed on this layout: mpich(.*deadlock' "$out12/summary.txt" &&
-    grep -qE '^mpich +- +- +- +-$' "$out12/summary.txt" &&
-    grep -qE '^(ompi|mpich_rules) +[0-9.]+ +[0-9.]+ +- +[0-9.]+ \([0-9]+\)' "$out12/summary.txt" &&
-    [ "$(grep -cE '^(ompi|mpich_rules) +[0-9.]+ ' "$out12/summary.txt")" -eq 2 ] &&
-    awk -F, 'NR > 1 { n++; if ($2 != "-" || !($3 + 0 > 0) || !($(NF - 2) + 0 > 0)) bad = 1 } END { exit !(n == 18 && !bad) }' "$out12/compare.csv"; then
+    grep -qE '^job +12 mpich +- +- +- +-$' "$out12/summary.txt" &&
+    grep -qE '^job +12 (ompi|mpich_rules) +[0-9.]+ +[0-9.]+ +- +[0-9.]+ \([0-9]+\)' "$out12/summary.txt" &&
+    [ "$(grep -cE '^job +12 (ompi|mpich_rules) +[0-9.]+ ' "$out12/summary.txt")" -eq 2 ] &&
+    awk -F, 'NR > 1 { n++; if ($1 != "job" || $4 != "-" || !($5 + 0 > 0) || !($(NF - 2) + 0 > 0)) bad = 1 } END { exit !(n == 18 && !bad) }' "$out12/compare.csv"; then
     echo "ok $T arm1 rr P=12: mpich selector deadlocks, left out and named; ompi and MPICH's rules compared at 18 sizes"
 else
     echo "not ok $T arm1 rr P=12: pipeline exit $rc, mpich left out and named, ompi and MPICH's rules compared: see $out12.out"
@@ -174,7 +195,7 @@ fi
 # built-in's median at that size
 if awk -F, 'FILENAME ~ /binomial_tree/ && FNR > 1 { b[$2] = $6; next }
         FILENAME ~ /scatter_LR/ && FNR > 1 { r[$2] = $6; next }
-        FILENAME ~ /compare.csv/ && FNR > 1 { n++; want = ($1 < 12288 ? b[$1] : r[$1]); if (want == "" || $(NF - 2) != want) bad = 1 }
+        FILENAME ~ /compare.csv/ && FNR > 1 { n++; want = ($3 < 12288 ? b[$3] : r[$3]); if (want == "" || $(NF - 2) != want) bad = 1 }
         END { exit !(n == 18 && !bad) }' "$out12/builtin-binomial_tree.csv" "$out12/builtin-scatter_LR_allgather.csv" \
         "$out12/compare.csv" 2>/dev/null; then
     echo "ok $T arm1 rr P=12: mpich_rules_us is binomial_tree below 12 KiB, scatter_LR_allgather above"

@@ -74,7 +74,7 @@ check "tuner exits 0" [ "$RC" -eq 0 ]
 check "tuner uses the probe measurements" has "costs: $tmp/meas.txt \\(plogp, 2 ranks, 1 pairs measured"
 # one node, no levels: one class, and one peer -- nothing to send to at
 # once, so 1 (SMPI runs measure more: 62-tuner-smpi.sh)
-check "fan-out with one peer is 1" has "^# communicator of 2 processes: no levels; fan-out of rank 0's sends: all 1.00\$"
+check "fan-out with one peer is 1" has "^# communicator job of 2 processes \\(size=2 nodes=1 ppn=2 consecutive=yes levels=none\\): no levels; fan-out of rank 0's sends: all 1.00\$"
 check "tuner reports timed runs vs exhaustive" has "^timed runs .*: [0-9]+ with pruning; exhaustive: [0-9]+ candidates"
 check "tuner reports model error per family" has "^model error by algorithm family"
 check "tuner verified its table loads" has "it loads and selects every measured winner"
@@ -129,20 +129,22 @@ EOF
 # 5. compare
 run compare --compare "$tmp/t.yaml" --csv "$tmp/c.csv" --sizes $SIZES --reps 5 --warmup 1
 check "compare exits 0" [ "$RC" -eq 0 ]
-check "compare uses the table" has "configuration $tmp/t.yaml\$"
+check "compare uses the table" has "configuration $tmp/t.yaml, 1 communicator: job \\(2\\)\$"
 check "compare prints a geometric mean" has "geometric-mean speedup"
-check "compare CSV header" [ "$(head -1 "$tmp/c.csv")" = "size,default_us,topobcast_us,speedup,algorithm" ]
-check "compare CSV: one row of 5 fields per size" python3 - "$tmp/c.csv" <<'EOF'
+check "compare CSV header" [ "$(head -1 "$tmp/c.csv")" = "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm" ]
+check "compare CSV: one row of 8 fields per size, the job's shape" python3 - "$tmp/c.csv" <<'EOF'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))[1:]
 sizes = [1, 3072, 65536]
-ok = len(rows) == len(sizes) and all(len(r) == 5 for r in rows)
+ok = len(rows) == len(sizes) and all(len(r) == 8 for r in rows)
+ok = ok and all(r[0] == "job" and r[1] == "2" and r[2].startswith("size=2 nodes=1 ppn=2 ") for r in rows)
+rows = [r[3:] for r in rows]
 ok = ok and [int(r[0]) for r in rows] == sizes and all(float(r[1]) > 0 and float(r[2]) > 0 for r in rows)
 ok = ok and all(abs(float(r[3]) - float(r[1]) / float(r[2])) < 0.01 * float(r[3]) + 1e-3 for r in rows)
 sys.exit(0 if ok else 1)
 EOF
 # the algorithm column is what the table selects
 want=$(grep -m1 'bytes: 0-' "$tmp/t.yaml" | sed 's/.*algorithm: "\(.*\)"}/\1/')
-check "compare reports the table's algorithm" bash -c "grep -q '^1,.*,\"$want\"' '$tmp/c.csv'"
+check "compare reports the table's algorithm" bash -c "grep -q '^job,2,[^,]*,1,.*,\"$want\"' '$tmp/c.csv'"
 run badcfg --compare "$tmp/nonexistent.yaml" --sizes 1K --reps 3 --warmup 1
 check "compare with a missing config says it is not in use" has "NOT IN USE"

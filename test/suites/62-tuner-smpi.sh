@@ -34,7 +34,7 @@ sim() { # sim HOSTFILE NP PROGRAM ARGS...: output in $OUT (and NAME.log), status
     RC=${PIPESTATUS[0]}
 }
 fields() { # the fan-out figures of the communicator of $1 processes
-    sed -n "s/^# communicator of $1 processes: .*fan-out of rank 0's sends://p" <<<"$OUT"
+    sed -n "s/^# communicator [a-z0-9-]* of $1 processes (.*): .*fan-out of rank 0's sends://p" <<<"$OUT"
 }
 
 # 1. fan-out: 4 ranks on each socket of node 0.  Copies inside a socket
@@ -116,7 +116,7 @@ import re, sys
 def lists(path):  # size -> [(prediction, spec)] in the order printed (by prediction)
     out, cur = {}, None
     for line in open(path):
-        m = re.match(r"P=\d+ (\d+) B:", line)
+        m = re.match(r"\S+ P=\d+ (\d+) B:", line)
         if m:
             cur = out.setdefault(int(m.group(1)), [])
             continue

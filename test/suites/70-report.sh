@@ -88,6 +88,26 @@ check "heatmap 8x8: 64 cells in each of the 4 heatmaps" \
 check "dendrogram: 7 links and 3 level cuts" \
     bash -c "[ \$(grep -c 'class=\"link\"' '$H') -eq 7 ] && [ \$(grep -c 'class=\"cut\"' '$H') -eq 3 ]"
 
+# ---- the same allocation, tuned and compared per communicator shape ----------------
+# (fram8-shapes-*: the tuner's default shapes; job, one-per-node, half-nodes)
+OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --truth "$D/truth8.txt" \
+      --table "$FIX/fram8-shapes-table.yaml" --compare "$FIX/fram8-shapes-compare.csv" -o "$D/shapes.html" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | sed 's/^/# /'
+check "shapes report written" bash -c "[ $RC -eq 0 ] && [ -s '$D/shapes.html' ]"
+HS=$D/shapes.html
+check "shapes: a speedup panel per shape (3)" \
+    bash -c "grep -q '<figure id=\"fig-speedup\">' '$HS' && grep -q '<figure id=\"fig-speedup-1\">' '$HS' &&
+             grep -q '<figure id=\"fig-speedup-2\">' '$HS' && ! grep -q 'fig-speedup-3' '$HS'"
+check "shapes: each panel captioned with its shape" \
+    bash -c "grep -q 'Shape job (8 processes: size=8 nodes=4 ppn=2' '$HS' && grep -q 'Shape one-per-node (4 processes' '$HS' &&
+             grep -q 'Shape half-nodes (4 processes' '$HS'"
+check "shapes: a geomean row per shape" bash -c "[ \$(grep -c '<tr class=\"shape\">' '$HS') -eq 3 ]"
+check "shapes: the selection map has a row per shape (3 x 25 sizes, 1 B-16 MiB, labelled by shape)" \
+    bash -c "sel=\$(sed -n '/id=\"svg-selection\"/,/<\/svg>/p' '$HS'); [ \$(grep -o 'class=\"cell\"' <<<\"\$sel\" | wc -l) -eq 75 ] &&
+             [ \$(grep -o 'half-nodes (4), [0-9]' <<<\"\$sel\" | wc -l) -eq 25 ]"
+check "shapes summary: a line per shape" bash -c "[ \$(grep -cE '^  shape [a-z-]+ +[0-9]+ processes: geometric mean [0-9.]+x' <<<'$OUT') -eq 3 ]"
+
 # ---- a real 2-rank run on this machine ----------------------------------------
 OUT=$(timeout 120 mpiexec -n 2 "$PROBE" -M 16K -R 2 --max-insert 2 --batch-time 2 -q \
       --save "$D/local.txt" -o "$D/local.yaml" 2>&1)
@@ -146,6 +166,11 @@ check "FRAM page: no console messages" console_clean "$D/fram8.dom.log"
 check "FRAM page: all 10 figures in the DOM" figures "$D/fram8.dom" $FIGS_ALL
 check "FRAM page: screenshot saved" bash -c "[ \$(stat -c %s '$D/fram8.png' 2>/dev/null || echo 0) -gt 50000 ]"
 grep ':CONSOLE' "$D/fram8.dom.log" | head -5 | sed 's/^/# /'
+
+render "$HS" "$D/shapes.dom"
+check "Chromium renders the shapes page: no console messages, a panel per shape" \
+    bash -c "$(declare -f console_clean figures); console_clean '$D/shapes.dom.log' &&
+             figures '$D/shapes.dom' fig-selection fig-speedup fig-speedup-1 fig-speedup-2"
 
 render "$D/local.html" "$D/local.dom"
 check "Chromium renders the 2-rank page" [ $? -eq 0 ]

@@ -224,7 +224,7 @@ static void test_errors(void)
     static const edit_case selection_edits[] = {
         {"unknown key in a rule", &base_sel,
          "algorithm: binary", "algoritm: binary",
-         "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL},
+         "t.yaml:5:21: expected one of the keys comm, bytes, nodes, ppn, consecutive, levels, groups, algorithm in a selection rule, got 'algoritm'", NULL},
         {"unknown algorithm", &base_sel,
          "algorithm: binary", "algorithm: binomail",
          "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'", "binomial"},
@@ -485,11 +485,19 @@ static void test_load_paths(void)
 
 /* ---- selection ------------------------------------------------------------------ */
 
-static int pick(const tb_config *cfg, int comm, size_t bytes)
+/* The index of the rule a communicator of shape s selects for bytes. */
+static int pick_shape(const tb_config *cfg, tb_shape s, size_t bytes)
 {
     int i = -2;
-    const tb_rule *r = tb_config_select(cfg, comm, bytes, &i);
-    return r ? i : -1;
+    return tb_config_select(cfg, &s, bytes, &i) ? i : -1;
+}
+
+/* A communicator of which only the size is known: the size-only rules. */
+static int pick(const tb_config *cfg, int comm, size_t bytes)
+{
+    tb_shape s;
+    tb_shape_unknown(&s, comm);
+    return pick_shape(cfg, s, bytes);
 }
 
 static void test_select(void)
@@ -554,7 +562,9 @@ static void test_select(void)
     int all_default = 1;
     for (int c = 1; c <= 4096; c *= 2)
         for (size_t b = 0; b < ((size_t)1 << 30); b = b * 4 + 1) {
-            const tb_rule *r = tb_config_select(&cfg, c, b, NULL);
+            tb_shape sh;
+            tb_shape_unknown(&sh, c);
+            const tb_rule *r = tb_config_select(&cfg, &sh, b, NULL);
             all_default &= r && r->spec.id == TB_ALG_DEFAULT;
         }
     TAP_OK(all_default, "builtin: conservative, PMPI_Bcast everywhere");
@@ -1034,6 +1044,151 @@ static void test_identity(void)
     TAP_OK(!id.bound && id.pu == -1, "identity: unbound again after restoring the affinity");
 }
 
+
+/* ---- shape keys ------------------------------------------------------------------ */
+
+/* base_topo's levels are node (bit 0) and socket (bit 1). */
+static const char *shape_sel =
+    "topobcast: 1\n"
+    "topology:\n"
+    "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
+    "  levels: [node, socket]\n"
+    "  leaves:\n"
+    "    - {rank: 0, host: a, pu: 0}\n"
+    "    - {rank: 1, host: a, pu: 1}\n"
+    "    - {rank: 2, host: b, pu: 0}\n"
+    "    - {rank: 3, host: b, pu: 1}\n"
+    "  groups:\n"
+    "    node: [[0, 1], [2, 3]]\n"
+    "    socket: [[0], [1], [2], [3]]\n"
+    "selection:\n"
+    "  - {nodes: 1, bytes: 0-64K, algorithm: binomial}\n"
+    "  - {ppn: 1, levels: node, algorithm: flat}\n"
+    "  - {ppn: 2-inf, consecutive: no, algorithm: chain}\n"
+    "  - {groups: {node: 2-3, socket: 4-inf}, algorithm: binary}\n"
+    "  - {comm: 4-8, nodes: 2-inf, algorithm: \"magpie:levels=node\"}\n"
+    "  - {algorithm: default}\n";
+
+static tb_shape mk(int size, int nodes, int ppn_min, int ppn_max, int consecutive, unsigned levels, int gnode,
+                   int gsocket)
+{
+    tb_shape s;
+    tb_shape_unknown(&s, size);
+    s.nodes = nodes, s.ppn_min = ppn_min, s.ppn_max = ppn_max, s.consecutive = consecutive, s.levels = levels;
+    s.ngroups[0] = gnode, s.ngroups[1] = gsocket;
+    return s;
+}
+
+static void test_shape_rules(void)
+{
+    tb_config cfg;
+    char err[512] = "";
+    int rc = load_text(shape_sel, &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "shape keys: every key loads (%s)", err);
+    if (rc != 0)
+        return;
+    const tb_shape_cond *c0 = &cfg.rules[0].shape, *c1 = &cfg.rules[1].shape, *c2 = &cfg.rules[2].shape,
+                        *c3 = &cfg.rules[3].shape;
+    TAP_OK(c0->nodes_lo == 1 && c0->nodes_hi == 1 && c0->ppn_lo == 0 && c0->ppn_hi == LONG_MAX && !c0->has_levels,
+           "nodes: 1 parsed, other keys any");
+    TAP_OK(c1->ppn_lo == 1 && c1->ppn_hi == 1 && c1->has_levels && c1->levels == 1u, "ppn: 1, levels: node (bit 0)");
+    TAP_OK(c2->ppn_lo == 2 && c2->ppn_hi == LONG_MAX && c2->consecutive == 0, "ppn: 2-inf, consecutive: no");
+    TAP_OK(c3->groups_lo[0] == 2 && c3->groups_hi[0] == 3 && c3->groups_lo[1] == 4 && c3->groups_hi[1] == LONG_MAX &&
+               c3->groups_lo[2] == 0,
+           "groups: per level, the others any");
+    /* 4 ranks each: one node, one per node, 2 nodes interleaved, 2 nodes in blocks */
+    tb_shape one_node = mk(4, 1, 4, 4, 1, 2u, 0, 2), per_node = mk(4, 4, 1, 1, 1, 1u, 2, 0),
+             mixed = mk(4, 2, 2, 2, 0, 1u, 2, 0), blocks = mk(4, 2, 2, 2, 1, 1u, 2, 0);
+    TAP_OK(pick_shape(&cfg, one_node, 1024) == 0 && pick_shape(&cfg, per_node, 1024) == 1 &&
+               pick_shape(&cfg, mixed, 1024) == 2 && pick_shape(&cfg, blocks, 1024) == 4,
+           "four communicators of 4 ranks, four shapes, four rules");
+    TAP_OK(pick_shape(&cfg, one_node, 65537) == 5 && pick_shape(&cfg, mk(4, 4, 1, 1, 1, 0, 0, 0), 1) == 4,
+           "bytes still apply; ppn 1 without the node level misses rule 1");
+    TAP_OK(pick_shape(&cfg, mk(8, 2, 4, 4, 1, 3u, 2, 4), 1) == 3 && pick_shape(&cfg, mk(8, 2, 4, 4, 1, 3u, 2, 3), 1) == 4,
+           "groups: 2 nodes and 4 sockets match, 3 sockets do not");
+    TAP_OK(pick_shape(&cfg, mk(4, 2, 1, 3, 1, 1u, 2, 0), 1) == 4 && pick_shape(&cfg, mk(4, 2, 1, 3, 0, 1u, 2, 0), 1) == 4,
+           "ppn 2-inf needs every node at 2 or more (1-3 misses it)");
+    tb_shape unknown;
+    tb_shape_unknown(&unknown, 4);
+    TAP_OK(pick_shape(&cfg, unknown, 1) == 5, "a shape of unknown nodes matches only rules without shape keys");
+    TAP_OK(tb_config_default_upto(&cfg, &one_node) == 0 && tb_config_default_upto(&cfg, &unknown) == SIZE_MAX,
+           "default_upto per shape: 0 for one node (binomial from 1 B), all sizes for the unknown shape");
+    tb_config_free(&cfg);
+
+    static const edit_case edits[] = {
+        {"nodes 0", &shape_sel, "{nodes: 1, bytes", "{nodes: 0, bytes",
+         "t.yaml:14:13: expected node counts of at least 1, got '0'", NULL},
+        {"ppn not a range", &shape_sel, "ppn: 1,", "ppn: one,",
+         "t.yaml:15:11: expected a ranks-per-node range as LO-HI or one value", "got 'one'"},
+        {"consecutive not yes or no", &shape_sel, "consecutive: no", "consecutive: maybe",
+         "t.yaml:16:31: expected yes or no, got 'maybe'", NULL},
+        {"unknown level in levels", &shape_sel, "levels: node,", "levels: rack,",
+         "t.yaml:15:22: expected levels named in the topology (node, socket), got 'rack'", NULL},
+        {"level twice in levels", &shape_sel, "levels: node,", "levels: node/node,",
+         "t.yaml:15:22: expected each level once in levels, got 'node' twice", NULL},
+        {"groups not a mapping", &shape_sel, "groups: {node: 2-3, socket: 4-inf}", "groups: 4",
+         "t.yaml:17:14: expected group counts per level as a mapping such as {island: 2, node: 4-inf}, got a scalar",
+         NULL},
+        {"unknown level in groups", &shape_sel, "{node: 2-3,", "{rack: 2-3,",
+         "t.yaml:17:15: expected levels named in the topology (node, socket), got 'rack'", NULL},
+        {"level twice in groups", &shape_sel, "socket: 4-inf}", "node: 4-inf}",
+         "t.yaml:17:26: expected each level once in groups, got 'node' twice", NULL},
+        {"bad group range", &shape_sel, "node: 2-3,", "node: 3-2,",
+         "t.yaml:17:21: expected a non-empty range (LO <= HI), got '3-2'", NULL},
+        {"shape key in the last rule", &shape_sel, "  - {algorithm: default}\n", "  - {nodes: 1-inf, algorithm: default}\n",
+         "t.yaml:19:5: expected the last rule to match every communicator and message size", NULL},
+        /* shadowing, axis by axis */
+        {"shadowed: nodes 1 with a ppn under an earlier nodes 1", &shape_sel, "{comm: 4-8, nodes: 2-inf,",
+         "{nodes: 1, ppn: 2, bytes: 0-1K, algorithm: flat}\n  - {comm: 4-8, nodes: 2-inf,",
+         "t.yaml:18:5: expected a rule that can match", NULL},
+        {"shadowed: the same level set", &shape_sel, "{comm: 4-8, nodes: 2-inf,",
+         "{ppn: 1, levels: node, bytes: 1K, algorithm: flat}\n  - {comm: 4-8, nodes: 2-inf,",
+         "t.yaml:18:5: expected a rule that can match", NULL},
+        {"shadowed: consecutive yes and no cover consecutive", &shape_sel, "{comm: 4-8, nodes: 2-inf,",
+         "{ppn: 2-inf, consecutive: yes, algorithm: flat}\n  - {ppn: 3-8, algorithm: binary}\n"
+         "  - {comm: 4-8, nodes: 2-inf,",
+         "t.yaml:19:5: expected a rule that can match", NULL},
+        {"shadowed: groups inside earlier groups", &shape_sel, "{comm: 4-8, nodes: 2-inf,",
+         "{groups: {node: 2, socket: 5-9}, comm: 9, algorithm: flat}\n  - {comm: 4-8, nodes: 2-inf,",
+         "t.yaml:18:5: expected a rule that can match", NULL},
+    };
+    expect_edit_errors(edits, sizeof edits / sizeof edits[0]);
+
+    /* not shadowed: ppn 2-8 needs both the fewest and the most ranks per
+     * node in 2-8; ppn 1-4 and 5-inf leave ppn 3-6 (unbalanced) uncovered */
+    const char *ppn_pair = "topobcast: 1\nselection:\n"
+                           "  - {ppn: 1-4, algorithm: binomial}\n"
+                           "  - {ppn: 5-inf, algorithm: chain}\n"
+                           "  - {ppn: 2-8, algorithm: flat}\n"
+                           "  - {algorithm: default}\n";
+    rc = load_text(ppn_pair, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && pick_shape(&cfg, mk(9, 2, 3, 6, 1, 0, 0, 0), 1) == 2,
+           "not shadowed: ppn 2-8 after 1-4 and 5-inf still takes nodes of 3 and 6 ranks (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    /* not shadowed: a rule without shape keys after shape rules that cover
+     * every real communicator still takes shapes of unknown nodes */
+    const char *kinds = "topobcast: 1\nselection:\n"
+                        "  - {nodes: 1, algorithm: binomial}\n"
+                        "  - {nodes: 2-inf, algorithm: chain}\n"
+                        "  - {comm: 2-inf, algorithm: flat}\n"
+                        "  - {algorithm: default}\n";
+    rc = load_text(kinds, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && pick_shape(&cfg, unknown, 1) == 2, "rules after nodes: 1 and nodes: 2-inf still reach unknown "
+                                                          "shapes (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    /* without a topology, levels name the zero-configuration hierarchy */
+    const char *zero = "topobcast: 1\nselection:\n  - {levels: node/numa, groups: {package: 2}, algorithm: flat}\n"
+                       "  - {levels: none, algorithm: binary}\n  - {algorithm: default}\n";
+    rc = load_text(zero, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.rules[0].shape.levels == 5u && cfg.rules[0].shape.groups_lo[1] == 2 &&
+               cfg.rules[1].shape.has_levels && cfg.rules[1].shape.levels == 0,
+           "without a topology: node/numa are bits 0 and 2, package is level 1, none is the empty set (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+}
+
 int main(void)
 {
     test_examples();
@@ -1042,6 +1197,7 @@ int main(void)
     test_parse_size();
     test_load_paths();
     test_select();
+    test_shape_rules();
     test_derive_topology();
     test_derive_zero_config();
     test_scale();

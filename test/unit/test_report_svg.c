@@ -579,6 +579,73 @@ static void test_selection(void)
            "a bound that is not a number rejected: %s", err);
 }
 
+/* A table keyed on shapes, read per shape: the comparison's shape columns
+ * (found by name, other columns ignored) give the selection map's rows. */
+static const char shape_table_yaml[] =
+    "topobcast: 1\n"
+    "selection:\n"
+    "  - {nodes: 1, bytes: 0-8K, algorithm: \"knomial:radix=4\"}\n"
+    "  - {ppn: 1, algorithm: \"pipeline:segment=64K\"}\n"
+    "  - {comm: 2-inf, nodes: 2-inf, algorithm: binary}\n"
+    "  - {algorithm: default}\n";
+
+static void test_selection_shapes(void)
+{
+    const char csv[] = "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us\n"
+                       "job,8,size=8 nodes=4 ppn=2 consecutive=no levels=node groups=4,1,3,1.5,2,binary,1\n"
+                       "job,8,size=8 nodes=4 ppn=2 consecutive=no levels=node groups=4,1024,6,3,2,binary,2\n"
+                       "one-per-node,4,size=4 nodes=4 ppn=1 consecutive=yes levels=none,1,2,1,2,\"pipeline:a,b\",1\n"
+                       "one-node,2,size=2 nodes=1 ppn=2 consecutive=yes levels=none,1,1,1,1,default,1\n";
+    tbr_compare c, one;
+    char err[256] = "";
+    TAP_OK(tbr_compare_parse(csv, "s.csv", &c, err, sizeof err) == 0 && c.n == 4 && c.nshape == 3,
+           "CSV with shape columns: 4 rows, 3 shapes, an unknown column ignored (%s)", err);
+    TAP_OK(c.nshape == 3 && !strcmp(c.shape[1].label, "one-per-node") && c.shape[1].nprocs == 4 &&
+               !strcmp(c.shape[2].keys, "size=2 nodes=1 ppn=2 consecutive=yes levels=none") && c.row[2].shape == 1 &&
+               !strcmp(c.row[2].alg, "pipeline:a,b"),
+           "shapes: label, processes, keys; rows point at theirs");
+    TAP_OK(tbr_compare_of_shape(&c, 0, &one) == 0 && one.n == 2 && one.nshape == 1 && !strcmp(one.shape[0].label, "job") &&
+               one.row[1].bytes == 1024,
+           "the rows of one shape as a comparison of their own");
+    tbr_compare_free(&one);
+
+    tb_config cfg;
+    TAP_OK(tb_config_load_buffer(shape_table_yaml, strlen(shape_table_yaml), "t.yaml", &cfg, err, sizeof err) == 0,
+           "shape-keyed table loads: %s", err);
+    tb_shape shapes[3];
+    const char *labels[3];
+    int parsed = 1;
+    for (int k = 0; k < 3; k++) {
+        parsed &= tb_shape_parse(c.shape[k].keys, &cfg, &shapes[k], err, sizeof err) == 0;
+        labels[k] = c.shape[k].label;
+    }
+    TAP_OK(parsed, "the shape keys parse against the table's level names (%s)", err);
+    tbr_catmap colors;
+    memset(&colors, 0, sizeof colors);
+    tbr_selmap s = {.id = "sel", .cfg = &cfg, .max_comm = 8, .max_bytes = 1 << 20, .colors = &colors, .nshape = 3,
+                    .shapes = shapes, .shape_labels = labels};
+    tbr_buf b;
+    tbr_buf_init(&b);
+    int cells = 0;
+    TAP_OK(tbr_selection_svg(&b, &s, &cells) == 0 && well_formed(&b, "selection by shape") && cells == 3 * 21,
+           "one row per shape: 3 x 21 cells (%d)", cells);
+    /* job -> binary everywhere, one-per-node -> pipeline everywhere, one
+     * node -> knomial up to 8K (14 sizes), default above (7) */
+    int nb = count(b.s, "job, "), np = count(b.s, "one-per-node, "), nk = count(b.s, "one-node, ");
+    TAP_OK(nb == 21 && np == 21 && nk == 21, "rows labelled by shape in every cell's tip (%d %d %d)", nb, np, nk);
+    char needle[64], bin[256];
+    tb_alg_spec_format(&cfg.rules[2].spec, bin, sizeof bin);
+    snprintf(needle, sizeof needle, "fill=\"%s\"", tbr_catmap_color(&colors, bin));
+    int nbin = count(b.s, needle);
+    snprintf(needle, sizeof needle, "fill=\"%s\"", TBR_COLOR_DEFAULT);
+    int nd = count(b.s, needle);
+    TAP_OK(nbin == 21 + 1 && nd == 7 + 1, "same table, different shapes, different rules (binary %d, default %d)",
+           nbin, nd);
+    tbr_buf_free(&b);
+    tb_config_free(&cfg);
+    tbr_compare_free(&c);
+}
+
 /* ---- the page ------------------------------------------------------------ */
 
 static void test_page(void)
@@ -622,6 +689,7 @@ int main(void)
         tb_config_free(&cfg);
     }
     test_selection();
+    test_selection_shapes();
     test_page();
     TAP_DONE();
 }

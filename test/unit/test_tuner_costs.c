@@ -252,7 +252,7 @@ int main(void)
         tn_machine mc;
         char err[256];
         double fan[1] = {2.5};
-        int rc = tn_machine_from_costs(&mc, &cs, NULL, fan, 2, err, sizeof err);
+        int rc = tn_machine_from_costs(&mc, &cs, NULL, NULL, fan, 2, err, sizeof err);
         TAP_OK(rc == 0 && mc.net.nhost == 1 && fabs(mc.net.cap[0] - 2.5 * bw) < 1e3 &&
                    fabs(mc.net.send_cpu - 2e-7) < 1e-15 && fabs(mc.net.rlat[0] - 5e-7) < 1e-15,
                "machine from costs: bandwidth from the top octave's slope x fan-out (%.3g GB/s, want 20), CPU per "

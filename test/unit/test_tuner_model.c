@@ -199,8 +199,8 @@ int main(void)
         tb_plan p;
         char err[256];
         tn_machine mh, m1;
-        int okm = tn_machine_from_costs(&mh, &cb, &h, NULL, P, err, sizeof err) == 0 &&
-                  tn_machine_from_costs(&m1, &cb, NULL, NULL, P, err, sizeof err) == 0;
+        int okm = tn_machine_from_costs(&mh, &cb, NULL, &h, NULL, P, err, sizeof err) == 0 &&
+                  tn_machine_from_costs(&m1, &cb, NULL, NULL, NULL, P, err, sizeof err) == 0;
         TAP_OK(okm && mh.net.nhost == 2 && m1.net.nhost == 1 && fabs(m1.net.cap[0] - bw) < 1,
                "machine from costs: a host per group; one host with a memory of the pair bandwidth (%s)", err);
         tb_alg_spec_parse("binomial", &s, err, sizeof err);
@@ -355,7 +355,7 @@ int main(void)
         node_socket(&h5, 3, (const int[]){0, 0, 1}, (const int[]){0, 1, 2}); /* 0 | other socket | other node */
         tn_machine m5 = {0}, mc = {0}, mf = {0};
         double b5 = -1;
-        if (tn_machine_from_costs(&m5, &ck, &h5, NULL, 3, err, sizeof err) == 0 &&
+        if (tn_machine_from_costs(&m5, &ck, NULL, &h5, NULL, 3, err, sizeof err) == 0 &&
             tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
             b5 = tn_model_resource_time(&m5, &p, n);
             tb_plan_free(&p);
@@ -366,8 +366,8 @@ int main(void)
          * message 3 times through it; fan-out 2 carries two at once */
         tb_alg_spec_parse("chain", &s, err, sizeof err);
         double m0 = -1, m2 = -1, fan0[1] = {2.0};
-        if (tn_machine_from_costs(&mc, &ck, NULL, NULL, 4, err, sizeof err) == 0 &&
-            tn_machine_from_costs(&mf, &ck, NULL, fan0, 4, err, sizeof err) == 0 &&
+        if (tn_machine_from_costs(&mc, &ck, NULL, NULL, NULL, 4, err, sizeof err) == 0 &&
+            tn_machine_from_costs(&mf, &ck, NULL, NULL, fan0, 4, err, sizeof err) == 0 &&
             tb_plan_build(&p, 4, 0, &s, NULL, err, sizeof err) == 0) {
             m0 = tn_model_resource_time(&mc, &p, n);
             m2 = tn_model_resource_time(&mf, &p, n);

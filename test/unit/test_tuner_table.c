@@ -71,14 +71,34 @@ static void test_ranges(void)
     free(tc.ranges);
 }
 
-static int write_table(const char *path, const tn_table *t, const tb_topology *topo)
+static int write_table(const char *path, const tn_table *t, const tb_config *cfg, const tb_topology *topo)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    int rc = tn_table_write(f, t, topo, "written-by: test, nprocs: 12");
+    int rc = tn_table_write(f, t, cfg, topo, "written-by: test, nprocs: 12");
     fclose(f);
     return rc;
+}
+
+/* A shape by hand; levels as bits of the example's list island, node, socket. */
+static tb_shape shape(int size, int nodes, int ppn_min, int ppn_max, unsigned levels, int gi, int gn, int gs)
+{
+    tb_shape s;
+    tb_shape_unknown(&s, size);
+    s.nodes = nodes, s.ppn_min = ppn_min, s.ppn_max = ppn_max, s.consecutive = 1, s.levels = levels;
+    s.ngroups[0] = levels & 1 ? gi : 0, s.ngroups[1] = levels & 2 ? gn : 0, s.ngroups[2] = levels & 4 ? gs : 0;
+    return s;
+}
+
+static const char *chosen(const tb_config *cfg, tb_shape s, size_t bytes, int *idx)
+{
+    static char text[512];
+    const tb_rule *r = tb_config_select(cfg, &s, bytes, idx);
+    if (!r)
+        return "nothing";
+    tb_alg_spec_format(&r->spec, text, sizeof text);
+    return text;
 }
 
 static void test_yaml(void)
@@ -88,39 +108,49 @@ static void test_yaml(void)
     if (fd >= 0)
         close(fd);
     size_t sizes[] = {1, 1024, 65536, 1048576, 16777216};
-    char wa[5][TN_CAND_TEXT] = {"magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
-                                "magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
-                                "magpie2:segment=0,base=binomial/binomial/flat/flat,send=blocking",
-                                "default",
-                                "interpipe:segment=131072,base=chain,send=nonblocking,outstanding=8"};
-    char wb[5][TN_CAND_TEXT] = {"binomial:segment=0,send=nonblocking,outstanding=8",
-                                "binomial:segment=0,send=nonblocking,outstanding=8",
-                                "knomial:segment=0,radix=5,send=nonblocking,outstanding=8",
-                                "scatter_allgather:allgather=recursive_doubling,ring=distance,send=nonblocking,outstanding=8",
-                                "pipeline:segment=65536,chains=2,send=blocking"};
-    int msizes[] = {12, 6};
-    int order[2];
-    long lo[2], hi[2];
+    /* job, one rank per node over both islands, a row of 2 nodes, one node */
+    char w[4][5][TN_CAND_TEXT] = {
+        {"magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
+         "magpie:levels=island/node,segment=0,send=nonblocking,outstanding=8",
+         "magpie2:segment=0,base=binomial/binomial/flat/flat,send=blocking", "default",
+         "interpipe:segment=131072,base=chain,send=nonblocking,outstanding=8"},
+        {"binomial:segment=0,send=nonblocking,outstanding=8", "binomial:segment=0,send=nonblocking,outstanding=8",
+         "knomial:segment=0,radix=5,send=nonblocking,outstanding=8",
+         "scatter_allgather:allgather=recursive_doubling,ring=distance,send=nonblocking,outstanding=8",
+         "pipeline:segment=65536,chains=2,send=blocking"},
+        {"default", "flat:segment=0,send=nonblocking,outstanding=8", "flat:segment=0,send=nonblocking,outstanding=8",
+         "chain:segment=0,chains=1,send=nonblocking,outstanding=8",
+         "chain:segment=0,chains=1,send=nonblocking,outstanding=8"},
+        {"binary:segment=0,send=nonblocking,outstanding=8", "default", "default",
+         "split_binary:segment=16384,send=nonblocking,outstanding=8",
+         "split_binary:segment=16384,send=nonblocking,outstanding=8"}};
+    const char *labels[4] = {"job", "one-per-node", "rows", "one-node"};
+    tb_shape shapes[4] = {shape(12, 3, 4, 4, 7, 2, 3, 6), shape(3, 3, 1, 1, 1, 2, 0, 0), shape(2, 2, 1, 1, 0, 0, 0, 0),
+                          shape(4, 1, 4, 4, 4, 0, 0, 2)};
     tn_table t = {0};
-    t.ncomm = tn_table_comm_ranges(msizes, 2, order, lo, hi);
-    t.comm = calloc(2, sizeof *t.comm);
-    for (int c = 0; c < 2; c++) {
-        t.comm[c].measured = order[c];
-        t.comm[c].lo = lo[c];
-        t.comm[c].hi = hi[c];
-        tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])(c ? wb : wa), 5, &t.comm[c]);
+    t.ncomm = 4;
+    t.comm = calloc(4, sizeof *t.comm);
+    for (int c = 0; c < 4; c++) {
+        snprintf(t.comm[c].label, sizeof t.comm[c].label, "%s", labels[c]);
+        t.comm[c].shape = shapes[c];
+        t.comm[c].measured = shapes[c].size;
+        tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])w[c], 5, &t.comm[c]);
     }
-
     tb_config topo;
     char err[1024] = "";
     int have = tb_config_load("config/example-3level.yaml", &topo, err, sizeof err) == 0;
     TAP_OK(have, "example topology loads (%s)", err);
     if (!have)
         return;
-    TAP_OK(write_table(path, &t, &topo.topo) == 0, "table with topology written");
+    unsigned all = (1u << TN_KIND_COUNT) - 1;
+    TAP_OK(tn_table_kinds_of_job(&shapes[0]) == all && tn_table_kinds_of_job(&shapes[1]) == 1u << TN_KIND_ONE_PER_NODE &&
+               tn_table_kinds_of_job(&shapes[3]) == 1u << TN_KIND_SINGLE_NODE,
+           "kinds a job can have: all three with 3 nodes of 4; one per node only; one node only");
+    TAP_OK(tn_table_build(&t, &topo, all) == 0, "rules built");
+    TAP_OK(write_table(path, &t, &topo, &topo.topo) == 0, "table with topology written");
     err[0] = '\0';
     int v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
-    TAP_OK(v == 0, "table with topology loads and selects every winner (%s)", err);
+    TAP_OK(v == 0, "table loads (no rule shadowed) and each measured shape selects its winners (%s)", err);
     tb_config back;
     if (tb_config_load(path, &back, err, sizeof err) == 0) {
         int same = back.has_topology && back.topo.nleaves == topo.topo.nleaves &&
@@ -135,12 +165,46 @@ static void test_yaml(void)
                     back.topo.leaves[i].pu == topo.topo.leaves[i].pu;
         TAP_OK(same, "topology section copied: leaves, levels, groups, distances");
         int idx;
-        const tb_rule *r = tb_config_select(&back, 2, 1024, &idx); /* 6 covers 3-8 */
+        /* shapes nobody timed: the nearest measured class of their kind */
+        TAP_OK(!strcmp(chosen(&back, shape(6, 2, 3, 3, 6, 0, 2, 4), 20u << 20, &idx), w[0][4]),
+               "an untimed shape on several nodes (2 nodes x 3, node/socket) gets the job's winner: %s",
+               chosen(&back, shape(6, 2, 3, 3, 6, 0, 2, 4), 20u << 20, &idx));
+        TAP_OK(!strcmp(chosen(&back, shape(3, 3, 1, 1, 2, 0, 3, 0), 1024, &idx), w[1][1]) &&
+                   !strcmp(chosen(&back, shape(2, 2, 1, 1, 2, 0, 2, 0), 1024, &idx), w[2][1]),
+               "one rank per node with untimed levels: the nearest measured size (3 -> one-per-node, 2 -> rows)");
+        TAP_OK(!strcmp(chosen(&back, shape(3, 3, 1, 1, 0, 0, 0, 0), 1, &idx), w[2][0]) &&
+                   !strcmp(chosen(&back, shape(30, 30, 1, 1, 1, 2, 0, 0), 1, &idx), w[1][0]),
+               "one rank per node, measured classes: by levels first (3 flat ranks -> rows, 30 over islands -> "
+               "one-per-node)");
+        TAP_OK(!strcmp(chosen(&back, shape(2, 1, 2, 2, 0, 0, 0, 0), 1 << 20, &idx), w[3][3]),
+               "two ranks of one node: the one-node winner");
+        TAP_OK(!strcmp(chosen(&back, shape(4, 1, 4, 4, 4, 0, 0, 2), 65536, &idx), "default") &&
+                   !strcmp(chosen(&back, shape(4, 2, 1, 3, 2, 0, 2, 0), 65536, &idx), w[0][2]),
+               "same size, other shape, other rule: one node -> default, 2 unbalanced nodes -> %s", w[0][2]);
+        const tb_rule *r = tb_config_select(&back, &(tb_shape){.size = 1, .nodes = 1, .ppn_min = 1, .ppn_max = 1},
+                                            1024, &idx);
         TAP_OK(r && r->spec.id == TB_ALG_DEFAULT && idx == back.nrules - 1,
-               "communicators below the measured range get the final default");
-        r = tb_config_select(&back, 100, 20u << 20, &idx);
-        TAP_OK(r && r->spec.id == TB_ALG_INTERPIPE, "the largest measured size extends to inf");
-        TAP_OK(back.nrules == 4 + 4 + 1, "rules: 4 + 4 merged ranges + default (got %d)", back.nrules);
+               "only a 1-rank communicator reaches the final default");
+        int defaults = 0, measured_default = 0;
+        for (int i = 0; i + 1 < back.nrules; i++)
+            defaults += back.rules[i].spec.id == TB_ALG_DEFAULT;
+        for (int c = 0; c < 4; c++)
+            for (int k = 0; k < 5; k++)
+                measured_default += !strcmp(w[c][k], "default");
+        TAP_OK(defaults > 0 && measured_default > 0, "default appears where it was measured best (%d rules)", defaults);
+        /* blocks: one-per-node and rows are two classes of one kind -> class
+         * blocks for both, then the kinds: one node (1 class, kind block only),
+         * one per node, several nodes */
+        int ppn1_levels = 0, nodes1_levels = 0, kind_blocks = 0;
+        for (int i = 0; i + 1 < back.nrules; i++) {
+            const tb_shape_cond *c = &back.rules[i].shape;
+            ppn1_levels += c->ppn_hi == 1 && c->has_levels;
+            nodes1_levels += c->nodes_hi == 1 && c->has_levels;
+            kind_blocks += !c->has_levels;
+        }
+        TAP_OK(ppn1_levels > 0 && nodes1_levels == 0 && kind_blocks > 0,
+               "class blocks where a kind has several classes, kind blocks for the rest (%d, %d, %d)", ppn1_levels,
+               nodes1_levels, kind_blocks);
         tb_config_free(&back);
     } else {
         TAP_OK(0, "table reloads: %s", err);
@@ -148,19 +212,29 @@ static void test_yaml(void)
 
     /* without a topology, levels= must name zero-config levels: the
      * island/node table is rejected, which the verification reports */
-    TAP_OK(write_table(path, &t, NULL) == 0, "table without topology written");
+    tn_table t1 = {0};
+    t1.ncomm = 1;
+    t1.comm = calloc(1, sizeof *t1.comm);
+    snprintf(t1.comm[0].label, sizeof t1.comm[0].label, "job");
+    t1.comm[0].shape = shape(12, 1, 12, 12, 0, 0, 0, 0);
+    t1.comm[0].measured = 12;
+    tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])w[0], 5, &t1.comm[0]);
+    TAP_OK(tn_table_build(&t1, NULL, 1u << TN_KIND_SINGLE_NODE) == 0 && write_table(path, &t1, NULL, NULL) == 0,
+           "table without topology written");
     err[0] = '\0';
-    v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
+    v = tn_table_verify(path, &t1, sizes, 5, err, sizeof err);
     TAP_OK(v == -1 && strstr(err, "island"), "verification reports the loader's error (%s)", err);
-    snprintf(t.comm[0].ranges[0].spec, TN_CAND_TEXT, "magpie:levels=node");
-    TAP_OK(write_table(path, &t, NULL) == 0 && tn_table_verify(path, &t, sizes, 5, err, sizeof err) == 0,
+    snprintf(t1.comm[0].ranges[0].spec, TN_CAND_TEXT, "magpie:levels=node");
+    TAP_OK(tn_table_build(&t1, NULL, 1u << TN_KIND_SINGLE_NODE) == 0 && write_table(path, &t1, NULL, NULL) == 0 &&
+               tn_table_verify(path, &t1, sizes, 5, err, sizeof err) == 0,
            "zero-config level names load without a topology (%s)", err);
     /* a table that does not select what the tuner chose is caught */
-    snprintf(t.comm[1].ranges[0].spec, TN_CAND_TEXT, "flat");
-    v = tn_table_verify(path, &t, sizes, 5, err, sizeof err);
+    snprintf(t1.comm[0].ranges[1].spec, TN_CAND_TEXT, "flat");
+    v = tn_table_verify(path, &t1, sizes, 5, err, sizeof err);
     TAP_OK(v == -1 && strstr(err, "selects"), "mismatch between file and table detected (%s)", err);
     tb_config_free(&topo);
     tn_table_free(&t);
+    tn_table_free(&t1);
     unlink(path);
 }
 
@@ -171,8 +245,8 @@ static void test_results_file(void)
     if (fd >= 0)
         close(fd);
     char header[256], other[256], err[512] = "";
-    tn_results_header(header, sizeof header, 4, 20, 3, "both");
-    tn_results_header(other, sizeof other, 8, 20, 3, "both");
+    tn_results_header(header, sizeof header, 4, 20, 3, "both", "job:4,one-node:2");
+    tn_results_header(other, sizeof other, 4, 20, 3, "both", "job:4,rows:2");
     FILE *f = fopen(path, "w");
     fprintf(f, "%s\n", header);
     tn_result a = rec("pipeline:segment=65536,chains=1,send=nonblocking,outstanding=8", 1e-3, 0.9e-3, 1.1e-3, 0);
@@ -196,7 +270,7 @@ static void test_results_file(void)
     TAP_OK(!tn_results_find(&rs, 8, 16, "binom"), "the cut record is not there");
     tn_results_free(&rs);
     rc = tn_results_load(path, other, &rs, err, sizeof err);
-    TAP_OK(rc == -1 && strstr(err, "different run"), "a file from another job size is refused");
+    TAP_OK(rc == -1 && strstr(err, "different run"), "a file from other communicators is refused");
     tn_results_free(&rs);
     unlink(path);
     TAP_OK(tn_results_load(path, header, &rs, err, sizeof err) == 0 && rs.n == 0, "a missing file is empty");
