@@ -123,9 +123,14 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
             continue;
         const char *q = line;
         int nf = 0;
-        /* an empty last field leaves q at the end after its comma */
-        while (nf < MAX_FIELDS && (*q || (nf > 0 && q[-1] == ',')) && field(&q, f[nf], sizeof f[nf]) == 0)
+        /* a comma before the end of the line leaves an empty last field */
+        for (int more = *q != 0; more && nf < MAX_FIELDS;) {
+            const char *before = q;
+            if (field(&q, f[nf], sizeof f[nf]) != 0)
+                break;
             nf++;
+            more = *q || (q > before && q[-1] == ',');
+        }
         if (nheader == 0) { /* the header: the columns by name */
             for (int k = 0; k < NCOLS; k++) {
                 col[k] = -1;

@@ -1049,15 +1049,15 @@ static void test_identity(void)
 
 /* base_topo's levels are node (bit 0) and socket (bit 1). */
 static const char *shape_sel =
-    "topobcast: 1\n"
+    "topobcast: 2\n"
     "topology:\n"
     "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
     "  levels: [node, socket]\n"
     "  leaves:\n"
-    "    - {rank: 0, host: a, pu: 0}\n"
-    "    - {rank: 1, host: a, pu: 1}\n"
-    "    - {rank: 2, host: b, pu: 0}\n"
-    "    - {rank: 3, host: b, pu: 1}\n"
+    "    - [0, 0, -1, 0]\n"
+    "    - [0, 1, -1, 1]\n"
+    "    - [1, 0, -1, 0]\n"
+    "    - [1, 1, -1, 1]\n"
     "  groups:\n"
     "    node: [[0, 1], [2, 3]]\n"
     "    socket: [[0], [1], [2], [3]]\n"
