@@ -324,7 +324,7 @@ dragonfly routing).
     return p
 
 
-def betzy_machine(p, prefix, cores, mem_bw, numa=None):
+def betzy_machine(p, prefix, cores, mem_bw, numa=None, xgmi_lat=350 * NS):
     """The BETZY-like network and nodes (documented in betzy()'s and
     betzy_nps4()'s headers): 4 groups of 8 nodes, all-to-all global links
     between the group switches PREFIX-grpG, nodes PREFIX-nNN."""
@@ -338,7 +338,7 @@ def betzy_machine(p, prefix, cores, mem_bw, numa=None):
             p.route("%s-grp%d" % (prefix, a), "%s-grp%d" % (prefix, b), [lid])
     for n in range(groups * gnodes):
         two_socket_node(p, "%s-n%02d" % (prefix, n), "%s-grp%d" % (prefix, n // gnodes), [("group", n // gnodes)],
-                        cores, "2.25Gf", ("-nic", 12.5 * GB, 250 * NS), ("-xgmi", 7 * GB, 350 * NS),
+                        cores, "2.25Gf", ("-nic", 12.5 * GB, 250 * NS), ("-xgmi", 7 * GB, xgmi_lat),
                         ("-bus", 25 * GB, 100 * NS), (8 * GB, 100 * NS), mem_bw, numa)
 
 
@@ -379,8 +379,13 @@ Links (bandwidth per direction; latency one way):
                       cap)
   nps4-nNN-sS-bus     25 GB/s 100 ns  SPLITDUPLEX  socket to HCA (PCIe 4 x16),
                       shared by the socket's 4 domains
-  nps4-nNN-xgmi       7 GB/s  350 ns  SPLITDUPLEX  socket to socket (xGMI), as
-                      in betzy.xml
+  nps4-nNN-xgmi       7 GB/s  200 ns  SPLITDUPLEX  socket to socket (xGMI)
+                      between the two I/O dies; betzy.xml's 350 ns also
+                      covers the way from the cores to the I/O die, here the
+                      gmi links: other socket = 150 + 200 + 150 ns, which
+                      keeps MPI's other-socket latency (~0.9 us one way)
+                      well apart from other NUMA (0.7) and other node (1.3),
+                      as on Rome nodes
   nps4-nNN-nic        12.5 GB/s 250 ns  SPLITDUPLEX  node to its group switch
                       (HDR100 = 100 Gb/s)
   nps4-gA-gB          25 GB/s 500 ns  SPLITDUPLEX  global link, one per group
@@ -392,7 +397,7 @@ router nps4-nNN-sS); other socket = gmi + xgmi + gmi; other node, same group
 nps4-grpG); other group adds the direct global link between the two group
 switches (minimal dragonfly routing).
 """)
-    betzy_machine(p, "nps4", 16, 25 * GB, (4, ("-gmi", 8 * GB, 150 * NS), ("-io", 25 * GB, 100 * NS)))
+    betzy_machine(p, "nps4", 16, 25 * GB, (4, ("-gmi", 8 * GB, 150 * NS), ("-io", 25 * GB, 100 * NS)), 200 * NS)
     p.root = "nps4-n00-s0-m0"
     p.levels = [("same-numa", "nps4-n00-s0-m0"), ("other-numa", "nps4-n00-s0-m1"),
                 ("other-socket", "nps4-n00-s1-m0"), ("other-node", "nps4-n01-s0-m0"),
