@@ -17,3 +17,4 @@ bench-intercept: all $(BENCH_PROGS)
 
 bench-probe: $(PROBE_BIN) $(BUILD)/test/vcluster/vc_pingpong
 	BUILD=$(BUILD) bench/probe_vs_pingpong.sh $(BENCH_PROBE_RUNS)
+-include bench/scale/scale.mk
