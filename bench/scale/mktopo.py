@@ -22,7 +22,7 @@ import argparse
 import sys
 
 LEVELS = ["group", "node", "socket", "numa"]
-LATENCY_US = [1.801, 1.301, 1.052, 0.702, 0.502]  # other group ... same numa
+LATENCY_US = [1.801, 1.301, 0.902, 0.702, 0.502]  # other group ... same numa
 
 
 def synthetic(p):
