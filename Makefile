@@ -45,8 +45,10 @@ VERSION       = 0.1.0
 all:
 
 include libtopobcast/module.mk
-include tuner/module.mk
+include topology/module.mk
+include timing/module.mk
 include probe/module.mk
+include tuner/module.mk
 include test/module.mk
 -include examples/module.mk
 -include test/fuzz/module.mk
@@ -59,6 +61,5 @@ clean:
 # The Open MPI variant: library, tools and test programs in build/openmpi/.
 openmpi:
 	$(MAKE) MPI_FLAVOR=openmpi all tests
--include probe/probe.mk
 include report/module.mk
--include bench/module.mk
+include bench/module.mk

@@ -32,15 +32,9 @@
  * is never decided by two batches that happen to coincide. */
 #define AGREE_MIN 3
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((rc = (x)) != MPI_SUCCESS)                                                             \
-            goto out;                                                                              \
-    } while (0)
-
 /* Whether a series of n batches (R the minimum) is complete: before R,
  * when the batches agree (--agree); from R on, unless cheap and noisy. */
-static int enough(const tbp_meas_opts *o, int R, int cap, const double *x, int n, double spent)
+static int enough(const tt_meas_opts *o, int R, int cap, const double *x, int n, double spent)
 {
     if (n < R)
         return tbp_batches_agree(x, n, AGREE_MIN, o->agree);
@@ -49,18 +43,18 @@ static int enough(const tbp_meas_opts *o, int R, int cap, const double *x, int n
 
 int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_batches *b, double five[][5])
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     int R = b->min, cap = b->extend && o->max_reps > R ? o->max_reps : R, n = 0, rc;
     double *x = malloc((size_t)b->nser * (size_t)cap * sizeof *x), v[TBP_MAX_SERIES];
     if (!x)
         return MPI_ERR_NO_MEM;
-    CHECK(tbp_cmd_send(comm, peer, b->m, b->nmsg, b->reply, b->warm + (long)R * b->per));
+    TBP_CHECK(tbp_cmd_send(comm, peer, b->m, b->nmsg, b->reply, b->warm + (long)R * b->per));
     if (b->warm)
-        CHECK(b->fn(comm, peer, c, b->arg, b->warm, v));
+        TBP_CHECK(b->fn(comm, peer, c, b->arg, b->warm, v));
     double t0 = MPI_Wtime();
     int commanded = R; /* batches the receiver has been told of */
     for (;;) {
-        CHECK(b->fn(comm, peer, c, b->arg, b->per, v));
+        TBP_CHECK(b->fn(comm, peer, c, b->arg, b->per, v));
         for (int s = 0; s < b->nser; s++)
             x[s * cap + n] = v[s];
         n++;
@@ -70,11 +64,11 @@ int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_b
             done = enough(o, R, cap, x + s * cap, n, spent);
         if (done) {
             if (n < commanded)
-                CHECK(tbp_cmd_stop(comm, peer));
+                TBP_CHECK(tbp_cmd_stop(comm, peer));
             break;
         }
         if (n == commanded) {
-            CHECK(tbp_cmd_send(comm, peer, b->m, b->nmsg, b->reply, (long)(cap - n) * b->per));
+            TBP_CHECK(tbp_cmd_send(comm, peer, b->m, b->nmsg, b->reply, (long)(cap - n) * b->per));
             commanded = cap;
         }
     }
@@ -105,12 +99,12 @@ int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt)
     int rc;
     long done = 0;
     double last[WARM_STABLE], best = 0, start = MPI_Wtime();
-    CHECK(tbp_cmd_send(comm, peer, 0, 1, 0, WARM_BOUND));
+    TBP_CHECK(tbp_cmd_send(comm, peer, 0, 1, 0, WARM_BOUND));
     for (;;) {
         double t0 = MPI_Wtime();
         for (int k = 0; k < WARM_CHUNK; k++) {
-            CHECK(MPI_Send(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-            CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+            TBP_CHECK(MPI_Send(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+            TBP_CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
         }
         double now = MPI_Wtime(), t = (now - t0) / WARM_CHUNK;
         long chunk = done / WARM_CHUNK;
@@ -125,7 +119,7 @@ int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt)
             break;
     }
     if (done < WARM_BOUND)
-        CHECK(tbp_cmd_stop(comm, peer));
+        TBP_CHECK(tbp_cmd_stop(comm, peer));
     *rtt = best;
 out:
     return rc;

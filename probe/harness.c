@@ -46,7 +46,7 @@ int tbp_subset_barrier(MPI_Comm comm, const int *ranks, int k, int tag_base)
 /* PMPI_Bcast throughout the probe: the probe is linked with libtopobcast
  * (for the identity and the loader), whose MPI_Bcast would otherwise
  * intercept these calls and set up its topology machinery on the way. */
-int tbp_schedule_bcast(tbp_schedule *s, int root, MPI_Comm comm)
+int tbp_rounds_bcast(tbp_rounds *s, int root, MPI_Comm comm)
 {
     int me, hdr[3] = {s->n, s->npairs, s->nrounds};
     MPI_Comm_rank(comm, &me);
@@ -125,7 +125,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Sorted, de-duplicated ranks of rounds [r0, r1]. */
-static int participants(const tbp_schedule *s, int r0, int r1, int *out)
+static int participants(const tbp_rounds *s, int r0, int r1, int *out)
 {
     int k = 0;
     if (r0 < 0)
@@ -143,12 +143,12 @@ static int participants(const tbp_schedule *s, int r0, int r1, int *out)
     return u;
 }
 
-static int is_checkpoint(const tbp_schedule *s, int stride, int r)
+static int is_checkpoint(const tbp_rounds *s, int stride, int r)
 {
     return (r + 1) % stride == 0 || r == s->nrounds - 1;
 }
 
-int tbp_harness_run(MPI_Comm comm, const tbp_schedule *s, tbp_pair_fn fn, void *ctx, tbp_progress_mode progress)
+int tbp_harness_run(MPI_Comm comm, const tbp_rounds *s, tbp_pair_fn fn, void *ctx, tbp_progress_mode progress)
 {
     int me, size;
     MPI_Comm ctl;

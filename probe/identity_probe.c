@@ -14,7 +14,7 @@
 #include "plogp.h"
 #include "identity.h"
 
-int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
+int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out)
 {
     int me, size;
     MPI_Comm_rank(comm, &me);
@@ -28,7 +28,7 @@ int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
 #else
     tb_identity_self(&id);
 #endif
-    tbp_rank_info mine;
+    tt_rank_info mine;
     memset(&mine, 0, sizeof mine);
     char name[MPI_MAX_PROCESSOR_NAME + 1];
     int len = 0;
@@ -49,7 +49,7 @@ int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out)
     MPI_Comm_rank(MPI_COMM_WORLD, &mine.world_rank);
     mine.measured = 1;
 
-    tbp_rank_info *all = calloc((size_t)size, sizeof *all);
+    tt_rank_info *all = calloc((size_t)size, sizeof *all);
     if (!all)
         MPI_Abort(comm, 1);
     /* Fixed-size plain data; the job is assumed homogeneous, as MPI_BYTE

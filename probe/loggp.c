@@ -1,145 +1,12 @@
-/* LogGP parameters by Hoefler's parameterised round trip PRTT(n,d,s):
- * the sender sends n messages of s bytes, waiting d between them, and the
- * receiver answers the last one with s bytes.  In LogGP
- *   PRTT(1,0,s) = 2 (L + 2o + (s-1)G)
- *   PRTT(n,d,s) = PRTT(1,0,s) + (n-1) max(o + d, G_all),  G_all = g + (s-1)G
- * so with d = PRTT(1,0,s) (longer than G_all)
- *   o      = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d
- *   G_all  = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
- * and a least-squares line through G_all(s) over s gives g (intercept at
- * s = 1) and G (slope).  Eager and rendezvous protocols have different
- * lines: the switch S is where two segments fit G_all(s) and o(s) much
- * better than one line each (the fit "breaks").  o is the intercept of
- * o(s) below S, and L follows from PRTT(1,0,1) = 2 (L + 2o). */
-#include <math.h>
+/* LogGP measurement of a pair by Hoefler's parameterised round trip
+ * PRTT(n,d,s): the sender sends n messages of s bytes, waiting d between
+ * them, and the receiver answers the last one with s bytes.  Per size s
+ * PRTT(1,0,s), PRTT(n,0,s) and PRTT(n,d,s) with d = PRTT(1,0,s) are
+ * measured here; the parameters follow from them in loggp_fit.c. */
 #include <mpi.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "plogp.h"
-
-double tbp_linfit(const double *x, const double *y, const double *w, int n, double *a, double *b)
-{
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int k = 0; k < n; k++) {
-        double wk = w ? w[k] : 1.0;
-        sw += wk;
-        sx += wk * x[k];
-        sy += wk * y[k];
-        sxx += wk * x[k] * x[k];
-        sxy += wk * x[k] * y[k];
-    }
-    double den = sw * sxx - sx * sx;
-    if (n < 1 || !(sw > 0)) {
-        *a = *b = 0;
-        return 0;
-    }
-    if (!(fabs(den) > 1e-300 * (sw * sxx + 1e-300))) {
-        *b = 0;
-        *a = sy / sw;
-    } else {
-        *b = (sw * sxy - sx * sy) / den;
-        *a = (sy - *b * sx) / sw;
-    }
-    double sse = 0;
-    for (int k = 0; k < n; k++) {
-        double r = y[k] - (*a + *b * x[k]);
-        sse += (w ? w[k] : 1.0) * r * r;
-    }
-    return sse;
-}
-
-/* A two-segment fit must cut the weighted residual to this fraction of
- * the single line's before a protocol switch is reported, and the single
- * lines must miss by more than this RMS relative error (straight data
- * split anywhere fits "better" by rounding). */
-#define SWITCH_GAIN 0.25
-#define SWITCH_MIN_RMS 0.01
-
-/* Residual of lines fitted to both series over [lo, hi). */
-static double two_series(const double *x, const double *yg, const double *wg, const double *yo, const double *wo,
-                         int lo, int hi)
-{
-    double a, b;
-    return tbp_linfit(x + lo, yg + lo, wg + lo, hi - lo, &a, &b) + tbp_linfit(x + lo, yo + lo, wo + lo, hi - lo, &a, &b);
-}
-
-int tbp_loggp_fit_pair(tbp_size_rec *s, int ns, int n, int use_min, tbp_loggp_fit *fit)
-{
-    memset(fit, 0, sizeof *fit);
-    if (ns < 1 || n < 2)
-        return -1;
-    double *x = malloc(5 * (size_t)ns * sizeof *x), *yg = x + ns, *wg = x + 2 * ns, *yo = x + 3 * ns,
-           *wo = x + 4 * ns;
-    if (!x)
-        return -1;
-    int np = 0, first = -1;
-    for (int k = 0; k < ns; k++) {
-        double p1 = s[k].rtt, pn0 = tbp_pick(s[k].q[TBP_Q_B], use_min);
-        double pnd = tbp_pick(s[k].q[TBP_Q_C], use_min);
-        double o = (pnd - p1) / (n - 1) - p1;
-        double gall = (pn0 - p1) / (n - 1);
-        s[k].o_s = s[k].o_r = o > 0 ? o : 0;
-        s[k].g = gall > 0 ? gall : 0;
-        if (s[k].m >= 1) {
-            if (first < 0)
-                first = k;
-            x[np] = s[k].m - 1;
-            yg[np] = s[k].g;
-            yo[np] = s[k].o_s;
-            /* relative residuals: the small sizes matter as much as 2 MiB;
-             * 1 ns floor so that a zero does not take all the weight */
-            double sg = yg[np] > 1e-9 ? yg[np] : 1e-9, so = yo[np] > 1e-9 ? yo[np] : 1e-9;
-            wg[np] = 1.0 / (sg * sg);
-            wo[np] = 1.0 / (so * so);
-            np++;
-        }
-    }
-    if (np < 2) {
-        free(x);
-        return -1;
-    }
-    /* The switch shows in G_all(s) (other g and G) and above all in o(s):
-     * an eager send returns after a copy, a rendezvous one after the
-     * transfer.  Both series are fitted on each side of a candidate split. */
-    double single = two_series(x, yg, wg, yo, wo, 0, np), best = INFINITY;
-    int split = -1;
-    for (int k = 2; k + 2 <= np; k++) {
-        double e = two_series(x, yg, wg, yo, wo, 0, k) + two_series(x, yg, wg, yo, wo, k, np);
-        if (e < best) {
-            best = e;
-            split = k;
-        }
-    }
-    int eager = np;
-    if (split > 0 && best < SWITCH_GAIN * single && single > 2.0 * np * SWITCH_MIN_RMS * SWITCH_MIN_RMS) {
-        eager = split;
-        fit->S = x[split] + 1;
-    }
-    tbp_linfit(x, yg, wg, eager, &fit->g, &fit->G);
-    if (eager < np) {
-        tbp_linfit(x + eager, yg + eager, wg + eager, np - eager, &fit->g2, &fit->G2);
-    } else {
-        fit->g2 = fit->g;
-        fit->G2 = fit->G;
-    }
-    /* o is the per-message part of o(s) (the size-dependent copy is in G):
-     * the intercept of its line below S */
-    double slope;
-    tbp_linfit(x, yo, wo, eager, &fit->o, &slope);
-    if (fit->o < 0)
-        fit->o = 0;
-    double L = s[first].rtt / 2 - 2 * fit->o;
-    fit->L = L > 0 ? L : 0;
-    free(x);
-    return 0;
-}
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((rc = (x)) != MPI_SUCCESS)                                                             \
-            goto out;                                                                              \
-    } while (0)
 
 typedef struct prtt_arg {
     long s;
@@ -155,11 +22,11 @@ static int prtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *a
     (void)reps;
     double t0 = MPI_Wtime();
     for (int k = 0; k < a->n; k++) {
-        CHECK(MPI_Send(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Send(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm));
         if (a->d > 0 && k + 1 < a->n)
             tbp_spin_until(MPI_Wtime() + a->d);
     }
-    CHECK(MPI_Recv(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+    TBP_CHECK(MPI_Recv(c->buf, (int)a->s, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     v[0] = MPI_Wtime() - t0 - c->wtime;
 out:
     return rc;
@@ -176,22 +43,22 @@ static int prtt(MPI_Comm comm, int peer, tbp_measure_ctx *c, long s, int n, doub
     return tbp_measure_batches(comm, peer, c, &b, (double(*)[5])five);
 }
 
-int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec)
+int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tt_pair_rec *rec)
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     long base[72];
     int nb = tbp_sizes_base(o->max_size, base, 72), rc, n = o->prtt_n;
-    tbp_size_rec *s = calloc((size_t)nb, sizeof *s);
+    tt_size_rec *s = calloc((size_t)nb, sizeof *s);
     if (!s)
         return MPI_ERR_NO_MEM;
     for (int k = 0; k < nb; k++) {
         s[k].m = (double)base[k];
-        CHECK(prtt(comm, receiver, c, base[k], 1, 0, 1, s[k].q[TBP_Q_A]));
-        s[k].rtt = tbp_pick(s[k].q[TBP_Q_A], o->use_min);
-        CHECK(prtt(comm, receiver, c, base[k], n, 0, 0, s[k].q[TBP_Q_B]));
-        CHECK(prtt(comm, receiver, c, base[k], n, s[k].rtt, 0, s[k].q[TBP_Q_C]));
+        TBP_CHECK(prtt(comm, receiver, c, base[k], 1, 0, 1, s[k].q[TT_Q_A]));
+        s[k].rtt = tbp_pick(s[k].q[TT_Q_A], o->use_min);
+        TBP_CHECK(prtt(comm, receiver, c, base[k], n, 0, 0, s[k].q[TT_Q_B]));
+        TBP_CHECK(prtt(comm, receiver, c, base[k], n, s[k].rtt, 0, s[k].q[TT_Q_C]));
     }
-    CHECK(tbp_cmd_send(comm, receiver, 0, 0, 0, 0));
+    TBP_CHECK(tbp_cmd_send(comm, receiver, 0, 0, 0, 0));
     tbp_loggp_fit_pair(s, nb, n, o->use_min, &rec->lg);
     rec->L = rec->lg.L;
     rec->nsizes = nb;

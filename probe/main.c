@@ -9,18 +9,19 @@
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "topology.h"
 #include "config.h"
 #include "harness.h"
 #include "plogp.h"
 
 typedef struct cli {
-    tbp_meas_opts meas;
-    tbp_analysis_opts an;
+    tt_meas_opts meas;
+    tt_analysis_opts an;
     const char *save, *output, *analyze, *truth, *graph, *groups, *check;
     int validate, quiet, no_distance;
     tbp_progress_mode progress;
@@ -79,7 +80,7 @@ static void usage(FILE *out)
 "Output and analysis:\n"
 "  --save FILE             write the measurements (format: probe/README.md)\n"
 "  -o, --output FILE       write the topology YAML (config/README.md)\n"
-"  --no-distance-matrix    leave the distance matrix out of the YAML\n"
+"  --no-distance-matrix    leave the distance classes out of the YAML\n"
 "  --distance time|vectors D(m) = t(m) = L + (o_s+o_r)/2 + g(m) (default), or\n"
 "                          Euclidean distance of the ranks' parameter vectors\n"
 "  --at SIZE               the message size m of D(m) (default 0)\n"
@@ -134,12 +135,105 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
+/* The options that take a number, a size or a path, one line each: where
+ * the value goes (an offset into cli) and the range it must lie in. */
+typedef enum {
+    V_INT,    /* int in [lo, hi] */
+    V_REAL,   /* double in [lo, hi] */
+    V_MICROS, /* microseconds in [lo, hi], stored in seconds */
+    V_SIZE,   /* long: a size (K/M/G suffixes) of at least lo */
+    V_PATH    /* const char *: taken as it is */
+} value_kind;
+
+typedef struct value_opt {
+    const char *name, *alias; /* alias may be NULL */
+    value_kind kind;
+    double lo, hi;
+    size_t off;
+} value_opt;
+
+#define AT(field) offsetof(cli, field)
+static const value_opt value_opts[] = {
+    {"--max-size", "-M", V_SIZE, 1, 0, AT(meas.max_size)},
+    {"--reps", "-R", V_INT, 1, 100000, AT(meas.reps)},
+    {"--max-reps", NULL, V_INT, 1, 100000, AT(meas.max_reps)},
+    {"--rep-budget", NULL, V_MICROS, 0, 1e9, AT(meas.rep_budget)},
+    {"--eps", NULL, V_REAL, 1e-6, 10, AT(meas.eps)},
+    {"--max-insert", NULL, V_INT, 0, 10000, AT(meas.max_insert)},
+    {"--k", NULL, V_REAL, 1.0, 100, AT(meas.k_wait)},
+    {"--gsat-max", NULL, V_SIZE, 0, 0, AT(meas.gsat_max)},
+    {"--gsat-cap", NULL, V_INT, 8, 1 << 24, AT(meas.gsat_cap)},
+    {"--batch-time", NULL, V_MICROS, 0, 1e6, AT(meas.batch_time)},
+    {"--prtt-n", NULL, V_INT, 2, 100000, AT(meas.prtt_n)},
+    {"--agree", NULL, V_REAL, 0, 1, AT(meas.agree)},
+    {"--rel-gap", NULL, V_REAL, 1e-6, 1e6, AT(an.rel_gap)},
+    {"--name-accuracy", NULL, V_REAL, 0, 1, AT(an.name_accuracy)},
+    {"--groups", NULL, V_PATH, 0, 0, AT(groups)},
+    {"--save", NULL, V_PATH, 0, 0, AT(save)},
+    {"--output", "-o", V_PATH, 0, 0, AT(output)},
+    {"--check", NULL, V_PATH, 0, 0, AT(check)},
+    {"--analyze", NULL, V_PATH, 0, 0, AT(analyze)},
+    {"--truth", NULL, V_PATH, 0, 0, AT(truth)},
+    {"--graph", NULL, V_PATH, 0, 0, AT(graph)},
+};
+#undef AT
+
+static const value_opt *find_value_opt(const char *name)
+{
+    for (size_t k = 0; k < sizeof value_opts / sizeof value_opts[0]; k++)
+        if (strcmp(name, value_opts[k].name) == 0 || (value_opts[k].alias && strcmp(name, value_opts[k].alias) == 0))
+            return &value_opts[k];
+    return NULL;
+}
+
+/* Stores val as o says; returns 0, or -1 if it is not a valid value. */
+static int set_value(cli *c, const value_opt *o, const char *val)
+{
+    void *to = (char *)c + o->off;
+    double d;
+    long l;
+    switch (o->kind) {
+    case V_INT:
+        return parse_int(val, (long)o->lo, (long)o->hi, to);
+    case V_REAL:
+        return parse_double(val, o->lo, o->hi, to);
+    case V_MICROS:
+        if (parse_double(val, o->lo, o->hi, &d) != 0)
+            return -1;
+        *(double *)to = d * 1e-6;
+        return 0;
+    case V_SIZE:
+        if (parse_size(val, &l) != 0 || l < o->lo)
+            return -1;
+        *(long *)to = l;
+        return 0;
+    case V_PATH:
+        *(const char **)to = val;
+        return 0;
+    }
+    return -1;
+}
+
+/* Index of val in names[0..n), or -1. */
+static int word_index(const char *val, const char *const *names, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(val, names[k]) == 0)
+            return k;
+    return -1;
+}
+
 /* Returns 0, or -1 with a message in err. */
 static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
 {
+    static const char *const modes[] = {"plogp", "loggp"};             /* tt_mode */
+    static const char *const stats[] = {"median", "min"};              /* use_min */
+    static const char *const dists[] = {"time", "vectors"};            /* tt_dist_kind */
+    static const char *const interps[] = {"piecewise", "linfit"};      /* tt_interp */
+    static const char *const progress[] = {"none", "plain", "tty", "auto"}; /* tbp_progress_mode */
     memset(c, 0, sizeof *c);
-    tbp_meas_opts_default(&c->meas);
-    tbp_analysis_opts_default(&c->an);
+    tt_meas_opts_default(&c->meas);
+    tt_analysis_opts_default(&c->an);
     c->progress = TBP_PROGRESS_AUTO;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i], *val = NULL, name[64];
@@ -169,8 +263,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         snprintf(err, errlen, "%s: invalid value '%s' (see --help)", name, val);                   \
         return -1;                                                                                 \
     } while (0)
+/* an option whose value is one of the words of list: k is its index */
+#define WORD(list)                                                                                 \
+    do {                                                                                           \
+        NEEDVAL();                                                                                 \
+        if ((k = word_index(val, list, (int)(sizeof list / sizeof list[0]))) < 0)                  \
+            BAD();                                                                                 \
+    } while (0)
+        const value_opt *vo;
         long l;
-        double d;
         int k;
         if (IS("-h") || IS("--help")) {
             continue;
@@ -179,77 +280,24 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         } else if (IS("-q") || IS("--quiet")) {
             c->quiet = 1;
         } else if (IS("--serial")) {
-            c->meas.conc = TBP_CONC_SERIAL;
+            c->meas.conc = TT_CONC_SERIAL;
         } else if (IS("--no-distance-matrix")) {
             c->no_distance = 1;
+        } else if ((vo = find_value_opt(name)) != NULL) {
+            NEEDVAL();
+            if (set_value(c, vo, val) != 0)
+                BAD();
         } else if (IS("--mode")) {
-            NEEDVAL();
-            if (strcmp(val, "plogp") == 0)
-                c->meas.mode = TBP_MODE_PLOGP;
-            else if (strcmp(val, "loggp") == 0)
-                c->meas.mode = TBP_MODE_LOGGP;
-            else
-                BAD();
-        } else if (IS("-M") || IS("--max-size")) {
-            NEEDVAL();
-            if (parse_size(val, &l) != 0 || l < 1)
-                BAD();
-            c->meas.max_size = l;
-        } else if (IS("-R") || IS("--reps")) {
-            NEEDVAL();
-            if (parse_int(val, 1, 100000, &c->meas.reps) != 0)
-                BAD();
-        } else if (IS("--max-reps")) {
-            NEEDVAL();
-            if (parse_int(val, 1, 100000, &c->meas.max_reps) != 0)
-                BAD();
-        } else if (IS("--rep-budget")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1e9, &d) != 0)
-                BAD();
-            c->meas.rep_budget = d * 1e-6;
+            WORD(modes);
+            c->meas.mode = (tt_mode)k;
         } else if (IS("--stat")) {
-            NEEDVAL();
-            if (strcmp(val, "min") && strcmp(val, "median"))
-                BAD();
-            c->meas.use_min = strcmp(val, "min") == 0;
-        } else if (IS("--eps")) {
-            NEEDVAL();
-            if (parse_double(val, 1e-6, 10, &c->meas.eps) != 0)
-                BAD();
-        } else if (IS("--max-insert")) {
-            NEEDVAL();
-            if (parse_int(val, 0, 10000, &c->meas.max_insert) != 0)
-                BAD();
-        } else if (IS("--k")) {
-            NEEDVAL();
-            if (parse_double(val, 1.0, 100, &c->meas.k_wait) != 0)
-                BAD();
-        } else if (IS("--gsat-max")) {
-            NEEDVAL();
-            if (parse_size(val, &c->meas.gsat_max) != 0)
-                BAD();
-        } else if (IS("--gsat-cap")) {
-            NEEDVAL();
-            if (parse_int(val, 8, 1 << 24, &c->meas.gsat_cap) != 0)
-                BAD();
-        } else if (IS("--batch-time")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1e6, &d) != 0)
-                BAD();
-            c->meas.batch_time = d * 1e-6;
-        } else if (IS("--prtt-n")) {
-            NEEDVAL();
-            if (parse_int(val, 2, 100000, &c->meas.prtt_n) != 0)
-                BAD();
+            WORD(stats);
+            c->meas.use_min = k;
         } else if (IS("--concurrency")) {
             NEEDVAL();
-            if ((k = tbp_concurrency_from_name(val)) < 0)
+            if ((k = tt_concurrency_from_name(val)) < 0)
                 BAD();
-            c->meas.conc = (tbp_concurrency)k;
-        } else if (IS("--groups")) {
-            NEEDVAL();
-            c->groups = val;
+            c->meas.conc = (tt_concurrency)k;
         } else if (IS("--fast")) {
             NEEDVAL();
             c->meas.fast_auto = strcmp(val, "auto") == 0;
@@ -257,10 +305,6 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
                 BAD();
             if (c->meas.fast_auto)
                 c->meas.fast = 1.0;
-        } else if (IS("--agree")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1, &c->meas.agree) != 0)
-                BAD();
         } else if (IS("--seed")) {
             NEEDVAL();
             char *end;
@@ -270,71 +314,33 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
                 BAD();
             c->meas.seed = s;
             c->an.seed = s;
-        } else if (IS("--save")) {
-            NEEDVAL();
-            c->save = val;
-        } else if (IS("-o") || IS("--output")) {
-            NEEDVAL();
-            c->output = val;
         } else if (IS("--progress")) {
-            NEEDVAL();
-            static const char *pm[] = {"none", "plain", "tty", "auto"};
-            k = 0;
-            while (k < 4 && strcmp(val, pm[k]) != 0)
-                k++;
-            if (k == 4)
-                BAD();
+            WORD(progress);
             c->progress = (tbp_progress_mode)k;
-        } else if (IS("--check")) {
-            NEEDVAL();
-            c->check = val;
-        } else if (IS("--analyze")) {
-            NEEDVAL();
-            c->analyze = val;
         } else if (IS("--distance")) {
-            NEEDVAL();
-            if (strcmp(val, "time") == 0)
-                c->an.dist = TBP_DIST_TIME;
-            else if (strcmp(val, "vectors") == 0)
-                c->an.dist = TBP_DIST_VECTORS;
-            else
-                BAD();
+            WORD(dists);
+            c->an.dist = (tt_dist_kind)k;
         } else if (IS("--at")) {
             NEEDVAL();
             if (parse_size(val, &l) != 0)
                 BAD();
             c->an.at = (double)l;
         } else if (IS("--interp")) {
-            NEEDVAL();
-            if (strcmp(val, "piecewise") == 0)
-                c->an.interp = TBP_INTERP_PIECEWISE;
-            else if (strcmp(val, "linfit") == 0)
-                c->an.interp = TBP_INTERP_LINFIT;
-            else
-                BAD();
+            WORD(interps);
+            c->an.interp = (tt_interp)k;
         } else if (IS("--method")) {
             NEEDVAL();
-            if ((k = tbp_method_from_name(val)) < 0)
+            if ((k = tt_method_from_name(val)) < 0)
                 BAD();
-            c->an.method = (tbp_method)k;
-        } else if (IS("--rel-gap")) {
-            NEEDVAL();
-            if (parse_double(val, 1e-6, 1e6, &c->an.rel_gap) != 0)
-                BAD();
-        } else if (IS("--name-accuracy")) {
-            NEEDVAL();
-            if (parse_double(val, 0, 1, &c->an.name_accuracy) != 0)
-                BAD();
-        } else if (IS("--truth")) {
-            NEEDVAL();
-            c->truth = val;
-        } else if (IS("--graph")) {
-            NEEDVAL();
-            c->graph = val;
+            c->an.method = (tt_method)k;
         } else {
             snprintf(err, errlen, "unknown option '%s' (see --help)", a);
             return -1;
         }
+#undef WORD
+#undef BAD
+#undef NEEDVAL
+#undef IS
     }
     if (c->meas.gsat_max > c->meas.max_size)
         c->meas.gsat_max = c->meas.max_size;
@@ -353,7 +359,7 @@ static int close_out(FILE *f)
     return fclose(f);
 }
 
-static void print_levels(FILE *out, const tbp_analysis *a)
+static void print_levels(FILE *out, const tt_analysis *a)
 {
     fprintf(out, "probe: %d level%s found (%s):", a->h.nlevels, a->h.nlevels == 1 ? "" : "s", a->desc);
     for (int l = 0; l < a->h.nlevels; l++)
@@ -365,64 +371,64 @@ static void print_levels(FILE *out, const tbp_analysis *a)
  * partitions nobody writes down: the whole job (one group) and the ranks
  * themselves (below the last level); a truth such as "node" with one rank
  * per node, or "island" on a single island, is matched by those. */
-static void validate(const tbp_hierarchy *h, const tbp_truth *tt, int nt)
+static void validate(const tt_hierarchy *h, const tt_truth *tt, int nt)
 {
     int n = h->n;
     int add_job = h->nlevels == 0 || h->nclusters[0] > 1;
     int add_rank = h->nlevels == 0 || h->nclusters[h->nlevels - 1] < n;
-    tbp_hierarchy v;
-    if (tbp_hierarchy_alloc(&v, n, h->nlevels + add_job + add_rank) != 0) {
-        tbp_validate_print(stdout, h, tt, nt);
+    tt_hierarchy v;
+    if (tt_hierarchy_alloc(&v, n, h->nlevels + add_job + add_rank) != 0) {
+        tt_validate_print(stdout, h, tt, nt);
         return;
     }
     int l = 0;
     if (add_job) {
-        snprintf(v.name[l], TBP_NAME_MAX, "(job)");
+        snprintf(v.name[l], TT_NAME_MAX, "(job)");
         v.nclusters[l++] = 1; /* labels are zero */
     }
     for (int k = 0; k < h->nlevels; k++, l++) {
         memcpy(v.labels[l], h->labels[k], (size_t)n * sizeof *v.labels[l]);
         v.nclusters[l] = h->nclusters[k];
-        memcpy(v.name[l], h->name[k], TBP_NAME_MAX);
+        memcpy(v.name[l], h->name[k], TT_NAME_MAX);
     }
     if (add_rank) {
-        snprintf(v.name[l], TBP_NAME_MAX, "(ranks)");
+        snprintf(v.name[l], TT_NAME_MAX, "(ranks)");
         for (int r = 0; r < n; r++)
             v.labels[l][r] = r;
         v.nclusters[l] = n;
     }
-    tbp_validate_print(stdout, &v, tt, nt);
-    tbp_hierarchy_free(&v);
+    tt_validate_print(stdout, &v, tt, nt);
+    tt_hierarchy_free(&v);
 }
 
 /* Everything after the measurement: save, analyse, write, validate. */
-static int finish(tbp_meas *m, const cli *c)
+static int finish(tt_meas *m, const cli *c)
 {
     char err[512];
     int rc = 0;
     if (c->save) {
         FILE *f = open_out(c->save);
-        if (!f || tbp_save_write(m, f) != 0 || close_out(f) != 0) {
+        if (!f || tt_save_write(m, f) != 0 || close_out(f) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the measurements\n", c->save);
             return 1;
         }
     }
-    tbp_truthset truth;
-    if (tbp_truth_build(m, c->truth, &truth, err, sizeof err) != 0) {
+    tt_truthset truth;
+    if (tt_truth_build(m, c->truth, &truth, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
         return 1;
     }
-    tbp_analysis a;
-    if (tbp_analyze(m, &c->an, &truth, &a, err, sizeof err) != 0) {
+    tt_analysis a;
+    if (tt_analyze(m, &c->an, &truth, &a, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
-        tbp_truth_free(&truth);
+        tt_truth_free(&truth);
         return 1;
     }
     if (!c->quiet)
         print_levels(stdout, &a);
     if (c->output) {
         FILE *f = open_out(c->output);
-        if (!f || tbp_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
+        if (!f || tt_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the topology\n", c->output);
             rc = 1;
         } else if (strcmp(c->output, "-") != 0) {
@@ -437,9 +443,9 @@ static int finish(tbp_meas *m, const cli *c)
         }
     }
     if (c->validate) {
-        tbp_truth tt[TBP_MAX_TRUTH];
+        tt_truth tt[TT_MAX_TRUTH];
         for (int k = 0; k < truth.ntruth; k++)
-            tt[k] = (tbp_truth){.name = truth.name[k], .labels = truth.labels[k]};
+            tt[k] = (tt_truth){.name = truth.name[k], .labels = truth.labels[k]};
         printf("validation against the recorded ground truth (%d ranks):\n", m->n);
         validate(&a.h, tt, truth.ntruth);
     }
@@ -451,7 +457,7 @@ static int finish(tbp_meas *m, const cli *c)
         else
             snprintf(tgfname, sizeof tgfname, "%s.tgf", c->graph);
         FILE *fd = fopen(c->graph, "w"), *ft = fopen(tgfname, "w");
-        if (!fd || !ft || tbp_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
+        if (!fd || !ft || tt_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");
             rc = 1;
         }
@@ -460,8 +466,8 @@ static int finish(tbp_meas *m, const cli *c)
         if (ft)
             fclose(ft);
     }
-    tbp_analysis_free(&a);
-    tbp_truth_free(&truth);
+    tt_analysis_free(&a);
+    tt_truth_free(&truth);
     return rc;
 }
 
@@ -481,7 +487,7 @@ static int check_file(const char *path)
         printf("%s: loads; topology of %d leaves on %d hosts, levels:", path, t->nleaves, t->nhosts);
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
-        printf("; distance matrix %s\n", t->dist ? "yes" : "no");
+        printf("; distance classes %s\n", t->dist.given ? "yes" : "no");
     }
     tb_config_free(&cfg);
     return 0;
@@ -494,9 +500,9 @@ static int analyze_offline(const cli *c)
         fprintf(stderr, "topobcast-probe: %s: %s\n", c->analyze, strerror(errno));
         return 1;
     }
-    tbp_meas m;
+    tt_meas m;
     char err[512];
-    int rc = tbp_save_read(f, c->analyze, &m, err, sizeof err);
+    int rc = tt_save_read(f, c->analyze, &m, err, sizeof err);
     fclose(f);
     if (rc != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
@@ -505,7 +511,7 @@ static int analyze_offline(const cli *c)
     cli cc = *c;
     cc.save = NULL;
     rc = finish(&m, &cc);
-    tbp_meas_free(&m);
+    tt_meas_free(&m);
     return rc;
 }
 
@@ -558,7 +564,7 @@ static int measure(const cli *c)
         MPI_Comm_free(&comm);
         return 2;
     }
-    tbp_meas m;
+    tt_meas m;
     memset(&m, 0, sizeof m);
     m.opt = c->meas;
     m.n = size;
@@ -583,7 +589,7 @@ static int measure(const cli *c)
             MPI_Comm_free(&comm);
             free(group);
             free(measured);
-            tbp_meas_free(&m);
+            tt_meas_free(&m);
             return 2;
         }
     }
@@ -598,19 +604,19 @@ static int measure(const cli *c)
             ngroups = group[r] + 1;
     }
 
-    tbp_schedule s;
+    tbp_rounds s;
     memset(&s, 0, sizeof s);
-    if (me == 0 && tbp_schedule_build(size, group, measured, c->meas.conc, &s) != 0) {
+    if (me == 0 && tbp_rounds_build(size, group, measured, c->meas.conc, &s) != 0) {
         fprintf(stderr, "topobcast-probe: out of memory building the schedule\n");
         MPI_Abort(comm, 1);
     }
-    tbp_schedule_bcast(&s, 0, comm);
+    tbp_rounds_bcast(&s, 0, comm);
     long all_pairs = (long)size * (size - 1) / 2;
     if (me == 0 && !c->quiet) {
         printf("probe: %d ranks on %d hosts, %d independence groups; %s, M=%ld, R=%d\n", size, nhosts, ngroups,
-               c->meas.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
+               c->meas.mode == TT_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
         printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs, all_pairs,
-               s.nrounds, tbp_concurrency_name(c->meas.conc));
+               s.nrounds, tt_concurrency_name(c->meas.conc));
         if (m.opt.fast < 1 || c->meas.fast_auto)
             printf(", fast %s%g (seed %lu)", c->meas.fast_auto ? "auto = " : "", m.opt.fast, c->meas.seed);
         printf("\n");
@@ -635,7 +641,7 @@ static int measure(const cli *c)
     tbp_measure_free(&ctx);
     int status = 0;
     if (me == 0) {
-        if (tbp_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
+        if (tt_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
             fprintf(stderr, "topobcast-probe: internal error: %d results for %d pairs\n", m.npairs, s.npairs);
             status = 1;
         } else {
@@ -648,8 +654,8 @@ static int measure(const cli *c)
         }
     }
     PMPI_Bcast(&status, 1, MPI_INT, 0, comm);
-    tbp_schedule_free(&s);
-    tbp_meas_free(&m);
+    tbp_rounds_free(&s);
+    tt_meas_free(&m);
     free(group);
     free(measured);
     MPI_Comm_free(&comm);

@@ -1,6 +1,6 @@
 /* PLogP parameters of one pair (Kielmann et al., as measured in the seed
- * thesis sec. 3.1.2), the receiver's command loop, the MPI_Wtime overhead,
- * and bringing the results to rank 0.
+ * thesis sec. 3.1.2), the measurement of a pair by either mode, and
+ * bringing the results to rank 0.
  *
  * After the pair's warm-up (batches.c), per message size m, each in
  * batches of b operations (b makes a batch last at least batch_time, so
@@ -32,7 +32,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "plogp.h"
 
@@ -48,56 +47,7 @@
 #define PAYLOAD_FREE(p) free(p)
 #endif
 
-void tbp_spin_until(double t)
-{
-#ifdef SMPI_H
-    /* smpicc maps nanosleep onto simulated time (smpi_execute does not
-     * advance it without simulate-computation) */
-    double now = MPI_Wtime();
-    if (t > now) {
-        double d = t - now;
-        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
-        if (ts.tv_sec == 0 && ts.tv_nsec == 0)
-            ts.tv_nsec = 1;
-        nanosleep(&ts, NULL);
-    }
-#else
-    while (MPI_Wtime() < t)
-        ;
-#endif
-}
-
-static void busy(void)
-{
-    volatile int i, dummy;
-    for (dummy = 42, i = 0; i < 300; i++)
-        dummy++;
-}
-
-double tbp_wtime_overhead(void)
-{
-    double best_plain = INFINITY, best_timed = INFINITY;
-    for (int rep = 0; rep < 5; rep++) {
-        double t0 = MPI_Wtime();
-        for (int k = 0; k < 1000; k++)
-            busy();
-        double plain = (MPI_Wtime() - t0) / 1000;
-        double sum = 0;
-        for (int k = 0; k < 1000; k++) {
-            double ts = MPI_Wtime();
-            busy();
-            sum += MPI_Wtime() - ts;
-        }
-        if (plain < best_plain)
-            best_plain = plain;
-        if (sum / 1000 < best_timed)
-            best_timed = sum / 1000;
-    }
-    double w = best_timed - best_plain;
-    return w > 0 ? w : 0;
-}
-
-int tbp_measure_init(tbp_measure_ctx *c, const tbp_meas_opts *opt)
+int tbp_measure_init(tbp_measure_ctx *c, const tt_meas_opts *opt)
 {
     memset(c, 0, sizeof *c);
     c->opt = opt;
@@ -115,49 +65,9 @@ void tbp_measure_free(tbp_measure_ctx *c)
     if (c->buf)
         PAYLOAD_FREE(c->buf);
     for (int k = 0; k < c->nrec; k++)
-        tbp_pair_rec_free(&c->rec[k]);
+        tt_pair_rec_free(&c->rec[k]);
     free(c->rec);
     memset(c, 0, sizeof *c);
-}
-
-int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count)
-{
-    long cmd[4] = {m, n, reply, count};
-    return MPI_Send(cmd, 4, MPI_LONG, receiver, TBP_TAG_CMD, comm);
-}
-
-int tbp_cmd_stop(MPI_Comm comm, int receiver)
-{
-    return MPI_Send(NULL, 0, MPI_BYTE, receiver, TBP_TAG_STOP, comm);
-}
-
-/* The receiver: obey commands until count == 0.  Where data is expected,
- * an empty message tagged TBP_TAG_STOP may come instead: the sender
- * stopped early (its batches agreed, --agree), and a new command follows.
- * Data receives therefore take any tag; they stay posted back to back as
- * with a fixed count, and nothing is read from the payload (under SMPI it
- * is a shared buffer whose contents are not transferred). */
-static int receiver_loop(MPI_Comm comm, int sender, char *buf)
-{
-    for (;;) {
-        long cmd[4];
-        int rc = MPI_Recv(cmd, 4, MPI_LONG, sender, TBP_TAG_CMD, comm, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (cmd[3] == 0)
-            return MPI_SUCCESS;
-        int stop = 0;
-        for (long c = 0; c < cmd[3] && !stop; c++) {
-            for (long k = 0; k < cmd[1] && !stop; k++) {
-                MPI_Status st;
-                if ((rc = MPI_Recv(buf, (int)cmd[0], MPI_BYTE, sender, MPI_ANY_TAG, comm, &st)) != MPI_SUCCESS)
-                    return rc;
-                stop = st.MPI_TAG == TBP_TAG_STOP;
-            }
-            if (!stop && (rc = MPI_Send(buf, (int)cmd[2], MPI_BYTE, sender, TBP_TAG_DATA, comm)) != MPI_SUCCESS)
-                return rc;
-        }
-    }
 }
 
 static long batch_len(double batch_time, double rtt_est)
@@ -167,12 +77,6 @@ static long batch_len(double batch_time, double rtt_est)
     double b = ceil(batch_time / rtt_est);
     return b < 1 ? 1 : b > 64 ? 64 : (long)b;
 }
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((rc = (x)) != MPI_SUCCESS)                                                             \
-            goto out;                                                                              \
-    } while (0)
 
 /* What a batch needs to know: the size, and for o_r the wait. */
 typedef struct op_arg {
@@ -188,8 +92,8 @@ static int rtt_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *ar
     int rc = MPI_SUCCESS, im = (int)a->m;
     double t0 = MPI_Wtime();
     for (long k = 0; k < reps; k++) {
-        CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Send(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     }
     v[0] = (MPI_Wtime() - t0 - c->wtime) / (double)reps;
 out:
@@ -205,11 +109,11 @@ static int overhead_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const voi
     double w = c->wtime, sos = 0, sor = 0;
     for (long k = 0; k < reps; k++) {
         double t0 = MPI_Wtime();
-        CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+        TBP_CHECK(MPI_Ssend(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm));
         double t1 = MPI_Wtime();
         tbp_spin_until(t0 + c->opt->k_wait * a->rtt);
         double t2 = MPI_Wtime();
-        CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Recv(c->buf, im, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
         double t3 = MPI_Wtime();
         sos += t1 - t0 - w;
         sor += t3 - t2 - w;
@@ -228,8 +132,8 @@ static int burst_batch(MPI_Comm comm, int peer, tbp_measure_ctx *c, const void *
     (void)reps;
     double t0 = MPI_Wtime();
     for (int k = 0; k < a->n; k++)
-        CHECK(MPI_Send(c->buf, (int)a->m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
-    CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
+        TBP_CHECK(MPI_Send(c->buf, (int)a->m, MPI_BYTE, peer, TBP_TAG_DATA, comm));
+    TBP_CHECK(MPI_Recv(c->buf, 0, MPI_BYTE, peer, TBP_TAG_DATA, comm, MPI_STATUS_IGNORE));
     v[0] = MPI_Wtime() - t0 - c->wtime;
 out:
     return rc;
@@ -253,10 +157,10 @@ static int burst_time(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, int n
 /* g(m) by link saturation. */
 static int saturate(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double *g, int *nsat)
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     int rc, n = 4;
     double T1, T2 = 0, prev = NAN, est = NAN;
-    CHECK(burst_time(comm, peer, c, m, n, &T1));
+    TBP_CHECK(burst_time(comm, peer, c, m, n, &T1));
     *nsat = n;
     for (;;) {
         if (2 * n > o->gsat_cap) {
@@ -264,7 +168,7 @@ static int saturate(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double 
                 est = T1 / n;
             break;
         }
-        CHECK(burst_time(comm, peer, c, m, 2 * n, &T2));
+        TBP_CHECK(burst_time(comm, peer, c, m, 2 * n, &T2));
         est = (T2 - T1) / n;
         *nsat = 2 * n;
         if (!isnan(prev) && fabs(est - prev) <= o->eps * fabs(est))
@@ -286,9 +190,9 @@ out:
  * batches of b operations lasting about --batch-time; g(m) up to
  * --gsat-max. */
 static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, double rtt_est,
-                        tbp_size_rec *out)
+                        tt_size_rec *out)
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     long b = batch_len(o->batch_time, rtt_est);
     int rc;
     memset(out, 0, sizeof *out);
@@ -296,23 +200,23 @@ static int measure_size(MPI_Comm comm, int peer, tbp_measure_ctx *c, long m, dou
     op_arg a = {.m = m};
     tbp_batches rt = {.m = m, .nmsg = 1, .reply = m, .warm = 1, .per = b, .min = o->reps, .extend = 1, .nser = 1,
                       .fn = rtt_batch, .arg = &a};
-    CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TBP_Q_A]));
-    out->rtt = tbp_pick(out->q[TBP_Q_A], o->use_min);
+    TBP_CHECK(tbp_measure_batches(comm, peer, c, &rt, &out->q[TT_Q_A]));
+    out->rtt = tbp_pick(out->q[TT_Q_A], o->use_min);
 
     a.rtt = out->rtt;
     tbp_batches ov = rt;
     ov.nser = 2;
     ov.fn = overhead_batch;
-    CHECK(tbp_measure_batches(comm, peer, c, &ov, &out->q[TBP_Q_B]));
-    out->o_s = tbp_pick(out->q[TBP_Q_B], o->use_min);
-    out->o_r = tbp_pick(out->q[TBP_Q_C], o->use_min);
+    TBP_CHECK(tbp_measure_batches(comm, peer, c, &ov, &out->q[TT_Q_B]));
+    out->o_s = tbp_pick(out->q[TT_Q_B], o->use_min);
+    out->o_r = tbp_pick(out->q[TT_Q_C], o->use_min);
 
     /* In the model a message of m bytes takes L + g(m) one way, so
      * g(m) <= RTT(m)/2 (L >= 0).  Saturation breaks that only when a slow
      * phase hit its bursts (T(2n) - T(n) magnifies it), and g(0) above
      * RTT(0)/2 would make L = 0 and D(0) = t(0) too large by the excess. */
     if (m <= o->gsat_max) {
-        CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
+        TBP_CHECK(saturate(comm, peer, c, m, &out->g, &out->gsat));
         if (out->g > out->rtt / 2)
             out->g = out->rtt / 2;
     }
@@ -323,13 +227,13 @@ out:
 /* Measurements of a suspect base size beyond the first. */
 #define REMEASURE_MAX 2
 
-static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_rec *rec)
+static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tt_pair_rec *rec)
 {
-    const tbp_meas_opts *o = c->opt;
+    const tt_meas_opts *o = c->opt;
     long base[72];
     int nb = tbp_sizes_base(o->max_size, base, 72);
     int cap = nb + (o->max_insert > 0 ? o->max_insert : 0), ns = 0, rc;
-    tbp_size_rec *s = calloc((size_t)cap, sizeof *s);
+    tt_size_rec *s = calloc((size_t)cap, sizeof *s);
     double *tmp = malloc(7 * (size_t)cap * sizeof *tmp);
     if (!s || !tmp) {
         free(s);
@@ -337,17 +241,17 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_r
         return MPI_ERR_NO_MEM;
     }
     double est;
-    CHECK(tbp_warm_up(comm, peer, c, &est));
+    TBP_CHECK(tbp_warm_up(comm, peer, c, &est));
     for (int k = 0; k < nb; k++) {
-        CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
+        TBP_CHECK(measure_size(comm, peer, c, base[k], est, &s[ns]));
         est = s[ns++].rtt;
     }
     /* suspect sizes are measured again, at most twice, from the largest
      * down so that a run of them is undone */
     for (int k = ns - 1; k >= 0; k--)
         for (int tries = 0; tries < REMEASURE_MAX && tbp_size_suspect(s, k, ns, o->eps); tries++) {
-            tbp_size_rec again;
-            CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
+            tt_size_rec again;
+            TBP_CHECK(measure_size(comm, peer, c, (long)s[k].m, k + 1 < ns ? s[k + 1].rtt : s[k - 1].rtt, &again));
             tbp_size_keep_lower(&s[k], &again);
         }
     for (int ins = 0; ins < o->max_insert; ins++) {
@@ -368,13 +272,13 @@ static int plogp_measure(MPI_Comm comm, int peer, tbp_measure_ctx *c, tbp_pair_r
         int p = 0;
         while (p < ns && s[p].m < (double)next)
             p++;
-        tbp_size_rec add;
-        CHECK(measure_size(comm, peer, c, next, p > 0 ? s[p - 1].rtt : est, &add));
+        tt_size_rec add;
+        TBP_CHECK(measure_size(comm, peer, c, next, p > 0 ? s[p - 1].rtt : est, &add));
         memmove(s + p + 1, s + p, (size_t)(ns - p) * sizeof *s);
         s[p] = add;
         ns++;
     }
-    CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
+    TBP_CHECK(tbp_cmd_send(comm, peer, 0, 0, 0, 0));
 
     /* sizes above the saturation limit: g from the round trip.  Eq. 3.1
      * assumes an empty answer, RTT(m) = 2L + g(m) + g(0); our ping-pong
@@ -404,7 +308,7 @@ int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx)
     int me;
     MPI_Comm_rank(comm, &me);
     if (me == receiver)
-        return receiver_loop(comm, sender, c->buf);
+        return tbp_cmd_serve(comm, sender, c->buf);
     if (c->nrec == c->cap) {
         int cap = c->cap ? 2 * c->cap : 64;
         void *p = realloc(c->rec, (size_t)cap * sizeof *c->rec);
@@ -413,11 +317,11 @@ int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx)
         c->rec = p;
         c->cap = cap;
     }
-    tbp_pair_rec *rec = &c->rec[c->nrec];
+    tt_pair_rec *rec = &c->rec[c->nrec];
     memset(rec, 0, sizeof *rec);
     rec->i = sender;
     rec->j = receiver;
-    int rc = c->opt->mode == TBP_MODE_LOGGP ? tbp_loggp_measure(comm, receiver, c, rec)
+    int rc = c->opt->mode == TT_MODE_LOGGP ? tbp_loggp_measure(comm, receiver, c, rec)
                                             : plogp_measure(comm, receiver, c, rec);
     if (rc == MPI_SUCCESS)
         c->nrec++;
@@ -427,30 +331,27 @@ int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx)
 /* ---- results to rank 0 --------------------------------------------------- */
 
 #define PAIR_HDR 11
-#define SIZE_LEN (6 + 3 * 5)
+#define SIZE_LEN TT_SIZE_REC_LEN
 
-static size_t rec_len(const tbp_pair_rec *p)
+static size_t rec_len(const tt_pair_rec *p)
 {
     return PAIR_HDR + (size_t)p->nsizes * SIZE_LEN;
 }
 
-static double *pack_rec(const tbp_pair_rec *p, double *d)
+static double *pack_rec(const tt_pair_rec *p, double *d)
 {
     double hdr[PAIR_HDR] = {p->i, p->j, p->L, p->nsizes, p->lg.L, p->lg.o, p->lg.g, p->lg.G, p->lg.S,
                             p->lg.g2, p->lg.G2};
     memcpy(d, hdr, sizeof hdr);
     d += PAIR_HDR;
     for (int k = 0; k < p->nsizes; k++) {
-        const tbp_size_rec *s = &p->s[k];
-        double v[6] = {s->m, s->rtt, s->o_s, s->o_r, s->g, s->gsat};
-        memcpy(d, v, sizeof v);
-        memcpy(d + 6, s->q, sizeof s->q);
+        tt_size_rec_pack(&p->s[k], d);
         d += SIZE_LEN;
     }
     return d;
 }
 
-static const double *unpack_rec(const double *d, const double *end, tbp_pair_rec *p)
+static const double *unpack_rec(const double *d, const double *end, tt_pair_rec *p)
 {
     if (end - d < PAIR_HDR)
         return NULL;
@@ -459,7 +360,7 @@ static const double *unpack_rec(const double *d, const double *end, tbp_pair_rec
     p->j = (int)d[1];
     p->L = d[2];
     p->nsizes = (int)d[3];
-    p->lg = (tbp_loggp_fit){.L = d[4], .o = d[5], .g = d[6], .G = d[7], .S = d[8], .g2 = d[9], .G2 = d[10]};
+    p->lg = (tt_loggp_fit){.L = d[4], .o = d[5], .g = d[6], .G = d[7], .S = d[8], .g2 = d[9], .G2 = d[10]};
     d += PAIR_HDR;
     if (p->nsizes < 0 || end - d < (ptrdiff_t)p->nsizes * SIZE_LEN)
         return NULL;
@@ -467,20 +368,13 @@ static const double *unpack_rec(const double *d, const double *end, tbp_pair_rec
     if (!p->s)
         return NULL;
     for (int k = 0; k < p->nsizes; k++) {
-        tbp_size_rec *s = &p->s[k];
-        s->m = d[0];
-        s->rtt = d[1];
-        s->o_s = d[2];
-        s->o_r = d[3];
-        s->g = d[4];
-        s->gsat = (int)d[5];
-        memcpy(s->q, d + 6, sizeof s->q);
+        tt_size_rec_unpack(&p->s[k], d);
         d += SIZE_LEN;
     }
     return d;
 }
 
-int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m)
+int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m)
 {
     int me, size, rc;
     MPI_Comm_rank(comm, &me);
@@ -521,7 +415,7 @@ int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m)
     free(mine);
     if (rc == MPI_SUCCESS && me == 0) {
         int np = 0, capn = 1024;
-        tbp_pair_rec *pairs = malloc((size_t)capn * sizeof *pairs);
+        tt_pair_rec *pairs = malloc((size_t)capn * sizeof *pairs);
         const double *p = all, *end = all + total;
         while (pairs && p < end) {
             if (np == capn) {

@@ -15,16 +15,26 @@
 #include "probe.h"
 
 typedef struct tbp_measure_ctx {
-    const tbp_meas_opts *opt;
+    const tt_meas_opts *opt;
     char *buf;          /* opt->max_size bytes, reused for sending and receiving */
     double wtime;       /* this rank's MPI_Wtime overhead, subtracted from timings */
-    tbp_pair_rec *rec;  /* the pairs this rank sent in */
+    tt_pair_rec *rec;   /* the pairs this rank sent in */
     int nrec, cap;
 } tbp_measure_ctx;
 
-int tbp_measure_init(tbp_measure_ctx *c, const tbp_meas_opts *opt);
+/** \brief Prepares c for measuring with opt (kept by pointer): the payload
+ *  buffer of opt->max_size bytes (SMPI's shared one under SMPI) and this
+ *  rank's MPI_Wtime overhead.
+ *  \return 0 (c owns its buffer and records: tbp_measure_free); -1 if out
+ *  of memory. */
+int tbp_measure_init(tbp_measure_ctx *c, const tt_meas_opts *opt);
+/** \brief Frees what c owns (buffer, records) and zeroes it.
+ *  \return nothing. */
 void tbp_measure_free(tbp_measure_ctx *c);
-/* The harness callback (tbp_pair_fn): measures one pair by opt->mode. */
+/** \brief The harness callback (tbp_pair_fn): the receiver serves the
+ *  sender's commands, the sender measures the pair by opt->mode and keeps
+ *  the record in c.
+ *  \return MPI_SUCCESS, an MPI error code, or MPI_ERR_NO_MEM. */
 int tbp_measure_pair(MPI_Comm comm, int sender, int receiver, void *ctx);
 
 /* The repetition of a measurement (batches.c).  A batch: fn performs
@@ -51,27 +61,52 @@ int tbp_measure_batches(MPI_Comm comm, int peer, tbp_measure_ctx *c, const tbp_b
  * best chunk's round trip, to size the first batches. */
 int tbp_warm_up(MPI_Comm comm, int peer, tbp_measure_ctx *c, double *rtt);
 
-/* Sender side of the LogGP mode (loggp.c); the receiver side is the
- * common command loop. */
-int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tbp_pair_rec *rec);
+/** \brief Sender side of the LogGP mode (loggp.c): PRTT(1,0,s),
+ *  PRTT(n,0,s), PRTT(n,d,s) per base size, then the fit (loggp_fit.c) into
+ *  rec; the receiver side is the command loop (tbp_cmd_serve).
+ *  \return MPI_SUCCESS with rec's sizes malloc'd (owned by rec:
+ *  tt_pair_rec_free); an MPI error code or MPI_ERR_NO_MEM otherwise. */
+int tbp_loggp_measure(MPI_Comm comm, int receiver, tbp_measure_ctx *c, tt_pair_rec *rec);
 
-/* Helpers shared by the two modes (plogp.c). */
+/* The command protocol shared by the two modes (pair_cmd.c). */
+/** \brief Sender: tells the receiver its next command, "count times:
+ *  receive n messages of m bytes, answer with reply bytes" (count 0: the
+ *  pair is done).
+ *  \return MPI_SUCCESS or the error code of MPI_Send. */
 int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count);
-/* Ends the receiver's current command before its count (the batches
- * agreed); the next command follows. */
+/** \brief Sender: ends the receiver's current command before its count
+ *  (the batches agreed); the next command follows.
+ *  \return MPI_SUCCESS or the error code of MPI_Send. */
 int tbp_cmd_stop(MPI_Comm comm, int receiver);
-void tbp_spin_until(double t);
+/** \brief Receiver: obeys the sender's commands, with buf (large enough
+ *  for the largest message) as payload, until a command of count 0.
+ *  \return MPI_SUCCESS, or the first MPI error code. */
+int tbp_cmd_serve(MPI_Comm comm, int sender, char *buf);
 
-/* MPI_Wtime overhead of this process (seed thesis fig. 3.7): timing of a
- * fixed busy loop with and without MPI_Wtime around each call. */
+/* The clock (wtime.c). */
+/** \brief Busy-waits until MPI_Wtime() reaches t (under SMPI: sleeps in
+ *  simulated time).
+ *  \return nothing. */
+void tbp_spin_until(double t);
+/** \brief MPI_Wtime overhead of this process (seed thesis fig. 3.7): a
+ *  fixed busy loop timed with and without MPI_Wtime around each call.
+ *  \return the overhead of one call in seconds, at least 0. */
 double tbp_wtime_overhead(void);
 
 /* Everyone's identity, allgathered: host (MPI processor name), hwloc
  * place, world rank; group = dense id of the host.  *out is malloc'd. */
-int tbp_identity_gather(MPI_Comm comm, tbp_rank_info **out);
+int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out);
 
 /* Collective: rank 0 appends every rank's records to m->pair. */
-int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tbp_meas *m);
+int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m);
+
+/* In the measurement functions (int rc and a label out in scope): rc = x,
+ * and on an MPI error straight to out. */
+#define TBP_CHECK(x)                                                                               \
+    do {                                                                                           \
+        if ((rc = (x)) != MPI_SUCCESS)                                                             \
+            goto out;                                                                              \
+    } while (0)
 
 #define TBP_TAG_CMD 11
 #define TBP_TAG_DATA 12

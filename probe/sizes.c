@@ -89,12 +89,12 @@ long tbp_sizes_next(const double *m, int n, const double *const *y, const double
  * shared node a slow phase can outlast the warm-up and hit the first
  * sizes, or any other.  A protocol switch can look the same; then the size
  * is measured again for nothing.  A simulator's base sizes pass. */
-int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps)
+int tbp_size_suspect(const tt_size_rec *s, int k, int ns, double eps)
 {
     if (k + 1 < ns)
         return s[k].rtt > (1 + eps) * s[k + 1].rtt || s[k].o_s > (1 + eps) * s[k + 1].o_s ||
                s[k].o_r > (1 + eps) * s[k + 1].o_r;
-    for (int q = 0; q < TBP_NQ; q++)
+    for (int q = 0; q < TT_NQ; q++)
         if (s[k].q[q][3] - s[k].q[q][1] > eps * s[k].q[q][2])
             return 1;
     return k > 0 && s[k - 1].m > 0 && s[k].rtt > (1 + eps) * (s[k].m / s[k - 1].m) * s[k - 1].rtt;
@@ -103,20 +103,20 @@ int tbp_size_suspect(const tbp_size_rec *s, int k, int ns, double eps)
 /* Of two measurements of a size, each of RTT, o_s and o_r is the lower
  * (noise only ever adds time), with its summary; g comes with the lower
  * RTT, from the quieter moment. */
-void tbp_size_keep_lower(tbp_size_rec *s, const tbp_size_rec *t)
+void tbp_size_keep_lower(tt_size_rec *s, const tt_size_rec *t)
 {
     if (t->rtt < s->rtt) {
         s->rtt = t->rtt;
         s->g = t->g;
         s->gsat = t->gsat;
-        memcpy(s->q[TBP_Q_A], t->q[TBP_Q_A], sizeof s->q[TBP_Q_A]);
+        memcpy(s->q[TT_Q_A], t->q[TT_Q_A], sizeof s->q[TT_Q_A]);
     }
     if (t->o_s < s->o_s) {
         s->o_s = t->o_s;
-        memcpy(s->q[TBP_Q_B], t->q[TBP_Q_B], sizeof s->q[TBP_Q_B]);
+        memcpy(s->q[TT_Q_B], t->q[TT_Q_B], sizeof s->q[TT_Q_B]);
     }
     if (t->o_r < s->o_r) {
         s->o_r = t->o_r;
-        memcpy(s->q[TBP_Q_C], t->q[TBP_Q_C], sizeof s->q[TBP_Q_C]);
+        memcpy(s->q[TT_Q_C], t->q[TT_Q_C], sizeof s->q[TT_Q_C]);
     }
 }

@@ -7,13 +7,13 @@
 
 #include "report.h"
 
-int tbr_accuracy_compute(const tb_topology *t, const tbp_truthset *ts, tbr_accuracy *a)
+int tbr_accuracy_compute(const tb_topology *t, const tt_truthset *ts, tbr_accuracy *a)
 {
     memset(a, 0, sizeof *a);
     if (!ts || ts->n != t->nleaves)
         return -1;
     a->nlevels = t->nlevels < TB_MAX_LEVELS ? t->nlevels : TB_MAX_LEVELS;
-    a->ntruth = ts->ntruth < TBP_MAX_TRUTH ? ts->ntruth : TBP_MAX_TRUTH;
+    a->ntruth = ts->ntruth < TT_MAX_TRUTH ? ts->ntruth : TT_MAX_TRUTH;
     int n = t->nleaves;
     for (int k = 0; k < a->ntruth; k++) {
         snprintf(a->truth[k], sizeof a->truth[k], "%s", ts->name[k]);
@@ -27,8 +27,8 @@ int tbr_accuracy_compute(const tb_topology *t, const tbp_truthset *ts, tbr_accur
         a->truth_groups[k] = ng;
         a->best[k] = 0;
         for (int l = 0; l < a->nlevels; l++) {
-            a->acc[k][l] = tbp_accuracy(t->group[l], ts->labels[k], n);
-            a->ari[k][l] = tbp_ari(t->group[l], ts->labels[k], n);
+            a->acc[k][l] = tt_accuracy(t->group[l], ts->labels[k], n);
+            a->ari[k][l] = tt_ari(t->group[l], ts->labels[k], n);
             if (a->acc[k][l] > a->acc[k][a->best[k]])
                 a->best[k] = l;
         }

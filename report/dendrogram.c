@@ -9,7 +9,7 @@
 
 #include "report.h"
 
-int tbr_dendrogram_order(const tbp_dendrogram *dg, int *order)
+int tbr_dendrogram_order(const tt_dendrogram *dg, int *order)
 {
     int n = dg->n;
     if (n < 1)
@@ -30,7 +30,7 @@ int tbr_dendrogram_order(const tbp_dendrogram *dg, int *order)
                 order[k++] = id;
             continue;
         }
-        const tbp_merge *m = &dg->merge[id - n];
+        const tt_merge *m = &dg->merge[id - n];
         stack[sp++] = m->b; /* pushed first, popped second: a's leaves go left */
         stack[sp++] = m->a;
     }
@@ -44,7 +44,7 @@ int tbr_dendrogram_order(const tbp_dendrogram *dg, int *order)
 
 int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d)
 {
-    const tbp_dendrogram *dg = d->dg;
+    const tt_dendrogram *dg = d->dg;
     int n = dg->n;
     if (n < 2)
         return -1;
@@ -91,7 +91,7 @@ int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d)
     tbr_svg_group(b, "links");
     char tip[160], tv[32];
     for (int k = 0; k < n - 1; k++) {
-        const tbp_merge *m = &dg->merge[k];
+        const tt_merge *m = &dg->merge[k];
         double yk = tbr_axis_map(&ay, m->dist);
         x[n + k] = (x[m->a] + x[m->b]) / 2;
         y[n + k] = yk;

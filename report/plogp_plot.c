@@ -20,9 +20,9 @@ static int shared_levels(const tb_topology *t, int i, int j)
     return c;
 }
 
-static double t0_of(const tbp_pair_rec *p)
+static double t0_of(const tt_pair_rec *p)
 {
-    const tbp_size_rec *s = &p->s[0];
+    const tt_size_rec *s = &p->s[0];
     return p->L + (s->o_s + s->o_r) / 2 + s->g;
 }
 
@@ -33,7 +33,7 @@ static int cmp_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int tbr_plogp_pick(const tbp_meas *m, const tb_topology *t, tbr_pair_pick *out, int cap)
+int tbr_plogp_pick(const tt_meas *m, const tb_topology *t, tbr_pair_pick *out, int cap)
 {
     int np = 0;
     if (m->npairs < 1 || t->nleaves != m->n)
@@ -48,7 +48,7 @@ int tbr_plogp_pick(const tbp_meas *m, const tb_topology *t, tbr_pair_pick *out, 
     for (int c = t->nlevels; c >= 0 && np < cap; c--) {
         int k = 0;
         for (int q = 0; q < m->npairs; q++) {
-            const tbp_pair_rec *p = &m->pair[q];
+            const tt_pair_rec *p = &m->pair[q];
             if (p->nsizes > 0 && shared_levels(t, p->i, p->j) == c) {
                 key[q] = t0_of(p);
                 idx[k++] = q;
@@ -59,7 +59,7 @@ int tbr_plogp_pick(const tbp_meas *m, const tb_topology *t, tbr_pair_pick *out, 
         sort_key = key;
         qsort(idx, (size_t)k, sizeof *idx, cmp_key);
         sort_key = NULL;
-        const tbp_pair_rec *p = &m->pair[idx[(k - 1) / 2]];
+        const tt_pair_rec *p = &m->pair[idx[(k - 1) / 2]];
         tbr_pair_pick *o = &out[np++];
         o->i = p->i;
         o->j = p->j;
@@ -75,7 +75,7 @@ int tbr_plogp_pick(const tbp_meas *m, const tb_topology *t, tbr_pair_pick *out, 
     return np;
 }
 
-static const tbp_pair_rec *find_pair(const tbp_meas *m, int i, int j)
+static const tt_pair_rec *find_pair(const tt_meas *m, int i, int j)
 {
     for (int q = 0; q < m->npairs; q++)
         if (m->pair[q].i == i && m->pair[q].j == j)
@@ -84,7 +84,7 @@ static const tbp_pair_rec *find_pair(const tbp_meas *m, int i, int j)
 }
 
 /* Parameter k of size record s: 0 L (of the pair), 1 o_s, 2 o_r, 3 g. */
-static double param(const tbp_pair_rec *p, int k, int s)
+static double param(const tt_pair_rec *p, int k, int s)
 {
     switch (k) {
     case 0: return p->L;
@@ -97,13 +97,13 @@ static double param(const tbp_pair_rec *p, int k, int s)
 #define PW 360.0
 #define PH 190.0
 
-int tbr_plogp_svg(tbr_buf *b, const char *id, const tbp_meas *m, const tbr_pair_pick *pk, int np)
+int tbr_plogp_svg(tbr_buf *b, const char *id, const tt_meas *m, const tbr_pair_pick *pk, int np)
 {
-    const tbp_pair_rec *pr[16];
+    const tt_pair_rec *pr[16];
     int n = 0;
     for (int k = 0; k < np && n < 16; k++) {
-        const tbp_pair_rec *p = find_pair(m, pk[k].i < pk[k].j ? pk[k].i : pk[k].j,
-                                          pk[k].i < pk[k].j ? pk[k].j : pk[k].i);
+        const tt_pair_rec *p = find_pair(m, pk[k].i < pk[k].j ? pk[k].i : pk[k].j,
+                                         pk[k].i < pk[k].j ? pk[k].j : pk[k].i);
         if (p && p->nsizes > 0)
             pr[n++] = p;
         else
@@ -126,7 +126,7 @@ int tbr_plogp_svg(tbr_buf *b, const char *id, const tbp_meas *m, const tbr_pair_
         bmin = 1;
     if (bmax <= bmin)
         bmax = bmin * 2;
-    int loggp = m->opt.mode == TBP_MODE_LOGGP;
+    int loggp = m->opt.mode == TT_MODE_LOGGP;
     static const char *const pname[4] = {"L (latency)", "o_s(m) (send overhead)", "o_r(m) (receive overhead)",
                                          "g(m) (gap)"};
     static const char *const lname[4] = {"L", "o(m)", "o(m)", "G_all(m) = g + (m-1)G"};

@@ -2,7 +2,7 @@
  * drawn from.  Each figure is a pure function from data to SVG text in a
  * tbr_buf (svg.h), so the unit tests can check it without files or a
  * browser; report_main.c loads the inputs, calls the clustering library
- * (probe/cluster.h) for the dendrogram and its level cuts, and assembles
+ * (topology/cluster.h) for the dendrogram and its level cuts, and assembles
  * the page (html.c) and the plain-text summary (summary.c). */
 #ifndef TBR_REPORT_H
 #define TBR_REPORT_H
@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cluster.h" /* probe: dendrogram, hierarchy, accuracy */
-#include "config.h"  /* library: tb_topology, tb_config */
-#include "probe.h"   /* probe: tbp_meas, tbp_truthset */
+#include "cluster.h"  /* topology: dendrogram, hierarchy, accuracy */
+#include "config.h"   /* library: tb_topology, tb_config */
 #include "svg.h"
+#include "topology.h" /* topology: tt_meas, tt_truthset */
 
 /* ---- distance heatmaps (heatmap.c) -------------------------------------- */
 
@@ -47,12 +47,12 @@ int tbr_heatmap_svg(tbr_buf *b, const tbr_heatmap *h, tbr_heatmap_info *info);
 /* ---- dendrogram (dendrogram.c) ----------------------------------------- */
 
 /* Leaves left to right so that no link crosses another. */
-int tbr_dendrogram_order(const tbp_dendrogram *dg, int *order);
+int tbr_dendrogram_order(const tt_dendrogram *dg, int *order);
 
 typedef struct tbr_dendro {
     const char *id;
-    const tbp_dendrogram *dg;
-    const tbp_hierarchy *h;        /* level cuts (h->cut, h->name), may be NULL */
+    const tt_dendrogram *dg;
+    const tt_hierarchy *h;         /* level cuts (h->cut, h->name), may be NULL */
     const char *const *leaf_names; /* [n], may be NULL: "r<i>" */
     double unit_scale;             /* merge distances are multiplied by this for labels; 1e6 means
                                       seconds, shown in us, ms or s as their size suits */
@@ -101,14 +101,14 @@ int tbr_tree_svg(tbr_buf *b, const char *id, const tb_topology *t, const tbr_tre
 
 typedef struct tbr_accuracy {
     int ntruth, nlevels;
-    char truth[TBP_MAX_TRUTH][32];
-    int truth_groups[TBP_MAX_TRUTH];
-    double acc[TBP_MAX_TRUTH][TB_MAX_LEVELS]; /* seed thesis eq. 3.7-3.9 */
-    double ari[TBP_MAX_TRUTH][TB_MAX_LEVELS];
-    int best[TBP_MAX_TRUTH];                  /* level with the highest accuracy */
+    char truth[TT_MAX_TRUTH][32];
+    int truth_groups[TT_MAX_TRUTH];
+    double acc[TT_MAX_TRUTH][TB_MAX_LEVELS]; /* seed thesis eq. 3.7-3.9 */
+    double ari[TT_MAX_TRUTH][TB_MAX_LEVELS];
+    int best[TT_MAX_TRUTH];                  /* level with the highest accuracy */
 } tbr_accuracy;
 
-int tbr_accuracy_compute(const tb_topology *t, const tbp_truthset *ts, tbr_accuracy *a);
+int tbr_accuracy_compute(const tb_topology *t, const tt_truthset *ts, tbr_accuracy *a);
 /* HTML <table> (class "acc") with one row per truth, one column per level. */
 void tbr_accuracy_html(tbr_buf *b, const char *id, const tb_topology *t, const tbr_accuracy *a);
 
@@ -160,10 +160,10 @@ typedef struct tbr_pair_pick {
 /* One measured pair per distance class of the topology (the deepest level
  * both ranks share), the one with the median t(0) of its class; closest
  * class first.  Returns the number picked (<= cap). */
-int tbr_plogp_pick(const tbp_meas *m, const tb_topology *t, tbr_pair_pick *out, int cap);
+int tbr_plogp_pick(const tt_meas *m, const tb_topology *t, tbr_pair_pick *out, int cap);
 /* Four panels L, o_s, o_r, g against m; one polyline (class "series") per
  * pair and panel. */
-int tbr_plogp_svg(tbr_buf *b, const char *id, const tbp_meas *m, const tbr_pair_pick *p, int np);
+int tbr_plogp_svg(tbr_buf *b, const char *id, const tt_meas *m, const tbr_pair_pick *p, int np);
 
 /* ---- the page (html.c) -------------------------------------------------- */
 
@@ -183,7 +183,7 @@ void tbr_html_row_end(tbr_buf *b);
 /* ---- plain-text summary (summary.c) ------------------------------------- */
 
 typedef struct tbr_summary {
-    const tbp_meas *meas;
+    const tt_meas *meas;
     const tb_topology *topo;
     const tbr_tree *tree;
     const tbr_accuracy *acc;     /* NULL: no ground truth */

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "topology.h"
 #include "report.h"
 
 typedef struct cli {
     const char *meas, *topo, *table, *compare, *truth, *out, *title;
     double at, large, clip;
     int at_set, large_set, link_set, quiet;
-    tbp_linkage link;
+    tt_linkage link;
 } cli;
 
 static void usage(FILE *f)
@@ -67,7 +67,7 @@ static int parse_args(int argc, char **argv, cli *c)
     memset(c, 0, sizeof *c);
     c->out = "topobcast-report.html";
     c->clip = 95;
-    c->link = TBP_LINK_AVERAGE;
+    c->link = TT_LINK_AVERAGE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -116,11 +116,11 @@ static int parse_args(int argc, char **argv, cli *c)
         } else if (!strcmp(a, "--linkage")) {
             NEED_VALUE();
             if (!strcmp(v, "average"))
-                c->link = TBP_LINK_AVERAGE;
+                c->link = TT_LINK_AVERAGE;
             else if (!strcmp(v, "single"))
-                c->link = TBP_LINK_SINGLE;
+                c->link = TT_LINK_SINGLE;
             else if (!strcmp(v, "complete"))
-                c->link = TBP_LINK_COMPLETE;
+                c->link = TT_LINK_COMPLETE;
             else {
                 fprintf(stderr, "topobcast-report: --linkage %s: expected average, single or complete\n", v);
                 return -1;
@@ -158,7 +158,7 @@ typedef struct recorded {
     char analysis[512];
     int has_at, has_link, vectors, linfit;
     double at, rel_gap;
-    tbp_linkage link;
+    tt_linkage link;
 } recorded;
 
 static void read_recorded(const char *path, recorded *r)
@@ -190,9 +190,9 @@ static void read_recorded(const char *path, recorded *r)
     const char *a = r->analysis, *q;
     if ((q = strstr(a, "at m=")) && sscanf(q, "at m=%lg", &r->at) == 1 && r->at >= 0)
         r->has_at = 1;
-    static const struct { const char *text; tbp_linkage link; } links[] = {
-        {"single linkage", TBP_LINK_SINGLE}, {"average linkage", TBP_LINK_AVERAGE},
-        {"complete linkage", TBP_LINK_COMPLETE}};
+    static const struct { const char *text; tt_linkage link; } links[] = {
+        {"single linkage", TT_LINK_SINGLE}, {"average linkage", TT_LINK_AVERAGE},
+        {"complete linkage", TT_LINK_COMPLETE}};
     for (int k = 0; k < 3; k++)
         if (strstr(a, links[k].text)) {
             r->link = links[k].link;
@@ -221,11 +221,11 @@ static int write_file(const char *path, const tbr_buf *b)
 
 /* Largest size every measured pair reached: D(m) there needs no
  * extrapolation for any pair. */
-static double common_max_size(const tbp_meas *m)
+static double common_max_size(const tt_meas *m)
 {
     double best = INFINITY;
     for (int k = 0; k < m->npairs; k++) {
-        const tbp_pair_rec *p = &m->pair[k];
+        const tt_pair_rec *p = &m->pair[k];
         if (p->nsizes > 0 && p->s[p->nsizes - 1].m < best)
             best = p->s[p->nsizes - 1].m;
     }
@@ -234,11 +234,11 @@ static double common_max_size(const tbp_meas *m)
 
 /* Everything the page is drawn from. */
 typedef struct inputs {
-    tbp_meas meas;
+    tt_meas meas;
     tb_config topo;   /* has_topology */
     tb_config table;  /* nrules > 0 when given */
     tbr_compare cmp;  /* n > 0 when given */
-    tbp_truthset truth;
+    tt_truthset truth;
     recorded rec;
     int have_table, have_cmp;
 } inputs;
@@ -251,7 +251,7 @@ static int load_inputs(const cli *c, inputs *in)
         fprintf(stderr, "topobcast-report: %s: %s\n", c->meas, strerror(errno));
         return -1;
     }
-    int rc = tbp_save_read(f, c->meas, &in->meas, err, sizeof err);
+    int rc = tt_save_read(f, c->meas, &in->meas, err, sizeof err);
     fclose(f);
     if (rc != 0) {
         fprintf(stderr, "topobcast-report: %s\n", err);
@@ -271,13 +271,13 @@ static int load_inputs(const cli *c, inputs *in)
         return -1;
     }
     for (int r = 0; r < in->meas.n; r++)
-        if (strcmp(in->topo.topo.leaves[r].host, in->meas.rank[r].host) != 0) {
+        if (strcmp(in->topo.topo.hosts[in->topo.topo.leaves[r].host], in->meas.rank[r].host) != 0) {
             fprintf(stderr, "topobcast-report: warning: rank %d is on %s in %s but on %s in %s\n", r,
-                    in->topo.topo.leaves[r].host, c->topo, in->meas.rank[r].host, c->meas);
+                    in->topo.topo.hosts[in->topo.topo.leaves[r].host], c->topo, in->meas.rank[r].host, c->meas);
             break;
         }
     read_recorded(c->topo, &in->rec);
-    if (tbp_truth_build(&in->meas, c->truth, &in->truth, err, sizeof err) != 0) {
+    if (tt_truth_build(&in->meas, c->truth, &in->truth, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-report: %s\n", err);
         return -1;
     }
@@ -302,11 +302,11 @@ static int load_inputs(const cli *c, inputs *in)
 
 static void free_inputs(inputs *in)
 {
-    tbp_meas_free(&in->meas);
+    tt_meas_free(&in->meas);
     tb_config_free(&in->topo);
     tb_config_free(&in->table);
     tbr_compare_free(&in->cmp);
-    tbp_truth_free(&in->truth);
+    tt_truth_free(&in->truth);
 }
 
 static void fact(tbr_buf *b, const char *label, const char *value)
@@ -364,27 +364,27 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
 static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc, int *have_acc,
                       tbr_tree *tree)
 {
-    const tbp_meas *m = &in->meas;
+    const tt_meas *m = &in->meas;
     const tb_topology *t = &in->topo.topo;
     int n = m->n, rc = -1;
     char err[512], tmp[256], tmp2[64];
 
     /* clustering options: command line, else what the probe recorded */
-    tbp_analysis_opts ao;
-    tbp_analysis_opts_default(&ao);
+    tt_analysis_opts ao;
+    tt_analysis_opts_default(&ao);
     ao.at = c->at_set ? c->at : in->rec.has_at ? in->rec.at : 0;
-    tbp_linkage link = c->link_set ? c->link : in->rec.has_link ? in->rec.link : TBP_LINK_AVERAGE;
-    ao.method = link == TBP_LINK_SINGLE ? TBP_M_SINGLE : link == TBP_LINK_COMPLETE ? TBP_M_COMPLETE : TBP_M_AVERAGE;
+    tt_linkage link = c->link_set ? c->link : in->rec.has_link ? in->rec.link : TT_LINK_AVERAGE;
+    ao.method = link == TT_LINK_SINGLE ? TT_M_SINGLE : link == TT_LINK_COMPLETE ? TT_M_COMPLETE : TT_M_AVERAGE;
     ao.rel_gap = in->rec.rel_gap > 0 ? in->rec.rel_gap : 0;
-    ao.dist = in->rec.vectors ? TBP_DIST_VECTORS : TBP_DIST_TIME;
-    ao.interp = in->rec.linfit ? TBP_INTERP_LINFIT : TBP_INTERP_PIECEWISE;
+    ao.dist = in->rec.vectors ? TT_DIST_VECTORS : TT_DIST_TIME;
+    ao.interp = in->rec.linfit ? TT_INTERP_LINFIT : TT_INTERP_PIECEWISE;
     double large = c->large_set ? c->large : common_max_size(m);
 
-    tbp_analysis an, a0, aL;
+    tt_analysis an, a0, aL;
     memset(&an, 0, sizeof an);
     memset(&a0, 0, sizeof a0);
     memset(&aL, 0, sizeof aL);
-    tbp_dendrogram dg = {0, NULL};
+    tt_dendrogram dg = {0, NULL};
     const char **names = calloc((size_t)n, sizeof *names);
     int *hier = malloc((size_t)n * sizeof *hier), *pos = malloc((size_t)n * sizeof *pos);
     int *dorder = malloc((size_t)n * sizeof *dorder);
@@ -396,20 +396,20 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         goto out;
     for (int r = 0; r < n; r++)
         names[r] = m->rank[r].host;
-    if (tbp_analyze(m, &ao, &in->truth, &an, err, sizeof err) != 0) {
+    if (tt_analyze(m, &ao, &in->truth, &an, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-report: clustering the measurements: %s\n", err);
         goto out;
     }
-    tbp_analysis_opts o0 = ao, oL = ao;
+    tt_analysis_opts o0 = ao, oL = ao;
     o0.at = 0;
     oL.at = large;
-    if (tbp_analyze(m, &o0, &in->truth, &a0, err, sizeof err) != 0 ||
-        tbp_analyze(m, &oL, &in->truth, &aL, err, sizeof err) != 0) {
+    if (tt_analyze(m, &o0, &in->truth, &a0, err, sizeof err) != 0 ||
+        tt_analyze(m, &oL, &in->truth, &aL, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-report: distances: %s\n", err);
         goto out;
     }
     if (n >= 2) {
-        if (tbp_agglomerative(an.D, n, link, &dg) != 0 || tbr_dendrogram_order(&dg, dorder) != 0) {
+        if (tt_agglomerative(an.D, n, link, &dg) != 0 || tbr_dendrogram_order(&dg, dorder) != 0) {
             fprintf(stderr, "topobcast-report: the dendrogram failed\n");
             goto out;
         }
@@ -442,7 +442,7 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
                               t->ngroups[l]);
     fact(page, "levels of the topology", tmp);
     snprintf(tmp, sizeof tmp, "%d", m->npairs);
-    fact(page, m->opt.mode == TBP_MODE_LOGGP ? "pairs measured (LogGP)" : "pairs measured (PLogP)", tmp);
+    fact(page, m->opt.mode == TT_MODE_LOGGP ? "pairs measured (LogGP)" : "pairs measured (PLogP)", tmp);
     if (*have_acc) {
         double worst = 1;
         for (int k = 0; k < acc->ntruth; k++)
@@ -502,8 +502,8 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     if (n >= 2) {
         tbr_buf_free(&svg);
         tbr_dendro d = {.id = "svg-dendrogram", .dg = &dg, .h = &an.h, .leaf_names = names,
-                        .unit_scale = ao.dist == TBP_DIST_VECTORS ? 1 : 1e6,
-                        .unit = ao.dist == TBP_DIST_VECTORS ? "standardised units" : "\xc2\xb5s"};
+                        .unit_scale = ao.dist == TT_DIST_VECTORS ? 1 : 1e6,
+                        .unit = ao.dist == TT_DIST_VECTORS ? "standardised units" : "\xc2\xb5s"};
         if (tbr_dendrogram_svg(&svg, &d) != 0)
             goto out;
         tbr_html_figure(page, "fig-dendrogram", svg.s,
@@ -604,10 +604,10 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     rc = page->failed || svg.failed ? -1 : 0;
 out:
     tbr_buf_free(&svg);
-    tbp_dendrogram_free(&dg);
-    tbp_analysis_free(&an);
-    tbp_analysis_free(&a0);
-    tbp_analysis_free(&aL);
+    tt_dendrogram_free(&dg);
+    tt_analysis_free(&an);
+    tt_analysis_free(&a0);
+    tt_analysis_free(&aL);
     free(names);
     free(hier);
     free(pos);

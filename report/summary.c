@@ -106,7 +106,7 @@ void tbr_summary_print(FILE *out, const tbr_summary *s)
 {
     int nh = s->topo->nhosts;
     fprintf(out, "topobcast-report: %d ranks on %d host%s, %s measurements of %d pair%s\n", s->meas->n, nh,
-            nh == 1 ? "" : "s", s->meas->opt.mode == TBP_MODE_LOGGP ? "LogGP" : "PLogP", s->meas->npairs,
+            nh == 1 ? "" : "s", s->meas->opt.mode == TT_MODE_LOGGP ? "LogGP" : "PLogP", s->meas->npairs,
             s->meas->npairs == 1 ? "" : "s");
     print_tree(out, s);
     print_accuracy(out, s);

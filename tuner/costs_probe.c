@@ -1,6 +1,6 @@
 /* Per-pair cost curves from the measurement file of topobcast-probe
  * --save (format: probe/README.md), read by the probe's own loader
- * (probe/save.c, linked into the tuner) so the two
+ * (topology/save.c, libtbtopology.a) so the two
  * tools accept the same files with the same messages.  The probe measures
  * each pair once, from the lower rank, so a pair's curve serves both
  * directions.  Pairs the probe left out (fast mode) take the curve of a
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../probe/probe.h"
+#include "topology.h"
 #include "costs_probe.h"
 
 /* LogGP samples at most: 0, 1, both sides of the switch, the top size. */
@@ -23,7 +23,7 @@
  * Returns the sample count (nsizes, or at most LOGGP_SAMPLES) and writes
  * the samples when m is not NULL; *L the latency, *switch_at the
  * rendezvous switch used (0 if none). */
-static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, double *orv, double *g, double *L,
+static int pair_curve(const tt_pair_rec *p, int loggp, double *m, double *os, double *orv, double *g, double *L,
                       double *switch_at)
 {
     int n = 0;
@@ -41,7 +41,7 @@ static int pair_curve(const tbp_pair_rec *p, int loggp, double *m, double *os, d
     /* gap of an m-byte message: g + (m-1) G below the switch S, g2 +
      * (m-1) G2 at and above it */
     double xm[LOGGP_SAMPLES], xo[LOGGP_SAMPLES], xg[LOGGP_SAMPLES];
-    const tbp_loggp_fit *f = &p->lg;
+    const tt_loggp_fit *f = &p->lg;
     double last_m = p->s[p->nsizes - 1].m, S = f->S;
     double top = last_m > 1 ? last_m : 1;
     *L = f->L < 0 ? 0 : f->L;
@@ -88,7 +88,7 @@ static int rank_class(const tb_topology *topo, const int *group, int a, int b)
 int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out, char (**hosts)[256], char *err,
                         size_t errlen)
 {
-    tbp_meas M;
+    tt_meas M;
     int rc = -1;
     int *group = NULL, *rep = NULL, *counts = NULL;
     double *Lp = NULL, *sw = NULL;
@@ -99,11 +99,11 @@ int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    int read_rc = tbp_save_read(f, path, &M, err, errlen);
+    int read_rc = tt_save_read(f, path, &M, err, errlen);
     fclose(f);
     if (read_rc != 0)
         return -1;
-    int nprocs = M.n, np = M.npairs, loggp = M.opt.mode == TBP_MODE_LOGGP, nsw = 0;
+    int nprocs = M.n, np = M.npairs, loggp = M.opt.mode == TT_MODE_LOGGP, nsw = 0;
     if (np == 0 && nprocs > 1) {
         snprintf(err, errlen, "%s: expected at least one 'pair' record", path);
         goto out;
@@ -201,7 +201,7 @@ int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out
 out:
     if (rc != 0)
         tn_costs_free(out);
-    tbp_meas_free(&M);
+    tt_meas_free(&M);
     free(group);
     free(host);
     free(rep);

@@ -23,8 +23,8 @@ static void test_pair_index(void)
         for (int j = 0; j < n; j++) {
             if (i == j)
                 continue;
-            size_t k = tbp_pair_index(n, i, j);
-            ok &= k < 21 && k == tbp_pair_index(n, j, i);
+            size_t k = tt_pair_index(n, i, j);
+            ok &= k < 21 && k == tt_pair_index(n, j, i);
             if (i < j && k < 21)
                 seen[k]++;
         }
@@ -36,60 +36,60 @@ static void test_pair_index(void)
 static void test_interp(void)
 {
     double m[3] = {0, 1024, 4096}, y[3] = {1, 2, 5};
-    TAP_OK(close_to(tbp_interp_at(m, y, 3, 512, TBP_INTERP_PIECEWISE), 1.5) &&
-               close_to(tbp_interp_at(m, y, 3, 2048, TBP_INTERP_PIECEWISE), 3.0) &&
-               close_to(tbp_interp_at(m, y, 3, 4096, TBP_INTERP_PIECEWISE), 5.0),
+    TAP_OK(close_to(tt_interp_at(m, y, 3, 512, TT_INTERP_PIECEWISE), 1.5) &&
+               close_to(tt_interp_at(m, y, 3, 2048, TT_INTERP_PIECEWISE), 3.0) &&
+               close_to(tt_interp_at(m, y, 3, 4096, TT_INTERP_PIECEWISE), 5.0),
            "piecewise: 1.5 at 512, 3 at 2048, 5 at 4096");
-    TAP_OK(close_to(tbp_interp_at(m, y, 3, 8192, TBP_INTERP_PIECEWISE), 9.0) &&
-               close_to(tbp_interp_at(m, y, 3, -5, TBP_INTERP_PIECEWISE), 1.0),
+    TAP_OK(close_to(tt_interp_at(m, y, 3, 8192, TT_INTERP_PIECEWISE), 9.0) &&
+               close_to(tt_interp_at(m, y, 3, -5, TT_INTERP_PIECEWISE), 1.0),
            "piecewise: last segment extended above, clamped below");
     double m2[4] = {0, 1024, 2048, 3072}, y2[4] = {1, 2.1, 2.9, 4};
     /* least squares line through (0,1),(1024,2.1),(2048,2.9),(3072,4):
      * slope 0.98/1024, intercept 1.03 */
-    TAP_OK(close_to(tbp_interp_at(m2, y2, 4, 4096, TBP_INTERP_LINFIT), 1.03 + 0.98 * 4),
+    TAP_OK(close_to(tt_interp_at(m2, y2, 4, 4096, TT_INTERP_LINFIT), 1.03 + 0.98 * 4),
            "linear fit: %.6f at 4096 (expected 4.95)",
-           tbp_interp_at(m2, y2, 4, 4096, TBP_INTERP_LINFIT));
-    TAP_OK(tbp_interp_at(m, y, 1, 100, TBP_INTERP_PIECEWISE) == 1.0, "single size: constant");
+           tt_interp_at(m2, y2, 4, 4096, TT_INTERP_LINFIT));
+    TAP_OK(tt_interp_at(m, y, 1, 100, TT_INTERP_PIECEWISE) == 1.0, "single size: constant");
 }
 
 static void test_time_matrix(void)
 {
-    tbp_plogp p;
-    TAP_OK(tbp_plogp_alloc(&p, 3) == 0, "plogp alloc");
+    tt_plogp p;
+    TAP_OK(tt_plogp_alloc(&p, 3) == 0, "plogp alloc");
     double m[3] = {0, 1024, 65536};
     double os[3] = {0.4 * US, 0.5 * US, 10 * US};
     double orr[3] = {0.2 * US, 0.3 * US, 6 * US};
     double g[3] = {0.1 * US, 0.6 * US, 20 * US};
     double bad_m[2] = {8, 8};
-    TAP_OK(tbp_plogp_set_pair(&p, 0, 1, 1 * US, 2, bad_m, os, orr, g) == -1,
+    TAP_OK(tt_plogp_set_pair(&p, 0, 1, 1 * US, 2, bad_m, os, orr, g) == -1,
            "sizes must ascend strictly");
-    TAP_OK(tbp_plogp_set_pair(&p, 1, 0, 1 * US, 3, m, os, orr, g) == 0 &&
-               tbp_plogp_set_pair(&p, 0, 2, 2 * US, 3, m, os, orr, g) == 0,
+    TAP_OK(tt_plogp_set_pair(&p, 1, 0, 1 * US, 3, m, os, orr, g) == 0 &&
+               tt_plogp_set_pair(&p, 0, 2, 2 * US, 3, m, os, orr, g) == 0,
            "set pairs (either order)");
     /* t(1024) = L + (0.5 + 0.3)/2 + 0.6 = 1 + 0.4 + 0.6 = 2 us */
-    const tbp_plogp_pair *q = &p.pair[tbp_pair_index(3, 0, 1)];
-    TAP_OK(close_to(tbp_plogp_time(q, 1024, TBP_INTERP_PIECEWISE), 2.0 * US),
+    const tt_plogp_pair *q = &p.pair[tt_pair_index(3, 0, 1)];
+    TAP_OK(close_to(tt_plogp_time(q, 1024, TT_INTERP_PIECEWISE), 2.0 * US),
            "t(1024) = L + (o_s+o_r)/2 + g = 2 us");
     /* t(512): o_s 0.45, o_r 0.25, g 0.35 -> 1 + 0.35 + 0.35 = 1.7 us */
-    TAP_OK(close_to(tbp_plogp_time(q, 512, TBP_INTERP_PIECEWISE), 1.7 * US),
+    TAP_OK(close_to(tt_plogp_time(q, 512, TT_INTERP_PIECEWISE), 1.7 * US),
            "t(512) interpolated = 1.7 us");
     double D[9];
-    tbp_distance_time(&p, 1024, TBP_INTERP_PIECEWISE, D);
+    tt_distance_time(&p, 1024, TT_INTERP_PIECEWISE, D);
     TAP_OK(close_to(D[1], 2 * US) && close_to(D[3], 2 * US) && close_to(D[2], 3 * US) &&
                D[0] == 0 && isnan(D[5]) && isnan(D[7]),
            "D(1024): symmetric, zero diagonal, unmeasured pair NAN");
-    TAP_OK(tbp_distance_check(D, 3) == -1, "a matrix with NAN is rejected");
-    tbp_plogp_set_pair(&p, 1, 2, 1 * US, 3, m, os, orr, g);
-    tbp_distance_time(&p, 1024, TBP_INTERP_PIECEWISE, D);
-    TAP_OK(tbp_distance_check(D, 3) == 0, "complete matrix accepted");
-    tbp_plogp_free(&p);
+    TAP_OK(tt_distance_check(D, 3) == -1, "a matrix with NAN is rejected");
+    tt_plogp_set_pair(&p, 1, 2, 1 * US, 3, m, os, orr, g);
+    tt_distance_time(&p, 1024, TT_INTERP_PIECEWISE, D);
+    TAP_OK(tt_distance_check(D, 3) == 0, "complete matrix accepted");
+    tt_plogp_free(&p);
 
     double A[4] = {0, 1, 2, 0};
-    TAP_OK(tbp_distance_check(A, 2) == -1, "asymmetric matrix rejected");
-    tbp_distance_symmetrize(A, 2);
-    TAP_OK(A[1] == 1.5 && A[2] == 1.5 && tbp_distance_check(A, 2) == 0, "symmetrize averages");
+    TAP_OK(tt_distance_check(A, 2) == -1, "asymmetric matrix rejected");
+    tt_distance_symmetrize(A, 2);
+    TAP_OK(A[1] == 1.5 && A[2] == 1.5 && tt_distance_check(A, 2) == 0, "symmetrize averages");
     double B[4] = {0, -1, -1, 0}, C[4] = {1, 1, 1, 0};
-    TAP_OK(tbp_distance_check(B, 2) == -1 && tbp_distance_check(C, 2) == -1,
+    TAP_OK(tt_distance_check(B, 2) == -1 && tt_distance_check(C, 2) == -1,
            "negative entries and non-zero diagonal rejected");
 }
 
@@ -99,26 +99,26 @@ static void test_vectors(void)
      * V0 = [0,2,4], V1 = [2,0,6], V2 = [4,6,0].  Thesis form (all k):
      * d01 = sqrt(4+4+4), d02 = sqrt(16+16+16), d12 = sqrt(4+36+36);
      * third ranks only: d01 = |4-6| = 2, d02 = |2-6| = 4, d12 = |2-4| = 2. */
-    tbp_plogp p;
-    tbp_plogp_alloc(&p, 3);
+    tt_plogp p;
+    tt_plogp_alloc(&p, 3);
     double m[1] = {0}, z[1] = {0};
-    tbp_plogp_set_pair(&p, 0, 1, 2, 1, m, z, z, z);
-    tbp_plogp_set_pair(&p, 0, 2, 4, 1, m, z, z, z);
-    tbp_plogp_set_pair(&p, 1, 2, 6, 1, m, z, z, z);
+    tt_plogp_set_pair(&p, 0, 1, 2, 1, m, z, z, z);
+    tt_plogp_set_pair(&p, 0, 2, 4, 1, m, z, z, z);
+    tt_plogp_set_pair(&p, 1, 2, 6, 1, m, z, z, z);
     double D[9];
-    tbp_distance_vectors(&p, 0, TBP_INTERP_PIECEWISE, TBP_VEC_THESIS_DIAGONAL, D);
+    tt_distance_vectors(&p, 0, TT_INTERP_PIECEWISE, TT_VEC_THESIS_DIAGONAL, D);
     TAP_OK(close_to(D[1], sqrt(12)) && close_to(D[2], sqrt(48)) && close_to(D[5], sqrt(76)) &&
                close_to(D[3], D[1]) && D[4] == 0,
            "thesis vector distance by hand: sqrt(12), sqrt(48), sqrt(76)");
-    tbp_distance_vectors(&p, 0, TBP_INTERP_PIECEWISE, 0, D);
+    tt_distance_vectors(&p, 0, TT_INTERP_PIECEWISE, 0, D);
     TAP_OK(close_to(D[1], 2) && close_to(D[2], 4) && close_to(D[5], 2) && close_to(D[7], 2),
            "third-rank vector distance by hand: 2, 4, 2");
     /* standardised: L has sd 2 over the pairs, so everything halves */
-    tbp_distance_vectors(&p, 0, TBP_INTERP_PIECEWISE, TBP_VEC_STANDARDIZE | TBP_VEC_THESIS_DIAGONAL,
-                         D);
+    tt_distance_vectors(&p, 0, TT_INTERP_PIECEWISE, TT_VEC_STANDARDIZE | TT_VEC_THESIS_DIAGONAL,
+                        D);
     TAP_OK(close_to(D[1], sqrt(3)) && close_to(D[2], sqrt(12)) && close_to(D[5], sqrt(19)),
            "standardised thesis vector distance: sqrt(3), sqrt(12), sqrt(19)");
-    tbp_plogp_free(&p);
+    tt_plogp_free(&p);
 }
 
 /* End to end: 2 nodes x 2 sockets x 3 ranks of PLogP data whose L, o_s,
@@ -129,8 +129,8 @@ static void test_vectors(void)
 static void end_to_end(double noise_amp, int *ok, int *node_top)
 {
     int n = 12;
-    tbp_plogp p;
-    tbp_plogp_alloc(&p, n);
+    tt_plogp p;
+    tt_plogp_alloc(&p, n);
     double m[4] = {0, 1024, 16384, 1 << 20};
     int *node = malloc(n * sizeof(int)), *sock = malloc(n * sizeof(int));
     for (int i = 0; i < n; i++) {
@@ -151,22 +151,22 @@ static void end_to_end(double noise_amp, int *ok, int *node_top)
                 orr[k] = (0.1 + m[k] * 1e-5 / cls) * US * noise;
                 g[k] = (0.1 * cls + m[k] * 1e-4 * cls) * US * noise;
             }
-            tbp_plogp_set_pair(&p, i, j, 0.3 * cls * US, 4, m, os, orr, g);
+            tt_plogp_set_pair(&p, i, j, 0.3 * cls * US, 4, m, os, orr, g);
         }
     double *D = malloc((size_t)n * n * sizeof *D);
     static const char *const what[3] = {"time D(0)", "vectors", "thesis vectors"};
     for (int which = 0; which < 3; which++) {
         if (which == 0)
-            tbp_distance_time(&p, 0, TBP_INTERP_PIECEWISE, D);
+            tt_distance_time(&p, 0, TT_INTERP_PIECEWISE, D);
         else
-            tbp_distance_vectors(&p, 65536, TBP_INTERP_PIECEWISE,
-                                 TBP_VEC_STANDARDIZE | (which == 2 ? TBP_VEC_THESIS_DIAGONAL : 0), D);
-        tbp_dendrogram dg;
-        tbp_hierarchy h;
-        tbp_agglomerative(D, n, TBP_LINK_AVERAGE, &dg);
-        tbp_levels_from_dendrogram(&dg, NULL, &h);
-        tbp_truth truth[2] = {{"node", node}, {"socket", sock}};
-        int named = tbp_levels_name(&h, truth, 2, 1.0);
+            tt_distance_vectors(&p, 65536, TT_INTERP_PIECEWISE,
+                                TT_VEC_STANDARDIZE | (which == 2 ? TT_VEC_THESIS_DIAGONAL : 0), D);
+        tt_dendrogram dg;
+        tt_hierarchy h;
+        tt_agglomerative(D, n, TT_LINK_AVERAGE, &dg);
+        tt_levels_from_dendrogram(&dg, NULL, &h);
+        tt_truth truth[2] = {{"node", node}, {"socket", sock}};
+        int named = tt_levels_name(&h, truth, 2, 1.0);
         printf("# noise %.1f%% %s: %d levels:", noise_amp * 100, what[which], h.nlevels);
         for (int l = 0; l < h.nlevels; l++)
             printf(" %s(%d, gap %.2f)", h.name[l], h.nclusters[l], h.gap[l]);
@@ -174,13 +174,13 @@ static void end_to_end(double noise_amp, int *ok, int *node_top)
         ok[which] = h.nlevels == 2 && named == 2 && !strcmp(h.name[0], "node") &&
                     !strcmp(h.name[1], "socket");
         node_top[which] = h.nlevels >= 1 && !strcmp(h.name[0], "node");
-        tbp_hierarchy_free(&h);
-        tbp_dendrogram_free(&dg);
+        tt_hierarchy_free(&h);
+        tt_dendrogram_free(&dg);
     }
     free(D);
     free(node);
     free(sock);
-    tbp_plogp_free(&p);
+    tt_plogp_free(&p);
 }
 
 static void test_end_to_end(void)

@@ -9,16 +9,14 @@
 
 #include "cluster.h"
 #include "tap.h"
+#include "test_cluster_rng.h"
 
 #define US 1e-6
 
 static uint64_t rng_state = 777;
 static double urand(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return xorshift_unit(&rng_state);
 }
 
 /* Latency matrix of a tree given per object its switch and the switch
@@ -36,7 +34,7 @@ static double *tree_latency(int n, const int *sw, const double *swdist, int nsw,
     return L;
 }
 
-static int count_edges(const tbp_graph *g, int kind_u_switch, int kind_v_switch)
+static int count_edges(const tt_graph *g, int kind_u_switch, int kind_v_switch)
 {
     int c = 0;
     for (int e = 0; e < g->nedges; e++) {
@@ -49,7 +47,7 @@ static int count_edges(const tbp_graph *g, int kind_u_switch, int kind_v_switch)
 }
 
 /* every object has exactly one edge, to a switch */
-static int objects_are_leaves(const tbp_graph *g)
+static int objects_are_leaves(const tt_graph *g)
 {
     for (int v = 0; v < g->nobj; v++) {
         int deg = 0, to_sw = 0;
@@ -64,7 +62,7 @@ static int objects_are_leaves(const tbp_graph *g)
     return 1;
 }
 
-static int edges_within(const tbp_graph *g, int switches, double expect, double tol)
+static int edges_within(const tt_graph *g, int switches, double expect, double tol)
 {
     for (int e = 0; e < g->nedges; e++) {
         int ss = g->edge[e].u >= g->nobj && g->edge[e].v >= g->nobj;
@@ -82,14 +80,14 @@ static void test_star(void)
     int n = 5, sw[5] = {0, 0, 0, 0, 0};
     double swd[1] = {0};
     double *L = tree_latency(n, sw, swd, 1, 1.0, 0.02);
-    tbp_graph g;
-    TAP_OK(tbp_graph_build(L, n, NULL, &g) == 0, "star: graph builds");
-    TAP_OK(tbp_graph_switches(&g) == 1 && g.nedges == 5 && objects_are_leaves(&g),
+    tt_graph g;
+    TAP_OK(tt_graph_build(L, n, NULL, &g) == 0, "star: graph builds");
+    TAP_OK(tt_graph_switches(&g) == 1 && g.nedges == 5 && objects_are_leaves(&g),
            "star of 5 with 2%% noise: one switch, 5 links (switches %d, edges %d)",
-           tbp_graph_switches(&g), g.nedges);
-    TAP_OK(tbp_graph_fit(&g, L) == 0 && !g.rank_deficient, "star: least squares fit");
+           tt_graph_switches(&g), g.nedges);
+    TAP_OK(tt_graph_fit(&g, L) == 0 && !g.rank_deficient, "star: least squares fit");
     TAP_OK(edges_within(&g, 0, 1.0, 0.05), "star: every link fitted to 1us +-5%%");
-    tbp_graph_free(&g);
+    tt_graph_free(&g);
     free(L);
 }
 
@@ -99,19 +97,19 @@ static void test_two_switches(void)
     double swd[4] = {0, 3, 3, 0};
     /* 1% noise on 2-5 us moves a leaf estimate by up to ~3% */
     double *L = tree_latency(n, sw, swd, 2, 1.0, 0.01);
-    tbp_graph g;
-    tbp_graph_build(L, n, NULL, &g);
-    TAP_OK(tbp_graph_switches(&g) == 2 && count_edges(&g, 1, 1) == 1 && objects_are_leaves(&g),
+    tt_graph g;
+    tt_graph_build(L, n, NULL, &g);
+    TAP_OK(tt_graph_switches(&g) == 2 && count_edges(&g, 1, 1) == 1 && objects_are_leaves(&g),
            "two switches (2us inside, 5us across, 1%% noise): 2 switches, 1 switch link (switches %d, "
            "switch links %d)",
-           tbp_graph_switches(&g), count_edges(&g, 1, 1));
-    TAP_OK(tbp_graph_fit(&g, L) == 0, "two switches: fit");
+           tt_graph_switches(&g), count_edges(&g, 1, 1));
+    TAP_OK(tt_graph_fit(&g, L) == 0, "two switches: fit");
     TAP_OK(edges_within(&g, 0, 1.0, 0.05) && edges_within(&g, 1, 3.0, 0.05),
            "two switches: leaf links 1us, switch link 3us (+-5%%), R^2 %.4f", g.r2);
     TAP_OK(g.r2 > 0.99, "two switches: R^2 > 0.99");
     FILE *f = tmpfile();
     const char *names[6] = {"a", "b", "c", "node \"d\"", "e", "f"};
-    TAP_OK(tbp_graph_write_dot(&g, names, f) == 0, "DOT written");
+    TAP_OK(tt_graph_write_dot(&g, names, f) == 0, "DOT written");
     rewind(f);
     char line[512];
     int lines = 0, links = 0, vertices = 0, quotes_ok = 1, first_ok = 0, last_close = 0;
@@ -135,7 +133,7 @@ static void test_two_switches(void)
            "DOT well-formed: header, %d vertices, %d links, balanced quotes, closing brace",
            vertices, links);
     f = tmpfile();
-    TAP_OK(tbp_graph_write_tgf(&g, NULL, f) == 0, "TGF written");
+    TAP_OK(tt_graph_write_tgf(&g, NULL, f) == 0, "TGF written");
     rewind(f);
     int phase = 0, nv = 0, ne = 0, ok = 1;
     while (fgets(line, sizeof line, f)) {
@@ -158,7 +156,7 @@ static void test_two_switches(void)
     fclose(f);
     TAP_OK(ok && phase == 1 && nv == g.nvert && ne == g.nedges,
            "TGF well-formed: %d vertices numbered 1.., '#', %d edges with latencies", nv, ne);
-    tbp_graph_free(&g);
+    tt_graph_free(&g);
     free(L);
 }
 
@@ -170,16 +168,16 @@ static void test_bufe_example(void)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             L[i * n + j] = i == j ? 0 : (i / 3 == j / 3 ? 2 : 4) * US;
-    tbp_graph g;
-    tbp_graph_build(L, n, NULL, &g);
-    TAP_OK(tbp_graph_switches(&g) == 4 && g.nedges == 12 && objects_are_leaves(&g) &&
+    tt_graph g;
+    tt_graph_build(L, n, NULL, &g);
+    TAP_OK(tt_graph_switches(&g) == 4 && g.nedges == 12 && objects_are_leaves(&g) &&
                count_edges(&g, 1, 1) == 3,
            "Bufe table 2.2: 3 group switches + 1 joining them (switches %d, edges %d)",
-           tbp_graph_switches(&g), g.nedges);
-    tbp_graph_fit(&g, L);
+           tt_graph_switches(&g), g.nedges);
+    tt_graph_fit(&g, L);
     TAP_OK(edges_within(&g, 0, 1.0, 1e-9) && edges_within(&g, 1, 1.0, 1e-9) && fabs(g.r2 - 1) < 1e-9,
            "Bufe table 2.2: every link exactly 1 after the fit");
-    tbp_graph_free(&g);
+    tt_graph_free(&g);
 }
 
 /* Bufe fig. 2.13: four switches in a cycle; the diagonals are virtual. */
@@ -195,20 +193,20 @@ static void test_cycle(void)
             swd[a * 4 + b] = 2.0 * (d == 3 ? 1 : d);
         }
     double *L = tree_latency(n, sw, swd, 4, 1.0, 0.0);
-    tbp_graph g;
-    tbp_graph_build(L, n, NULL, &g);
+    tt_graph g;
+    tt_graph_build(L, n, NULL, &g);
     int cyc = 1;
     for (int e = 0; e < g.nedges; e++)
         if (g.edge[e].u >= n && g.edge[e].v >= n)
             cyc &= fabs(g.edge[e].lat - 2 * US) < 1e-12;
-    TAP_OK(tbp_graph_switches(&g) == 4 && count_edges(&g, 1, 1) == 4 && cyc &&
+    TAP_OK(tt_graph_switches(&g) == 4 && count_edges(&g, 1, 1) == 4 && cyc &&
                objects_are_leaves(&g),
            "cycle of 4 switches: 4 switch links of 2us, diagonals removed (switches %d, switch "
            "links %d)",
-           tbp_graph_switches(&g), count_edges(&g, 1, 1));
-    tbp_graph_fit(&g, L);
+           tt_graph_switches(&g), count_edges(&g, 1, 1));
+    tt_graph_fit(&g, L);
     TAP_OK(fabs(g.r2 - 1) < 1e-9 && edges_within(&g, 1, 2.0, 1e-6), "cycle: exact fit, R^2 1");
-    tbp_graph_free(&g);
+    tt_graph_free(&g);
     free(L);
 }
 
@@ -229,24 +227,24 @@ static void test_hierarchy(int islands, int nodes, double noise, int expect_ok)
         }
     struct timespec t0, t1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    tbp_graph g;
-    tbp_graph_build(L, n, NULL, &g);
-    int fit = tbp_graph_fit(&g, L);
+    tt_graph g;
+    tt_graph_build(L, n, NULL, &g);
+    int fit = tt_graph_fit(&g, L);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     /* two island switches link directly: no top switch (a pair only becomes
      * a switch when a third vertex sees both alike) */
     int expect_sw = islands * nodes * sockets + islands * nodes + islands + (islands > 2);
     printf("# hierarchy %d ranks noise %.0f%%: %d switches, %d links, R^2 %.4f, %.3fs CPU\n", n,
-           noise * 100, tbp_graph_switches(&g), g.nedges, g.r2,
+           noise * 100, tt_graph_switches(&g), g.nedges, g.r2,
            (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
     if (expect_ok) {
-        TAP_OK(tbp_graph_switches(&g) == expect_sw && objects_are_leaves(&g) &&
+        TAP_OK(tt_graph_switches(&g) == expect_sw && objects_are_leaves(&g) &&
                    g.nedges == n + expect_sw - 1,
                "%d ranks (%.0f%% noise): a tree of %d switches (got %d switches, %d links)", n,
-               noise * 100, expect_sw, tbp_graph_switches(&g), g.nedges);
+               noise * 100, expect_sw, tt_graph_switches(&g), g.nedges);
         TAP_OK(fit == 0 && g.r2 > 0.98, "%d ranks: fit R^2 %.4f > 0.98", n, g.r2);
     }
-    tbp_graph_free(&g);
+    tt_graph_free(&g);
     free(L);
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "topology.h"
 #include "config.h"
 #include "tap.h"
 
@@ -20,10 +20,10 @@ static double base_time(int i, int j)
     return i / 2 == j / 2 ? 0.5e-6 : 1e-6;
 }
 
-static void make_meas(tbp_meas *m, const int *measured)
+static void make_meas(tt_meas *m, const int *measured)
 {
     memset(m, 0, sizeof *m);
-    tbp_meas_opts_default(&m->opt);
+    tt_meas_opts_default(&m->opt);
     m->n = N;
     m->rank = calloc(N, sizeof *m->rank);
     for (int r = 0; r < N; r++) {
@@ -39,7 +39,7 @@ static void make_meas(tbp_meas *m, const int *measured)
         for (int j = i + 1; j < N; j++) {
             if (i / 4 != j / 4 && measured && !(measured[i] && measured[j]))
                 continue;
-            tbp_pair_rec *p = &m->pair[m->npairs++];
+            tt_pair_rec *p = &m->pair[m->npairs++];
             double b = base_time(i, j) * (1 + 0.01 * ((i * 7 + j * 3) % 5) / 5.0);
             p->i = i;
             p->j = j;
@@ -48,7 +48,7 @@ static void make_meas(tbp_meas *m, const int *measured)
             p->s = calloc(3, sizeof *p->s);
             double ms[3] = {0, 1024, 65536};
             for (int k = 0; k < 3; k++) {
-                tbp_size_rec *s = &p->s[k];
+                tt_size_rec *s = &p->s[k];
                 s->m = ms[k];
                 s->o_s = s->o_r = b / 4 + ms[k] * 1e-11;
                 s->g = b / 4 + ms[k] * 1e-10;
@@ -64,17 +64,17 @@ static void make_meas(tbp_meas *m, const int *measured)
     m->wtime_overhead = 3e-8;
 }
 
-static char *topo_text(const tbp_meas *m, const tbp_analysis *a)
+static char *topo_text(const tt_meas *m, const tt_analysis *a)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    tbp_topo_write(f, m, a, 1);
+    tt_topo_write(f, m, a, 1);
     fclose(f);
     return buf;
 }
 
-static int level_of(const tbp_analysis *a, const char *name)
+static int level_of(const tt_analysis *a, const char *name)
 {
     for (int l = 0; l < a->h.nlevels; l++)
         if (strcmp(a->h.name[l], name) == 0)
@@ -85,28 +85,28 @@ static int level_of(const tbp_analysis *a, const char *name)
 int main(void)
 {
     char err[512] = "";
-    tbp_meas m;
+    tt_meas m;
     make_meas(&m, NULL);
-    tbp_truthset truth;
-    TAP_OK(tbp_truth_build(&m, NULL, &truth, err, sizeof err) == 0, "ground truth from identities");
+    tt_truthset truth;
+    TAP_OK(tt_truth_build(&m, NULL, &truth, err, sizeof err) == 0, "ground truth from identities");
     TAP_OK(truth.ntruth == 2 && !strcmp(truth.name[0], "node") && !strcmp(truth.name[1], "socket"),
            "truths: node and socket (numa equals socket and is left out): %d", truth.ntruth);
 
-    tbp_analysis_opts o;
-    tbp_analysis_opts_default(&o);
-    tbp_analysis a;
-    TAP_OK(tbp_analyze(&m, &o, &truth, &a, err, sizeof err) == 0, "analysis runs%s%s", err[0] ? ": " : "", err);
+    tt_analysis_opts o;
+    tt_analysis_opts_default(&o);
+    tt_analysis a;
+    TAP_OK(tt_analyze(&m, &o, &truth, &a, err, sizeof err) == 0, "analysis runs%s%s", err[0] ? ": " : "", err);
     TAP_OK(a.h.nlevels == 2 && level_of(&a, "node") == 0 && level_of(&a, "socket") == 1,
            "two levels found and named node, socket (%d: %s ...)", a.h.nlevels, a.h.name[0]);
     TAP_OK(a.h.nclusters[0] == 2 && a.h.nclusters[1] == 4, "2 nodes, 4 sockets");
-    TAP_OK(tbp_accuracy(a.h.labels[1], truth.labels[1], N) == 1.0, "socket level exact");
+    TAP_OK(tt_accuracy(a.h.labels[1], truth.labels[1], N) == 1.0, "socket level exact");
 
     /* save round trip: exact */
     FILE *f = tmpfile();
-    TAP_OK(tbp_save_write(&m, f) == 0, "save written");
+    TAP_OK(tt_save_write(&m, f) == 0, "save written");
     rewind(f);
-    tbp_meas r;
-    int rc = tbp_save_read(f, "tmp", &r, err, sizeof err);
+    tt_meas r;
+    int rc = tt_save_read(f, "tmp", &r, err, sizeof err);
     fclose(f);
     TAP_OK(rc == 0, "save read back (%s)", rc ? err : "ok");
     int same = rc == 0 && r.n == m.n && r.npairs == m.npairs && r.nrounds == m.nrounds && r.elapsed == m.elapsed;
@@ -114,7 +114,7 @@ int main(void)
         same &= r.pair[p].i == m.pair[p].i && r.pair[p].j == m.pair[p].j && r.pair[p].L == m.pair[p].L &&
                 r.pair[p].nsizes == m.pair[p].nsizes;
         for (int k = 0; same && k < m.pair[p].nsizes; k++) {
-            const tbp_size_rec *x = &m.pair[p].s[k], *y = &r.pair[p].s[k];
+            const tt_size_rec *x = &m.pair[p].s[k], *y = &r.pair[p].s[k];
             same &= x->m == y->m && x->rtt == y->rtt && x->o_s == y->o_s && x->o_r == y->o_r && x->g == y->g &&
                     x->gsat == y->gsat;
         }
@@ -123,16 +123,16 @@ int main(void)
         same &= !strcmp(r.rank[k].host, m.rank[k].host) && r.rank[k].pu == m.rank[k].pu &&
                 r.rank[k].package == m.rank[k].package && r.rank[k].group == m.rank[k].group;
     TAP_OK(same, "every value used by the analysis survives the save file exactly");
-    tbp_analysis a2;
-    tbp_analyze(&r, &o, &truth, &a2, err, sizeof err);
+    tt_analysis a2;
+    tt_analyze(&r, &o, &truth, &a2, err, sizeof err);
     char *t1 = topo_text(&m, &a), *t2 = topo_text(&r, &a2);
     TAP_OK(strcmp(t1, t2) == 0, "the saved run gives the identical topology file");
 
     /* broken save files are rejected with a position */
     const char *bad = "topobcast-probe-measurements 1\nmode plogp\nnprocs 2\nfoo\n";
     f = fmemopen((void *)bad, strlen(bad), "r");
-    tbp_meas b;
-    TAP_OK(tbp_save_read(f, "bad.txt", &b, err, sizeof err) != 0 && strstr(err, "bad.txt:4:"),
+    tt_meas b;
+    TAP_OK(tt_save_read(f, "bad.txt", &b, err, sizeof err) != 0 && strstr(err, "bad.txt:4:"),
            "a broken save file is rejected at its line (%s)", err);
     fclose(f);
 
@@ -148,42 +148,44 @@ int main(void)
     if (rc == 0) {
         const tb_topology *t = &cfg.topo;
         int ok = cfg.has_topology && t->nlevels == 2 && !strcmp(t->level_name[0], "node") &&
-                 !strcmp(t->level_name[1], "socket") && t->nleaves == N && t->nhosts == 2 && t->dist != NULL;
+                 !strcmp(t->level_name[1], "socket") && t->nleaves == N && t->nhosts == 2 && t->dist.given;
         for (int x = 0; ok && x < N; x++)
-            ok &= t->group[0][x] == x / 4 && t->group[1][x] == x / 2 && t->leaves[x].pu == x % 4 &&
-                  fabs(t->dist[x * N + (x ^ 1)] - base_time(x, x ^ 1) * 1e6) < 0.02;
-        TAP_OK(ok, "loaded topology: levels, groups, leaves and distances (us) as analysed");
+            ok &= t->group[0][x] == x / 4 && t->group[1][x] == x / 2 && t->leaves[x].pu == x % 4;
+        /* classes: the median of each class's pairs */
+        ok &= fabs(t->dist.level[0] - base_time(0, 4) * 1e6) < 0.02 && fabs(t->dist.level[1] - base_time(0, 2) * 1e6) < 0.02 &&
+              fabs(t->dist.within - base_time(0, 1) * 1e6) < 0.02;
+        TAP_OK(ok, "loaded topology: levels, groups, leaves and distance classes (us) as analysed");
         tb_config_free(&cfg);
     }
     remove(path);
     free(t1);
     free(t2);
-    tbp_analysis_free(&a2);
-    tbp_meas_free(&r);
+    tt_analysis_free(&a2);
+    tt_meas_free(&r);
 
     /* fast mode: one measured rank per host; the others stand in by
      * their closest measured rank in the host */
     int measured[N] = {0, 0, 1, 0, 0, 1, 0, 0};
-    tbp_meas fm;
+    tt_meas fm;
     make_meas(&fm, measured);
     TAP_OK(fm.npairs == 12 + 1, "fast: 12 intra-host pairs and 1 inter-host pair measured (%d)", fm.npairs);
-    tbp_analysis fa;
-    rc = tbp_analyze(&fm, &o, &truth, &fa, err, sizeof err);
+    tt_analysis fa;
+    rc = tt_analyze(&fm, &o, &truth, &fa, err, sizeof err);
     TAP_OK(rc == 0 && fa.extended == 15, "fast: 15 pairs extended (%d; %s)", fa.extended, rc ? err : "ok");
     TAP_OK(rc == 0 && fa.rep[0] == 2 && fa.rep[3] == 2 && fa.rep[7] == 5 && fa.rep[5] == 5,
            "fast: representatives are measured ranks of the same host");
     TAP_OK(rc == 0 && fa.h.nlevels == 2 && level_of(&fa, "node") == 0 && level_of(&fa, "socket") == 1 &&
-               tbp_accuracy(fa.h.labels[1], truth.labels[1], N) == 1.0,
+               tt_accuracy(fa.h.labels[1], truth.labels[1], N) == 1.0,
            "fast: the same levels as the full measurement");
     TAP_OK(rc == 0 && fa.T[1 * N + 6] == fa.T[2 * N + 5], "fast: pair (1,6) takes the time of (2,5)");
-    tbp_analysis_free(&fa);
+    tt_analysis_free(&fa);
 
     /* without any measured rank in a host nothing can stand in */
     for (int x = 0; x < N; x++)
         fm.rank[x].measured = x < 4;
-    rc = tbp_analyze(&fm, &o, &truth, &fa, err, sizeof err);
+    rc = tt_analyze(&fm, &o, &truth, &fa, err, sizeof err);
     TAP_OK(rc != 0 && strstr(err, "not measured"), "fast: unmeasured pairs with no stand-in are an error (%s)", err);
-    tbp_meas_free(&fm);
+    tt_meas_free(&fm);
 
     /* truth file: an extra coarse level, and a bad line */
     char tpath[] = "/tmp/test_probe_truthXXXXXX";
@@ -191,27 +193,27 @@ int main(void)
     f = fdopen(fd, "w");
     fprintf(f, "# host truths\nnode0 island=a rack=r1\nnode1 island=a rack=r2\nother island=b rack=r3\n");
     fclose(f);
-    tbp_truthset t2s;
-    rc = tbp_truth_build(&m, tpath, &t2s, err, sizeof err);
+    tt_truthset t2s;
+    rc = tt_truth_build(&m, tpath, &t2s, err, sizeof err);
     TAP_OK(rc == 0 && t2s.ntruth == 4 && !strcmp(t2s.name[0], "island") && t2s.labels[0][7] == 0 &&
                t2s.labels[1][7] == 1,
            "truth file adds island and rack (%d truths; %s)", t2s.ntruth, rc ? err : "ok");
     if (rc == 0)
-        tbp_truth_free(&t2s);
+        tt_truth_free(&t2s);
     f = fopen(tpath, "w");
     fprintf(f, "node0 island\n");
     fclose(f);
-    rc = tbp_truth_build(&m, tpath, &t2s, err, sizeof err);
+    rc = tt_truth_build(&m, tpath, &t2s, err, sizeof err);
     TAP_OK(rc != 0 && strstr(err, ":1:"), "a truth line without name=value is rejected (%s)", err);
     f = fopen(tpath, "w");
     fprintf(f, "node0 island=a\n");
     fclose(f);
-    rc = tbp_truth_build(&m, tpath, &t2s, err, sizeof err);
+    rc = tt_truth_build(&m, tpath, &t2s, err, sizeof err);
     TAP_OK(rc != 0 && strstr(err, "node1"), "a host missing from the truth file is reported (%s)", err);
     remove(tpath);
 
-    tbp_analysis_free(&a);
-    tbp_truth_free(&truth);
-    tbp_meas_free(&m);
+    tt_analysis_free(&a);
+    tt_truth_free(&truth);
+    tt_meas_free(&m);
     TAP_DONE();
 }

@@ -139,7 +139,7 @@ static void test_summarize(void)
 /* Base sizes measured again, and how two measurements combine. */
 static void test_suspect(void)
 {
-    tbp_size_rec s[4] = {
+    tt_size_rec s[4] = {
         {.m = 0, .rtt = 12e-3, .o_s = 14e-3, .o_r = 4e-6, .g = 1e-7},  /* stalled */
         {.m = 1, .rtt = 1.3e-6, .o_s = 1.4e-6, .o_r = 0.18e-6, .g = 1e-7},
         {.m = 2, .rtt = 1.3e-6, .o_s = 1.4e-6, .o_r = 0.19e-6, .g = 1e-7},
@@ -149,20 +149,20 @@ static void test_suspect(void)
     TAP_OK(!tbp_size_suspect(s, 1, 4, 0.05) && !tbp_size_suspect(s, 2, 4, 0.05), "monotone sizes pass");
     TAP_OK(!tbp_size_suspect(s, 3, 4, 0.05), "largest size within twice the previous passes");
     double bimodal[5] = {0.26e-6, 0.4e-6, 1.77e-6, 2.3e-6, 2.5e-6};
-    memcpy(s[3].q[TBP_Q_B], bimodal, sizeof bimodal);
+    memcpy(s[3].q[TT_Q_B], bimodal, sizeof bimodal);
     TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size with half its o_s batches slow: suspect");
     memset(s[3].q, 0, sizeof s[3].q);
     s[3].rtt = 40e-6;
     TAP_OK(tbp_size_suspect(s, 3, 4, 0.05), "largest size 30x the previous one (size ratio 2): suspect");
     s[2].o_r = 0.3e-6;
     TAP_OK(tbp_size_suspect(s, 2, 4, 0.05), "o_r above the next size's: suspect");
-    tbp_size_rec again = {.m = 0, .rtt = 1.25e-6, .o_s = 20e-3, .o_r = 0.17e-6, .g = 2e-7, .gsat = 64};
-    again.q[TBP_Q_A][2] = 1.25e-6;
-    s[0].q[TBP_Q_B][2] = 14e-3;
+    tt_size_rec again = {.m = 0, .rtt = 1.25e-6, .o_s = 20e-3, .o_r = 0.17e-6, .g = 2e-7, .gsat = 64};
+    again.q[TT_Q_A][2] = 1.25e-6;
+    s[0].q[TT_Q_B][2] = 14e-3;
     tbp_size_keep_lower(&s[0], &again);
-    TAP_OK(s[0].rtt == 1.25e-6 && s[0].q[TBP_Q_A][2] == 1.25e-6 && s[0].g == 2e-7 && s[0].gsat == 64,
+    TAP_OK(s[0].rtt == 1.25e-6 && s[0].q[TT_Q_A][2] == 1.25e-6 && s[0].g == 2e-7 && s[0].gsat == 64,
            "lower RTT taken with its summary and g");
-    TAP_OK(s[0].o_s == 14e-3 && s[0].q[TBP_Q_B][2] == 14e-3 && s[0].o_r == 0.17e-6,
+    TAP_OK(s[0].o_s == 14e-3 && s[0].q[TT_Q_B][2] == 14e-3 && s[0].o_r == 0.17e-6,
            "o_s kept where the first was lower, o_r taken where the second was");
 }
 
@@ -219,7 +219,7 @@ static void test_loggp(void)
     const int n = 8;
     long base[64];
     int ns = tbp_sizes_base(2L << 20, base, 64);
-    tbp_size_rec s[64];
+    tt_size_rec s[64];
     memset(s, 0, sizeof s);
     for (int k = 0; k < ns; k++) {
         double sz = (double)base[k];
@@ -229,12 +229,12 @@ static void test_loggp(void)
         s[k].m = sz;
         s[k].rtt = p1;
         for (int q = 0; q < 5; q++) {
-            s[k].q[TBP_Q_A][q] = p1;
-            s[k].q[TBP_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TBP_Q_C][q] = p1 + (n - 1) * (o + p1);
+            s[k].q[TT_Q_A][q] = p1;
+            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
+            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
         }
     }
-    tbp_loggp_fit fit;
+    tt_loggp_fit fit;
     int rc = tbp_loggp_fit_pair(s, ns, n, 0, &fit);
     TAP_OK(rc == 0, "LogGP fit runs");
     TAP_OK(fit.S == S, "switch found at %g (expected %g)", fit.S, S);
@@ -250,9 +250,9 @@ static void test_loggp(void)
         double sz = s[k].m, gall = g + (sz - 1) * G, p1 = 2 * (L + 2 * o + (sz - 1) * G);
         s[k].rtt = p1;
         for (int q = 0; q < 5; q++) {
-            s[k].q[TBP_Q_A][q] = p1;
-            s[k].q[TBP_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TBP_Q_C][q] = p1 + (n - 1) * (o + p1);
+            s[k].q[TT_Q_A][q] = p1;
+            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
+            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
         }
     }
     tbp_loggp_fit_pair(s, ns, n, 0, &fit);

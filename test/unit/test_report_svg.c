@@ -317,10 +317,10 @@ static void test_dendrogram(void)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             D[i * n + j] = i == j ? 0 : i / 6 != j / 6 ? 8e-6 : i / 2 != j / 2 ? 2e-6 : 0.4e-6;
-    tbp_dendrogram dg;
-    tbp_hierarchy h;
-    TAP_OK(tbp_agglomerative(D, n, TBP_LINK_AVERAGE, &dg) == 0, "clustering library builds the dendrogram");
-    TAP_OK(tbp_levels_from_dendrogram(&dg, NULL, &h) == 0 && h.nlevels == 2, "two levels cut (%d)", h.nlevels);
+    tt_dendrogram dg;
+    tt_hierarchy h;
+    TAP_OK(tt_agglomerative(D, n, TT_LINK_AVERAGE, &dg) == 0, "clustering library builds the dendrogram");
+    TAP_OK(tt_levels_from_dendrogram(&dg, NULL, &h) == 0 && h.nlevels == 2, "two levels cut (%d)", h.nlevels);
     int order[12], seen[12] = {0}, perm = 1;
     TAP_OK(tbr_dendrogram_order(&dg, order) == 0, "leaf order");
     for (int k = 0; k < n; k++)
@@ -341,27 +341,27 @@ static void test_dendrogram(void)
     TAP_OK(count(b.s, "class=\"cut-label\"") == 2 && strstr(b.s, "2 groups") && strstr(b.s, "6 groups"),
            "cuts labelled with their group counts");
     tbr_buf_free(&b);
-    tbp_hierarchy_free(&h);
-    tbp_dendrogram_free(&dg);
+    tt_hierarchy_free(&h);
+    tt_dendrogram_free(&dg);
     free(D);
 }
 
 /* ---- topology tree, accuracy, PLogP pairs -------------------------------- */
 
 static const char topo_yaml[] =
-    "topobcast: 1\n"
+    "topobcast: 2\n"
     "topology:\n"
     "  fingerprint: {nprocs: 8, hosts: [\"a&b\", n1, n2]}\n"
     "  levels: [island, node]\n"
     "  leaves:\n"
-    "    - {rank: 0, host: \"a&b\"}\n"
-    "    - {rank: 1, host: n1}\n"
-    "    - {rank: 2, host: n2}\n"
-    "    - {rank: 3, host: \"a&b\"}\n"
-    "    - {rank: 4, host: n1}\n"
-    "    - {rank: 5, host: n2}\n"
-    "    - {rank: 6, host: \"a&b\"}\n"
-    "    - {rank: 7, host: n1}\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
+    "    - [2, -1]\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
+    "    - [2, -1]\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
     "  groups:\n"
     "    island: [[0, 1, 3, 4, 6, 7], [2, 5]]\n"
     "    node: [[0, 3, 6], [1, 4, 7], [2, 5]]\n";
@@ -396,7 +396,7 @@ static void test_tree(tb_config *cfg)
 
     /* accuracy: a truth equal to the node level, one equal to nothing */
     int node_truth[8] = {5, 6, 7, 5, 6, 7, 5, 6}, odd[8] = {0, 0, 0, 0, 1, 1, 1, 1};
-    tbp_truthset ts;
+    tt_truthset ts;
     memset(&ts, 0, sizeof ts);
     ts.n = 8;
     ts.ntruth = 2;
@@ -419,7 +419,7 @@ static void test_tree(tb_config *cfg)
 }
 
 /* A measurement file in the probe's format: 8 ranks, pair times by class. */
-static int make_meas(tbp_meas *m, const tb_topology *t)
+static int make_meas(tt_meas *m, const tb_topology *t)
 {
     char *text = NULL;
     size_t len = 0;
@@ -430,7 +430,7 @@ static int make_meas(tbp_meas *m, const tb_topology *t)
     fprintf(f, "run pairs=28 rounds=7 elapsed=0.1 wtime-overhead=1e-08\n");
     for (int r = 0; r < 8; r++)
         fprintf(f, "rank %d host=%s pu=-1 core=-1 package=-1 numa=-1 world=%d group=0 measured=1\n", r,
-                t->leaves[r].host, r);
+                t->hosts[t->leaves[r].host], r);
     for (int i = 0; i < 8; i++)
         for (int j = i + 1; j < 8; j++) {
             int c = (t->group[0][i] == t->group[0][j]) + (t->group[1][i] == t->group[1][j]);
@@ -448,7 +448,7 @@ static int make_meas(tbp_meas *m, const tb_topology *t)
     fclose(f);
     FILE *in = fmemopen(text, len, "r");
     char err[256];
-    int rc = tbp_save_read(in, "mem", m, err, sizeof err);
+    int rc = tt_save_read(in, "mem", m, err, sizeof err);
     if (rc != 0)
         printf("# %s\n", err);
     fclose(in);
@@ -459,7 +459,7 @@ static int make_meas(tbp_meas *m, const tb_topology *t)
 static void test_plogp(tb_config *cfg)
 {
     const tb_topology *t = &cfg->topo;
-    tbp_meas m;
+    tt_meas m;
     TAP_OK(make_meas(&m, t) == 0, "measurements read by the probe's reader");
     tbr_pair_pick pk[8];
     int np = tbr_plogp_pick(&m, t, pk, 8);
@@ -482,7 +482,7 @@ static void test_plogp(tb_config *cfg)
            count(b.s, "class=\"series\""));
     TAP_OK(strstr(b.s, "a&amp;b") != NULL, "legend names hosts, escaped");
     tbr_buf_free(&b);
-    tbp_meas_free(&m);
+    tt_meas_free(&m);
 }
 
 /* ---- selection map, compare CSV, speedup curve ---------------------------- */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../probe/probe.h"
+#include "topology.h"
 #include "costs.h"
 #include "costs_probe.h"
 #include "model.h"
@@ -142,21 +142,21 @@ static void test_bad_files(void)
            "missing file named (%s)", err);
 }
 
-/* What the probe writes (tbp_save_write) is what the tuner reads: a
+/* What the probe writes (tt_save_write) is what the tuner reads: a
  * 3-rank LogGP run with pair (1,2) left out, written by the probe's writer
  * and loaded as costs. */
 static void test_probe_round_trip(void)
 {
-    tbp_meas m;
+    tt_meas m;
     memset(&m, 0, sizeof m);
-    tbp_meas_opts_default(&m.opt);
-    m.opt.mode = TBP_MODE_LOGGP;
+    tt_meas_opts_default(&m.opt);
+    m.opt.mode = TT_MODE_LOGGP;
     m.n = 3;
     m.npairs = 2;
     m.rank = calloc(3, sizeof *m.rank);
     m.pair = calloc(2, sizeof *m.pair);
-    tbp_size_rec s[2][2] = {{{.m = 0, .rtt = 2e-6}, {.m = 65536, .rtt = 3e-5}},
-                            {{.m = 0, .rtt = 4e-6}, {.m = 65536, .rtt = 6e-5}}};
+    tt_size_rec s[2][2] = {{{.m = 0, .rtt = 2e-6}, {.m = 65536, .rtt = 3e-5}},
+                           {{.m = 0, .rtt = 4e-6}, {.m = 65536, .rtt = 6e-5}}};
     for (int r = 0; r < 3; r++) {
         snprintf(m.rank[r].host, sizeof m.rank[r].host, "h%d", r == 2);
         m.rank[r].group = r == 2 ? 2 : 0;
@@ -164,16 +164,16 @@ static void test_probe_round_trip(void)
         m.rank[r].measured = 1;
     }
     for (int p = 0; p < 2; p++) {
-        tbp_pair_rec *q = &m.pair[p];
+        tt_pair_rec *q = &m.pair[p];
         q->i = 0;
         q->j = p + 1;
         q->L = 1e-6 * (p + 1);
         q->nsizes = 2;
         q->s = s[p];
-        q->lg = (tbp_loggp_fit){.L = q->L, .o = 1e-7, .g = 2e-7 * (p + 1), .G = 1e-10 * (p + 1), .S = 0};
+        q->lg = (tt_loggp_fit){.L = q->L, .o = 1e-7, .g = 2e-7 * (p + 1), .G = 1e-10 * (p + 1), .S = 0};
     }
     FILE *f = fopen(path, "w");
-    int wrc = tbp_save_write(&m, f);
+    int wrc = tt_save_write(&m, f);
     fclose(f);
     free(m.rank);
     free(m.pair);
@@ -181,7 +181,7 @@ static void test_probe_round_trip(void)
     char err[512] = "";
     char (*hosts)[256] = NULL;
     int rc = wrc == 0 ? tn_costs_load_probe(path, NULL, &c, &hosts, err, sizeof err) : -1;
-    TAP_OK(rc == 0, "a file written by tbp_save_write loads (%s)", err);
+    TAP_OK(rc == 0, "a file written by tt_save_write loads (%s)", err);
     if (rc != 0)
         return;
     tn_edge_cost e;
