@@ -48,3 +48,24 @@ $(BUILD)/bench/scale_%: bench/scale/scale_%.c $(LIB_A)
 .PHONY: bench-scale
 bench-scale: $(SCALE_PROGS)
 	BUILD=$(BUILD) bench/scale/run.sh
+
+#   make bench-scale-smpi whole simulated jobs at P = 4096 on test/platforms/
+#                         betzy-nps4 (bench/scale/smpi_startup.sh): wall,
+#                         CPU and peak RSS of smpirun for a trivial program
+#                         without and with the library, and with a topology
+#                         (SCALE_SMPI_NP, SCALE_SMPI_CASES; needs `make smpi`
+#                         and several GB of memory)
+SCALE_SMPI_PROGS := $(SMPI_DIR)/bin/scale_trivial $(SMPI_DIR)/bin/scale_trivial_lib
+SCALE_SMPI_NP ?= 4096
+
+$(SMPI_DIR)/bin/scale_trivial: $(SMPI_DIR)/obj/bench/scale/smpi_trivial.o
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) -o $@ $^
+
+$(SMPI_DIR)/bin/scale_trivial_lib: $(SMPI_DIR)/obj/bench/scale/smpi_trivial.o $(SMPI_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) -o $@ $^ $(DEP_LIBS)
+
+.PHONY: bench-scale-smpi
+bench-scale-smpi: smpi $(SCALE_SMPI_PROGS)
+	BUILD=$(BUILD) bench/scale/smpi_startup.sh $(SCALE_SMPI_NP) betzy-nps4 "" $(SCALE_SMPI_CASES)

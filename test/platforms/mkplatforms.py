@@ -195,6 +195,48 @@ def socket_links(p, s, shm_bw, shm_lat, mem_bw):
     p.route(s, s, [s + "-shm", s + "-mem"], symmetrical=False)
 
 
+def two_socket_node(p, node, up, top, cores, speed, nic, xsock, bus, shm, mem_bw, numa=None):
+    """One node of a cluster: router `node` with its NIC link to switch `up`,
+    two sockets joined by the inter-socket link, each socket's bus to the
+    node's HCA.  nic, xsock, bus, shm, numa's links: (suffix, bandwidth,
+    latency); shm: (bandwidth, latency) of socket_links.  top: the truth
+    levels above the node, e.g. [("group", 0)].
+
+    Without numa, a socket is one SimGrid host NODE-sS (bus: host -> node).
+    With numa = (count, fabric, io), a socket is a router NODE-sS and each of
+    its NUMA domains a host NODE-sS-mM, joined to the socket by its fabric
+    link (other-NUMA and other-socket traffic) and to the node by its io link
+    plus the socket's bus (network traffic); a network hop of two links keeps
+    Floyd's fewest-links routes on the fabric inside a node."""
+    p.router(node)
+    p.link(node + nic[0], nic[1], nic[2], "SPLITDUPLEX")
+    p.link(node + xsock[0], xsock[1], xsock[2], "SPLITDUPLEX")
+    p.route(node, up, [node + nic[0]])
+    socks = []
+    for s in range(2):
+        sock = "%s-s%d" % (node, s)
+        socks.append(sock)
+        leaves = [sock]
+        if numa:
+            p.router(sock)
+            leaves = ["%s-m%d" % (sock, m) for m in range(numa[0])]
+        for h in leaves:
+            p.host(h, cores, speed)
+            p.sockets.append(h)
+            p.truth[h] = top + [("node", node), ("socket", sock)] + ([("numa", h)] if numa else [])
+            socket_links(p, h, shm[0], shm[1], mem_bw)
+        p.link(sock + bus[0], bus[1], bus[2], "SPLITDUPLEX")
+        if not numa:
+            p.route(sock, node, [sock + bus[0]])
+            continue
+        for h in leaves:
+            for sfx, bw, lat in numa[1:]:
+                p.link(h + sfx, bw, lat, "SPLITDUPLEX")
+            p.route(h, sock, [h + numa[1][0]])
+            p.route(h, node, [h + numa[2][0], sock + bus[0]])
+    p.route(socks[0], socks[1], [node + xsock[0]])
+
+
 def fram():
     nodes, isl_nodes, cores = 32, 16, 16
     p = Platform("fram", "FRAM-like", """
@@ -235,23 +277,9 @@ full bandwidth (a per-flow cap, no contention).
     p.link("fram-trunk", 100 * GB, 600 * NS, "SPLITDUPLEX")
     p.route("fram-isl0", "fram-isl1", ["fram-trunk"])
     for n in range(nodes):
-        node = "fram-n%02d" % n
-        isl = "fram-isl%d" % (n // isl_nodes)
-        p.router(node)
-        p.link(node + "-nic", 12.5 * GB, 250 * NS, "SPLITDUPLEX")
-        p.link(node + "-qpi", 6 * GB, 300 * NS, "SPLITDUPLEX")
-        p.route(node, isl, [node + "-nic"])
-        socks = []
-        for s in range(2):
-            h = "%s-s%d" % (node, s)
-            socks.append(h)
-            p.host(h, cores, "2.1Gf")
-            p.sockets.append(h)
-            p.truth[h] = [("island", n // isl_nodes), ("node", node), ("socket", h)]
-            socket_links(p, h, 8 * GB, 50 * NS, 25 * GB)
-            p.link(h + "-bus", 14 * GB, 100 * NS, "SPLITDUPLEX")
-            p.route(h, node, [h + "-bus"])
-        p.route(socks[0], socks[1], [node + "-qpi"])
+        two_socket_node(p, "fram-n%02d" % n, "fram-isl%d" % (n // isl_nodes), [("island", n // isl_nodes)],
+                        cores, "2.1Gf", ("-nic", 12.5 * GB, 250 * NS), ("-qpi", 6 * GB, 300 * NS),
+                        ("-bus", 14 * GB, 100 * NS), (8 * GB, 50 * NS), 25 * GB)
     p.root = "fram-n00-s0"
     p.levels = [("same-socket", "fram-n00-s0"), ("other-socket", "fram-n00-s1"),
                 ("other-node", "fram-n01-s0"), ("other-island", "fram-n16-s0")]
@@ -259,7 +287,7 @@ full bandwidth (a per-flow cap, no contention).
 
 
 def betzy():
-    groups, gnodes, cores = 4, 8, 64
+    cores = 64
     p = Platform("betzy", "BETZY-like", """
 BETZY-like cluster: 4 dragonfly-like groups of 8 nodes, 2 sockets x 64 cores
 per node (32 nodes, 4096 cores).  Modelled on Betzy (Sigma2): AMD EPYC 7742
@@ -289,34 +317,91 @@ Routes: same socket = shm + mem; other socket = xgmi; other node, same group
 group adds the direct global link between the two group switches (minimal
 dragonfly routing).
 """)
-    for g in range(groups):
-        p.router("betzy-grp%d" % g)
-    for a in range(groups):
-        for b in range(a + 1, groups):
-            lid = "betzy-g%d-g%d" % (a, b)
-            p.link(lid, 25 * GB, 500 * NS, "SPLITDUPLEX")
-            p.route("betzy-grp%d" % a, "betzy-grp%d" % b, [lid])
-    for n in range(groups * gnodes):
-        node = "betzy-n%02d" % n
-        grp = "betzy-grp%d" % (n // gnodes)
-        p.router(node)
-        p.link(node + "-nic", 12.5 * GB, 250 * NS, "SPLITDUPLEX")
-        p.link(node + "-xgmi", 7 * GB, 350 * NS, "SPLITDUPLEX")
-        p.route(node, grp, [node + "-nic"])
-        socks = []
-        for s in range(2):
-            h = "%s-s%d" % (node, s)
-            socks.append(h)
-            p.host(h, cores, "2.25Gf")
-            p.sockets.append(h)
-            p.truth[h] = [("group", n // gnodes), ("node", node), ("socket", h)]
-            socket_links(p, h, 8 * GB, 100 * NS, 40 * GB)
-            p.link(h + "-bus", 25 * GB, 100 * NS, "SPLITDUPLEX")
-            p.route(h, node, [h + "-bus"])
-        p.route(socks[0], socks[1], [node + "-xgmi"])
+    betzy_machine(p, "betzy", cores, 40 * GB)
     p.root = "betzy-n00-s0"
     p.levels = [("same-socket", "betzy-n00-s0"), ("other-socket", "betzy-n00-s1"),
                 ("other-node", "betzy-n01-s0"), ("other-group", "betzy-n08-s0")]
+    return p
+
+
+def betzy_machine(p, prefix, cores, mem_bw, numa=None, xgmi_lat=350 * NS):
+    """The BETZY-like network and nodes (documented in betzy()'s and
+    betzy_nps4()'s headers): 4 groups of 8 nodes, all-to-all global links
+    between the group switches PREFIX-grpG, nodes PREFIX-nNN."""
+    groups, gnodes = 4, 8
+    for g in range(groups):
+        p.router("%s-grp%d" % (prefix, g))
+    for a in range(groups):
+        for b in range(a + 1, groups):
+            lid = "%s-g%d-g%d" % (prefix, a, b)
+            p.link(lid, 25 * GB, 500 * NS, "SPLITDUPLEX")
+            p.route("%s-grp%d" % (prefix, a), "%s-grp%d" % (prefix, b), [lid])
+    for n in range(groups * gnodes):
+        two_socket_node(p, "%s-n%02d" % (prefix, n), "%s-grp%d" % (prefix, n // gnodes), [("group", n // gnodes)],
+                        cores, "2.25Gf", ("-nic", 12.5 * GB, 250 * NS), ("-xgmi", 7 * GB, xgmi_lat),
+                        ("-bus", 25 * GB, 100 * NS), (8 * GB, 100 * NS), mem_bw, numa)
+
+
+def betzy_nps4():
+    p = Platform("betzy-nps4", "BETZY-like, NPS4", """
+BETZY-like cluster in NPS4 mode: 4 dragonfly-like groups of 8 nodes, 2
+sockets x 4 NUMA domains x 16 cores per node (32 nodes, 4096 cores, 256
+NUMA domains).  The machine of betzy.xml with its AMD EPYC 7742 (Rome,
+2 x 64 cores, 2.25 GHz) booted with 4 NUMA nodes per socket (NPS4, a BIOS
+setting): each quadrant of the I/O die, with its 2 CCDs (16 cores) and 2 of
+the socket's 8 DDR4-3200 channels, is a NUMA domain.  InfiniBand HDR100,
+Dragonfly+ network, scaled to four groups as in betzy.xml.  Four levels:
+group > node > socket > NUMA domain.
+
+SimGrid host = NUMA domain (16 cores): SMPI's MPI_COMM_TYPE_SHARED and
+processor name are the SimGrid host, so "node" inside SMPI means NUMA
+domain here (256 of them).  Host names: nps4-nNN-sS-mM (node NN, socket S,
+NUMA domain M); group g = nodes 8g..8g+7.  The names are for people;
+nothing may parse them.
+
+Links (bandwidth per direction; latency one way):
+  nps4-nNN-sS-mM-shm  8 GB/s  100 ns  FATPIPE  same-NUMA copy, per flow (as
+                      betzy.xml's socket: single-copy ~8 GB/s; the domain's
+                      16 cores sit on 2 CCDs, so the average pair crosses
+                      the I/O die)
+  nps4-nNN-sS-mM-mem  25 GB/s   0 ns  SHARED   the domain's memory, shared by
+                      its same-NUMA flows: 2 channels DDR4-3200 = 51.2 GB/s
+                      peak, and a copy reads and writes every byte
+  nps4-nNN-sS-mM-gmi  8 GB/s  150 ns  SPLITDUPLEX  the domain's Infinity
+                      Fabric (GMI) links to the I/O die switch, as CPU copies
+                      to another domain use them: other NUMA, same socket
+                      crosses two (0.3 us, like ARM1's dies; MPI on Rome
+                      reads ~0.2 us inside a CCD, ~0.4-0.5 us across
+                      quadrants), other socket two plus xGMI
+  nps4-nNN-sS-mM-io   25 GB/s 100 ns  SPLITDUPLEX  the domain's DMA path
+                      across the I/O die to the socket's PCIe root (network
+                      traffic: the HCA reads memory itself, no per-core copy
+                      cap)
+  nps4-nNN-sS-bus     25 GB/s 100 ns  SPLITDUPLEX  socket to HCA (PCIe 4 x16),
+                      shared by the socket's 4 domains
+  nps4-nNN-xgmi       7 GB/s  200 ns  SPLITDUPLEX  socket to socket (xGMI)
+                      between the two I/O dies; betzy.xml's 350 ns also
+                      covers the way from the cores to the I/O die, here the
+                      gmi links: other socket = 150 + 200 + 150 ns, which
+                      keeps MPI's other-socket latency (~0.9 us one way)
+                      well apart from other NUMA (0.7) and other node (1.3),
+                      as on Rome nodes
+  nps4-nNN-nic        12.5 GB/s 250 ns  SPLITDUPLEX  node to its group switch
+                      (HDR100 = 100 Gb/s)
+  nps4-gA-gB          25 GB/s 500 ns  SPLITDUPLEX  global link, one per group
+                      pair (all-to-all, HDR 200 Gb/s), as in betzy.xml
+
+Routes: same NUMA = shm + mem; other NUMA, same socket = gmi + gmi (via
+router nps4-nNN-sS); other socket = gmi + xgmi + gmi; other node, same group
+= io + bus + nic + nic + bus + io (via routers nps4-nNN and switch
+nps4-grpG); other group adds the direct global link between the two group
+switches (minimal dragonfly routing).
+""")
+    betzy_machine(p, "nps4", 16, 25 * GB, (4, ("-gmi", 8 * GB, 150 * NS), ("-io", 25 * GB, 100 * NS)), 200 * NS)
+    p.root = "nps4-n00-s0-m0"
+    p.levels = [("same-numa", "nps4-n00-s0-m0"), ("other-numa", "nps4-n00-s0-m1"),
+                ("other-socket", "nps4-n00-s1-m0"), ("other-node", "nps4-n01-s0-m0"),
+                ("other-group", "nps4-n08-s0-m0")]
     return p
 
 
@@ -363,7 +448,7 @@ router arm1-sS); other socket = die + hydra + die.
 
 def outputs():
     files = {}
-    for p in (fram(), betzy(), arm1()):
+    for p in (fram(), betzy(), betzy_nps4(), arm1()):
         files[p.name + ".xml"] = p.xml()
         files[p.name + "-contiguous.txt"] = p.hostfile_contiguous()
         files[p.name + "-rr.txt"] = p.hostfile_rr()
