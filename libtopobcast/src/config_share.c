@@ -88,7 +88,9 @@ void tb_config_share_at_init(const char *path, int keep)
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
         return;
     /* errors returned, never fatal: a failure means each process reads */
-    int swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS &&
+    /* (SMPI gives MPI_ERRHANDLER_NULL inside MPI_Init and warns on every
+     * use of it: there the world's handler is left alone) */
+    int swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS && saved != MPI_ERRHANDLER_NULL &&
                   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
     if (swapped) {
