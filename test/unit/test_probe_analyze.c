@@ -185,6 +185,57 @@ int main(void)
     TAP_OK(rc != 0 && strstr(err, "not measured"), "fast: unmeasured pairs with no stand-in are an error (%s)", err);
     tt_meas_free(&fm);
 
+    /* sample mode: rank 2 swept its host and the other host's pivot 5;
+     * within the sockets one pair each; the rest by minimax paths */
+    tt_meas sm;
+    make_meas(&sm, NULL);
+    sm.opt.sample = 1;
+    static const int keep[][2] = {{0, 2}, {1, 2}, {2, 3}, {2, 5}, {4, 5}, {5, 6}, {5, 7}, {0, 1}, {6, 7}};
+    int w = 0;
+    for (int p = 0; p < sm.npairs; p++) {
+        int k = 0, nk = (int)(sizeof keep / sizeof keep[0]);
+        while (k < nk && !(keep[k][0] == sm.pair[p].i && keep[k][1] == sm.pair[p].j))
+            k++;
+        if (k < nk)
+            sm.pair[w++] = sm.pair[p];
+        else
+            tt_pair_rec_free(&sm.pair[p]);
+    }
+    sm.npairs = w;
+    for (int x = 0; x < N; x++)
+        sm.rank[x].measured = x == 2 || x == 5;
+    rc = tt_analyze(&sm, &o, &truth, &fa, err, sizeof err);
+    TAP_OK(rc == 0 && fa.extended == 28 - 9, "sample: 19 pairs completed (%d; %s)", rc ? -1 : fa.extended,
+           rc ? err : "ok");
+    TAP_OK(rc == 0 && fa.h.nlevels == 2 && level_of(&fa, "node") == 0 && level_of(&fa, "socket") == 1 &&
+               tt_accuracy(fa.h.labels[1], truth.labels[1], N) == 1.0,
+           "sample: the same levels as the full measurement");
+    double t25, t02, t01;
+    tt_pair_rec_time(&sm.pair[4], 0, TT_INTERP_PIECEWISE, &t25); /* (2, 5) */
+    tt_pair_rec_time(&sm.pair[0], 0, TT_INTERP_PIECEWISE, &t01); /* (0, 1) */
+    tt_pair_rec_time(&sm.pair[1], 0, TT_INTERP_PIECEWISE, &t02); /* (0, 2) */
+    TAP_OK(rc == 0 && fa.T[0 * N + 7] == t25 && fa.T[3 * N + 4] == t25,
+           "sample: (0,7) and (3,4) take the one pair between the hosts");
+    TAP_OK(rc == 0 && fa.T[1 * N + 3] == (t01 > t02 ? t01 : t02) && fa.rep[0] == 2 && fa.rep[6] == 5,
+           "sample: (1,3) takes the largest time of its best path; ranks stand for by their measured rank");
+    tt_analysis_free(&fa);
+    /* a save file round trip keeps sample=1 */
+    f = tmpfile();
+    tt_save_write(&sm, f);
+    rewind(f);
+    rc = tt_save_read(f, "tmp", &r, err, sizeof err);
+    fclose(f);
+    TAP_OK(rc == 0 && r.opt.sample == 1 && r.npairs == 9, "sample: the save file keeps sample=1");
+    if (rc == 0)
+        tt_meas_free(&r);
+    /* without the pair between the hosts no path joins them */
+    tt_pair_rec_free(&sm.pair[4]);
+    sm.pair[4] = sm.pair[--sm.npairs];
+    rc = tt_analyze(&sm, &o, &truth, &fa, err, sizeof err);
+    TAP_OK(rc != 0 && strstr(err, "ranks 0 and 4 are joined by no measured pairs"), "sample: hosts no pair joins are an error (%s)",
+           err);
+    tt_meas_free(&sm);
+
     /* truth file: an extra coarse level, and a bad line */
     char tpath[] = "/tmp/test_probe_truthXXXXXX";
     fd = mkstemp(tpath);
