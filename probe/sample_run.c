@@ -1,0 +1,143 @@
+/* Sample mode's measurement (harness.h, tbp_sample_run): phase by phase,
+ * rank 0 plans the pairs from what the earlier phases measured
+ * (sample_plan.h), packs them into rounds and broadcasts them; the harness
+ * runs the rounds; each sender returns the times of its pairs to rank 0.
+ * The full records go to rank 0 at the end, as in the other modes. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "plogp.h"
+#include "sample_plan.h"
+
+#define TAG_TIMES 21
+
+/* Rank 0: the next phase's rounds (npairs 0: finished); aborts the job
+ * when the plan fails (the others wait in the broadcast). */
+static void plan_phase(MPI_Comm comm, tbp_sampler *s, int n, tbp_rounds *r)
+{
+    tbp_phase ph;
+    if (tbp_sampler_next(s, &ph) != 0 ||
+        tbp_rounds_pack(n, ph.npairs, (const int (*)[2])ph.pair, ph.res_start, ph.res, ph.nres, r) != 0) {
+        fprintf(stderr, "topobcast-probe: sample mode: planning a phase failed (out of memory)\n");
+        MPI_Abort(comm, 1);
+    }
+    tbp_phase_free(&ph);
+}
+
+/* Rank 0 receives the times of this phase's pairs (its own from rec) and
+ * feeds them to s; every other sender sends its (i, j, t) triples. */
+static int return_times(MPI_Comm ctl, const tbp_rounds *r, const tbp_measure_ctx *c, int first,
+                        const tbp_sample_opts *o, tbp_sampler *s)
+{
+    int me, rc = MPI_SUCCESS;
+    MPI_Comm_rank(ctl, &me);
+    int mine = c->nrec - first;
+    double *v = malloc((size_t)(3 * (mine > 0 ? mine : 1)) * sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    for (int k = 0; k < mine; k++) {
+        const tt_pair_rec *q = &c->rec[first + k];
+        double t;
+        if (tt_pair_rec_time(q, o->at, o->interp, &t) != 0)
+            t = -1; /* rank 0 reports it */
+        v[3 * k] = q->i;
+        v[3 * k + 1] = q->j;
+        v[3 * k + 2] = t;
+    }
+    if (me != 0) {
+        if (mine > 0)
+            rc = MPI_Send(v, 3 * mine, MPI_DOUBLE, 0, TAG_TIMES, ctl);
+        free(v);
+        return rc;
+    }
+    /* rank 0: the senders of the phase (the lower rank of each pair) */
+    int *count = calloc((size_t)r->n, sizeof *count);
+    if (!count) {
+        free(v);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int k = 0; k < r->npairs; k++)
+        count[r->pair[k][0]]++;
+    count[0] = mine;
+    int bad = 0;
+    for (int src = 0; src < r->n && rc == MPI_SUCCESS; src++) {
+        if (count[src] == 0)
+            continue;
+        double *w = v;
+        if (src != 0) {
+            w = malloc((size_t)(3 * count[src]) * sizeof *w);
+            if (!w) {
+                rc = MPI_ERR_NO_MEM;
+                break;
+            }
+            rc = MPI_Recv(w, 3 * count[src], MPI_DOUBLE, src, TAG_TIMES, ctl, MPI_STATUS_IGNORE);
+        }
+        for (int k = 0; k < count[src] && rc == MPI_SUCCESS; k++)
+            bad |= w[3 * k + 2] < 0 || tbp_sampler_feed(s, (int)w[3 * k], (int)w[3 * k + 1], w[3 * k + 2]) != 0;
+        if (w != v)
+            free(w);
+    }
+    free(count);
+    free(v);
+    if (rc == MPI_SUCCESS && bad) {
+        fprintf(stderr, "topobcast-probe: sample mode: a pair gave no usable time\n");
+        MPI_Abort(ctl, 1);
+    }
+    return rc;
+}
+
+int tbp_sample_run(MPI_Comm comm, const int *group, const tbp_sample_opts *o, tbp_measure_ctx *c, int *measured,
+                   tbp_sample_stats *st)
+{
+    int me, n;
+    MPI_Comm ctl;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int rc = MPI_Comm_dup(comm, &ctl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    memset(st, 0, sizeof *st);
+    tbp_sampler *s = NULL;
+    if (me == 0) {
+        s = tbp_sampler_new(n, group, o->conc, o->rel_gap, o->seed);
+        if (!s) {
+            fprintf(stderr, "topobcast-probe: sample mode: out of memory\n");
+            MPI_Abort(comm, 1);
+        }
+        for (int r = 0; r < n; r++)
+            measured[r] = tbp_sampler_is_leader(s, r);
+    }
+    double t0 = MPI_Wtime();
+    for (;;) {
+        tbp_rounds r;
+        memset(&r, 0, sizeof r);
+        if (me == 0)
+            plan_phase(comm, s, n, &r);
+        rc = tbp_rounds_bcast(&r, 0, ctl);
+        if (rc != MPI_SUCCESS || r.npairs == 0) {
+            tbp_rounds_free(&r);
+            break;
+        }
+        int first = c->nrec;
+        rc = tbp_harness_run(comm, &r, tbp_measure_pair, c, TBP_PROGRESS_NONE);
+        if (rc == MPI_SUCCESS)
+            rc = return_times(ctl, &r, c, first, o, s);
+        st->phases++;
+        st->pairs += r.npairs;
+        st->rounds += r.nrounds;
+        if (me == 0 && o->progress != TBP_PROGRESS_NONE) {
+            fprintf(stderr, "probe: sample phase %d: %d pairs in %d rounds; %ld pairs, %ld rounds so far (%.1f s)\n",
+                    st->phases, r.npairs, r.nrounds, st->pairs, st->rounds, MPI_Wtime() - t0);
+            fflush(stderr);
+        }
+        tbp_rounds_free(&r);
+        if (rc != MPI_SUCCESS)
+            break;
+    }
+    tbp_sampler_free(s);
+    MPI_Comm_free(&ctl);
+    return rc;
+}
