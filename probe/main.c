@@ -576,13 +576,9 @@ static int measure(const cli *c)
     memset(&m, 0, sizeof m);
     m.opt = c->meas;
     m.n = size;
-    if (tbp_identity_gather(comm, &m.rank) != MPI_SUCCESS)
-        MPI_Abort(comm, 1);
     int *group = malloc((size_t)size * sizeof *group), *measured = malloc((size_t)size * sizeof *measured);
-    if (!group || !measured)
+    if (!group || !measured || tbp_identity_gather(comm, &m.rank, group) != MPI_SUCCESS)
         MPI_Abort(comm, 1);
-    for (int r = 0; r < size; r++)
-        group[r] = m.rank[r].group;
     int nhosts = 0;
     for (int r = 0; r < size; r++)
         if (group[r] + 1 > nhosts)
@@ -666,7 +662,7 @@ static int measure(const cli *c)
         fprintf(stderr, "topobcast-probe: rank %d: MPI error %d during the measurement\n", me, rc);
         MPI_Abort(comm, 1);
     }
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; me == 0 && r < size; r++) {
         m.rank[r].group = group[r];
         m.rank[r].measured = measured[r];
     }
