@@ -53,14 +53,14 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out, int *group)
      * does.  Only rank 0 keeps everyone's identity (P records on every
      * rank would be P^2 of them, 4.9 GB in one simulation at P=4096); the
      * others get the group ids. */
-    tt_rank_info *all = NULL;
-    if (me == 0 && !(all = calloc((size_t)size, sizeof *all)))
-        MPI_Abort(comm, 1);
-    int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
-    if (rc != MPI_SUCCESS) {
-        free(all);
+    char *raw = NULL;
+    size_t got = 0;
+    int rc = tbp_gather_bytes(comm, &mine, sizeof mine, &raw, &got);
+    if (rc != MPI_SUCCESS)
         return rc;
-    }
+    tt_rank_info *all = (tt_rank_info *)raw; /* malloc'd: aligned */
+    if (me == 0 && got != (size_t)size * sizeof mine)
+        MPI_Abort(comm, 1);
     /* group = dense id of the host, by first appearance in rank order */
     for (int r = 0; me == 0 && r < size; r++) {
         all[r].host[sizeof all[r].host - 1] = 0;

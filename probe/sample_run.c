@@ -1,7 +1,7 @@
 /* Sample mode's measurement (harness.h, tbp_sample_run): phase by phase,
  * rank 0 plans the pairs from what the earlier phases measured
  * (sample_plan.h), packs them into rounds and broadcasts them; the harness
- * runs the rounds; each sender returns the times of its pairs to rank 0.
+ * runs the rounds; the senders' times go back to rank 0 (tbp_gather_bytes).
  * The full records go to rank 0 at the end, as in the other modes. */
 #include <mpi.h>
 #include <stdio.h>
@@ -11,8 +11,6 @@
 #include "harness.h"
 #include "plogp.h"
 #include "sample_plan.h"
-
-#define TAG_TIMES 21
 
 /* Rank 0: the next phase's rounds (npairs 0: finished); aborts the job
  * when the plan fails (the others wait in the broadcast). */
@@ -27,12 +25,12 @@ static void plan_phase(MPI_Comm comm, tbp_sampler *s, int n, tbp_rounds *r)
     tbp_phase_free(&ph);
 }
 
-/* Rank 0 receives the times of this phase's pairs (its own from rec) and
- * feeds them to s; every other sender sends its (i, j, t) triples. */
-static int return_times(MPI_Comm ctl, const tbp_rounds *r, const tbp_measure_ctx *c, int first,
-                        const tbp_sample_opts *o, tbp_sampler *s)
+/* The times of this phase's pairs to rank 0, fed to s there: every rank
+ * contributes the (i, j, t) of the records it added since first. */
+static int return_times(MPI_Comm ctl, const tbp_measure_ctx *c, int first, const tbp_sample_opts *o,
+                        tbp_sampler *s)
 {
-    int me, rc = MPI_SUCCESS;
+    int me;
     MPI_Comm_rank(ctl, &me);
     int mine = c->nrec - first;
     double *v = malloc((size_t)(3 * (mine > 0 ? mine : 1)) * sizeof *v);
@@ -47,46 +45,24 @@ static int return_times(MPI_Comm ctl, const tbp_rounds *r, const tbp_measure_ctx
         v[3 * k + 1] = q->j;
         v[3 * k + 2] = t;
     }
-    if (me != 0) {
-        if (mine > 0)
-            rc = MPI_Send(v, 3 * mine, MPI_DOUBLE, 0, TAG_TIMES, ctl);
-        free(v);
-        return rc;
-    }
-    /* rank 0: the senders of the phase (the lower rank of each pair) */
-    int *count = calloc((size_t)r->n, sizeof *count);
-    if (!count) {
-        free(v);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int k = 0; k < r->npairs; k++)
-        count[r->pair[k][0]]++;
-    count[0] = mine;
-    int bad = 0;
-    for (int src = 0; src < r->n && rc == MPI_SUCCESS; src++) {
-        if (count[src] == 0)
-            continue;
-        double *w = v;
-        if (src != 0) {
-            w = malloc((size_t)(3 * count[src]) * sizeof *w);
-            if (!w) {
-                rc = MPI_ERR_NO_MEM;
-                break;
-            }
-            rc = MPI_Recv(w, 3 * count[src], MPI_DOUBLE, src, TAG_TIMES, ctl, MPI_STATUS_IGNORE);
-        }
-        for (int k = 0; k < count[src] && rc == MPI_SUCCESS; k++)
-            bad |= w[3 * k + 2] < 0 || tbp_sampler_feed(s, (int)w[3 * k], (int)w[3 * k + 1], w[3 * k + 2]) != 0;
-        if (w != v)
-            free(w);
-    }
-    free(count);
+    char *all = NULL;
+    size_t total = 0;
+    int rc = tbp_gather_bytes(ctl, v, (size_t)(3 * mine) * sizeof *v, &all, &total);
     free(v);
-    if (rc == MPI_SUCCESS && bad) {
+    if (rc != MPI_SUCCESS || me != 0)
+        return rc;
+    int bad = 0;
+    for (size_t k = 0; k + 3 * sizeof(double) <= total; k += 3 * sizeof(double)) {
+        double w[3];
+        memcpy(w, all + k, sizeof w);
+        bad |= w[2] < 0 || tbp_sampler_feed(s, (int)w[0], (int)w[1], w[2]) != 0;
+    }
+    free(all);
+    if (bad) {
         fprintf(stderr, "topobcast-probe: sample mode: a pair gave no usable time\n");
         MPI_Abort(ctl, 1);
     }
-    return rc;
+    return MPI_SUCCESS;
 }
 
 int tbp_sample_run(MPI_Comm comm, const int *group, const tbp_sample_opts *o, tbp_measure_ctx *c, int *measured,
@@ -124,7 +100,7 @@ int tbp_sample_run(MPI_Comm comm, const int *group, const tbp_sample_opts *o, tb
         int first = c->nrec;
         rc = tbp_harness_run(comm, &r, tbp_measure_pair, c, TBP_PROGRESS_NONE);
         if (rc == MPI_SUCCESS)
-            rc = return_times(ctl, &r, c, first, o, s);
+            rc = return_times(ctl, c, first, o, s);
         st->phases++;
         st->pairs += r.npairs;
         st->rounds += r.nrounds;
