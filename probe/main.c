@@ -81,7 +81,7 @@ static void usage(FILE *out)
 "  --sample                sample mode: pairs chosen phase by phase by pivots\n"
 "                          from the times measured so far; one rank per group\n"
 "                          between groups (probe/README.md, \"Sample mode\")\n"
-"  --seed S                seed of fast mode's choice (default 1)\n"
+"  --seed S                seed of fast and sample modes' choices (default 1)\n"
 "\n"
 "Output and analysis:\n"
 "  --save FILE             write the measurements (format: probe/README.md)\n"
