@@ -46,6 +46,7 @@ all:
 
 include libtopobcast/module.mk
 include topology/module.mk
+include timing/module.mk
 include probe/module.mk
 include tuner/module.mk
 include test/module.mk
@@ -61,4 +62,4 @@ clean:
 openmpi:
 	$(MAKE) MPI_FLAVOR=openmpi all tests
 include report/module.mk
--include bench/module.mk
+include bench/module.mk

@@ -1,3 +1,21 @@
+# topobcast-bench (bench/bench_main.c): times chosen algorithms against
+# PMPI_Bcast in one run.  Linked statically with the library, so it can
+# call topobcast_bcast_algorithm for any spec, and with the timing method
+# it shares with the tuner (libtbtiming.a, timing/module.mk).
+BENCH_BIN   := $(BUILD)/bin/topobcast-bench
+BENCH_OBJS  := $(patsubst %,$(BUILD)/obj/bench/%.o,bench_main overlap validate)
+TOOL_BINS   += $(BENCH_BIN)
+
+all: $(BENCH_BIN)
+
+$(BUILD)/obj/bench/%.o: bench/%.c $(wildcard timing/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(TIMING_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
+
 # Benchmarks: programs and scripts that print figures on this machine;
 # never pass/fail tests, never part of `make check`.
 #   make bench-intercept  the library's cost per call it sends to MPI_Bcast
@@ -17,3 +35,16 @@ bench-intercept: all $(BENCH_PROGS)
 
 bench-probe: $(PROBE_BIN) $(BUILD)/test/vcluster/vc_pingpong
 	BUILD=$(BUILD) bench/probe_vs_pingpong.sh $(BENCH_PROBE_RUNS)
+
+#   make bench-scale      start-up cost of one process at P = 4096..65536:
+#                         configuration load, derivation, schedule
+#                         (bench/scale/run.sh; SCALE_BASE=REV for a baseline)
+SCALE_PROGS := $(addprefix $(BUILD)/bench/,scale_gen scale_load scale_derive)
+
+$(BUILD)/bench/scale_%: bench/scale/scale_%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(TEST_CFLAGS) $< -o $@ $(LIB_A) $(DEP_LIBS)
+
+.PHONY: bench-scale
+bench-scale: $(SCALE_PROGS)
+	BUILD=$(BUILD) bench/scale/run.sh

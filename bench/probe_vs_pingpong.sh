@@ -14,7 +14,8 @@
 #                 L + g(0) (seed thesis eq. 3.2)
 #   o_s o_r g     the probe's PLogP parameters at m
 #   t(m)          L + (o_s+o_r)/2 + g(m), the distance D(m) of the topology
-#                 (at m = 0 the YAML's distance between ranks 0 and 1).  It is
+#                 (at m = 0 the YAML's distance class of ranks 0 and 1: with 2
+#                 ranks every class is that one pair's).  It is
 #                 not a one-way time: t(m) = RTT(m)/2 + (o_s+o_r)/2 at m = 0,
 #                 and o_s is the time of MPI_Ssend, which waits for the
 #                 receiver's acknowledgement (about a round trip in MPICH), so
@@ -71,8 +72,9 @@ for r in $(seq 1 "$RUNS"); do
         echo "# run $r: ping-pong failed (see $OUT/pingpong-$r.txt)"
         continue
     fi
-    # the topology's D(0) between ranks 0 and 1: second entry of the first row
-    d0=$(awk '/^  distance:/ { on = 1; next } on { gsub(/[][,-]/, " "); print $2; exit }' "$OUT/probe-$r.yaml")
+    # the topology's D(0) between ranks 0 and 1: with 2 ranks every class
+    # holds that one pair's median
+    d0=$(awk '/^    within:/ { print $2; exit }' "$OUT/probe-$r.yaml")
     elapsed=$(awk '/^run / { split($4, a, "="); printf "%.2f", a[2] }' "$OUT/probe-$r.txt")
     probe_figures "$OUT/probe-$r.txt" | while read -r m half os or g t; do
         pp=$(awk -v m="$m" '$1 == "pingpong" && $2 == m { print $3, $4 }' "$OUT/pingpong-$r.txt")

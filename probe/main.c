@@ -86,7 +86,7 @@ static void usage(FILE *out)
 "Output and analysis:\n"
 "  --save FILE             write the measurements (format: probe/README.md)\n"
 "  -o, --output FILE       write the topology YAML (config/README.md)\n"
-"  --no-distance-matrix    leave the distance matrix out of the YAML\n"
+"  --no-distance-matrix    leave the distance classes out of the YAML\n"
 "  --distance time|vectors D(m) = t(m) = L + (o_s+o_r)/2 + g(m) (default), or\n"
 "                          Euclidean distance of the ranks' parameter vectors\n"
 "  --at SIZE               the message size m of D(m) (default 0)\n"
@@ -495,7 +495,7 @@ static int check_file(const char *path)
         printf("%s: loads; topology of %d leaves on %d hosts, levels:", path, t->nleaves, t->nhosts);
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
-        printf("; distance matrix %s\n", t->dist ? "yes" : "no");
+        printf("; distance classes %s\n", t->dist.given ? "yes" : "no");
     }
     tb_config_free(&cfg);
     return 0;

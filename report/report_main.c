@@ -271,9 +271,9 @@ static int load_inputs(const cli *c, inputs *in)
         return -1;
     }
     for (int r = 0; r < in->meas.n; r++)
-        if (strcmp(in->topo.topo.leaves[r].host, in->meas.rank[r].host) != 0) {
+        if (strcmp(in->topo.topo.hosts[in->topo.topo.leaves[r].host], in->meas.rank[r].host) != 0) {
             fprintf(stderr, "topobcast-report: warning: rank %d is on %s in %s but on %s in %s\n", r,
-                    in->topo.topo.leaves[r].host, c->topo, in->meas.rank[r].host, c->meas);
+                    in->topo.topo.hosts[in->topo.topo.leaves[r].host], c->topo, in->meas.rank[r].host, c->meas);
             break;
         }
     read_recorded(c->topo, &in->rec);

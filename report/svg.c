@@ -91,19 +91,25 @@ void tbr_escape(tbr_buf *b, const char *text)
     }
 }
 
-void tbr_escapef(tbr_buf *b, const char *fmt, ...)
+/* fmt formatted, then escaped into b (b fails if the formatting did). */
+static void escape_v(tbr_buf *b, const char *fmt, va_list ap)
 {
     tbr_buf t;
     tbr_buf_init(&t);
-    va_list ap;
-    va_start(ap, fmt);
     vprintf_buf(&t, fmt, ap);
-    va_end(ap);
     if (t.failed)
         b->failed = 1;
     else
         tbr_escape(b, t.s ? t.s : "");
     tbr_buf_free(&t);
+}
+
+void tbr_escapef(tbr_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    escape_v(b, fmt, ap);
+    va_end(ap);
 }
 
 /* ` name="value"` with the value escaped; nothing when value is NULL. */
@@ -204,15 +210,9 @@ void tbr_svg_text(tbr_buf *b, double x, double y, const char *anchor, const char
     if (rotate != 0)
         tbr_printf(b, " transform=\"rotate(%.1f %.2f %.2f)\"", rotate, x, y);
     tbr_puts(b, ">");
-    tbr_buf t;
-    tbr_buf_init(&t);
     va_list ap;
     va_start(ap, fmt);
-    vprintf_buf(&t, fmt, ap);
+    escape_v(b, fmt, ap);
     va_end(ap);
-    if (t.failed)
-        b->failed = 1;
-    tbr_escape(b, t.s ? t.s : "");
-    tbr_buf_free(&t);
     tbr_puts(b, "</text>\n");
 }

@@ -125,14 +125,14 @@ void tbr_tree_hosts(const tb_topology *t, const tbr_tnode *nd, int max_list, cha
     int nh = 0;
     out[0] = 0;
     for (int a = 0; a < nd->nmembers; a++) {
-        const char *h = t->leaves[nd->members[a]].host;
+        int h = t->leaves[nd->members[a]].host;
         int dup = 0;
         for (int c = 0; c < a && !dup; c++)
-            dup = strcmp(t->leaves[nd->members[c]].host, h) == 0;
+            dup = t->leaves[nd->members[c]].host == h;
         if (dup)
             continue;
         if (nh < max_list && o < len)
-            o += (size_t)snprintf(out + o, len - o, "%s%s", nh ? ", " : "", h);
+            o += (size_t)snprintf(out + o, len - o, "%s%s", nh ? ", " : "", t->hosts[h]);
         nh++;
     }
     if (nh > max_list && o < len)
@@ -159,10 +159,10 @@ static int distinct_hosts(const tb_topology *t, const tbr_tnode *nd)
 {
     int nh = 0;
     for (int a = 0; a < nd->nmembers; a++) {
-        const char *h = t->leaves[nd->members[a]].host;
+        int h = t->leaves[nd->members[a]].host;
         int dup = 0;
         for (int c = 0; c < a && !dup; c++)
-            dup = strcmp(t->leaves[nd->members[c]].host, h) == 0;
+            dup = t->leaves[nd->members[c]].host == h;
         nh += !dup;
     }
     return nh;

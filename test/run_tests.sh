@@ -54,7 +54,7 @@ done
 # (the suites call plain `mpiexec`, and the machine's default stays MPICH).
 OMPI_BUILD=${TB_OPENMPI_BUILD:-$BUILD/openmpi}
 ompi_suites=()
-for n in ${TB_OPENMPI_SUITES-10-matrix 15-knobs 20-fortran 35-config-fallback}; do
+for n in ${TB_OPENMPI_SUITES-10-matrix 15-knobs 20-fortran 35-config-fallback 38-nbc}; do
     [ -n "$only" ] && [[ "openmpi/$n" != *$only* ]] && continue
     ompi_suites+=("$n")
 done
@@ -69,7 +69,7 @@ if [ ${#ompi_suites[@]} -gt 0 ]; then
         for n in "${ompi_suites[@]}"; do
             # the matrix at 1-4 ranks: every algorithm again, not every size
             run_one "openmpi/$n" env BUILD="$OMPI_BUILD" PATH="$PWD/$shim:$PATH" TB_MATRIX_SIZES="1 2 3 4" \
-                TB_MATRIX_SEQ_SIZES="2 4" TB_MPICC=mpicc.openmpi TB_PC_NAME=topobcast-openmpi bash "test/suites/$n.sh"
+                TB_MATRIX_SEQ_SIZES="2 4" TB_MPICC=mpicc.openmpi TB_PC_NAME=topobcast-openmpi TB_MPI_FLAVOR=openmpi bash "test/suites/$n.sh"
         done
     fi
 fi

@@ -1,35 +1,20 @@
-/* The topology YAML (schema: config/README.md), loadable by the library's
- * tb_config_load.  Leaves carry the recorded identity of each calibration
- * rank so that a later job can be mapped onto them by (host, PU); groups
- * and distances are what the probe measured.  Everything printed derives
- * from the saved measurements and the analysis options, so a run and
- * --analyze of its save file write identical files. */
+/* The topology YAML (schema: config/README.md, format 2), loadable by the
+ * library's tb_config_load.  O(P) bytes: each host named once, leaves as
+ * short integer lists referring to their host by index, groups as rank
+ * ranges, distances as one class per level (the median of the measured
+ * pairs whose coarsest differing level it is); the full matrix stays in the
+ * measurements file.  Leaves carry the recorded identity of each
+ * calibration rank so that a later job can be mapped onto them by
+ * (host, PU).  Everything printed derives from the saved measurements and
+ * the analysis options, so a run and --analyze of its save file write
+ * identical files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
+#include "config.h"
 #include "topology.h"
-
-/* Host names are printable without blanks (the loader checks); quote
- * anything beyond the plain-scalar-safe characters. */
-static void put_host(FILE *out, const char *s)
-{
-    int plain = *s != 0;
-    for (const char *p = s; *p && plain; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-                *p == '_' || (*p == '-' && p != s);
-    if (plain) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fputc('\\', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
 
 static void put_string(FILE *out, const char *s)
 {
@@ -42,70 +27,174 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* host[r] = index of rank r's host among the distinct hosts, numbered by
+ * first appearance; *first[h] = the first rank on host h.  O(P log P).
+ * Returns the number of hosts, or -1 out of memory. */
+static const tt_meas *sort_meas;
+static int host_cmp(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    int c = strcmp(sort_meas->rank[a].host, sort_meas->rank[b].host);
+    return c ? c : (a > b) - (a < b);
+}
+
+static int host_index(const tt_meas *m, int *host, int *first)
+{
+    int n = m->n, nh = 0;
+    int *ord = malloc(sizeof(int) * (size_t)n), *lead = malloc(sizeof(int) * (size_t)n);
+    if (!ord || !lead) {
+        free(ord);
+        free(lead);
+        return -1;
+    }
+    for (int r = 0; r < n; r++)
+        ord[r] = r;
+    sort_meas = m;
+    qsort(ord, (size_t)n, sizeof *ord, host_cmp);
+    /* each run of one name starts with its lowest rank: mark the leaders,
+     * then number them in rank order */
+    for (int r = 0; r < n; r++)
+        lead[r] = -1;
+    for (int i = 0, head = 0; i < n; i++) {
+        if (i == 0 || strcmp(m->rank[ord[i - 1]].host, m->rank[ord[i]].host) != 0)
+            head = ord[i];
+        lead[ord[i]] = head;
+    }
+    for (int r = 0; r < n; r++)
+        if (lead[r] == r) {
+            first[nh] = r;
+            host[r] = nh++;
+        }
+    for (int r = 0; r < n; r++)
+        host[r] = host[lead[r]];
+    free(ord);
+    free(lead);
+    return nh;
+}
+
+static int float_cmp(const void *pa, const void *pb)
+{
+    float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Distance classes in microseconds: cls[l] = median t(m) of the ordered
+ * pairs whose coarsest differing level is l, cls[L] of the pairs sharing
+ * every group.  An empty class takes its finer neighbour's value (within:
+ * its coarser one), then the classes are made non-increasing toward finer
+ * levels (a finer one above a coarser is noise; the loader requires it).
+ * Memory: the largest class as floats. */
+static int distance_classes(const tt_analysis *a, int *const *lab, int L, double *cls)
+{
+    int n = a->n;
+    size_t *count = calloc((size_t)L + 1, sizeof *count);
+    unsigned char *cl = malloc((size_t)n * (size_t)n);
+    if (!count || !cl) {
+        free(count);
+        free(cl);
+        return -1;
+    }
+    size_t most = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            int c = 0;
+            while (c < L && lab[c][i] == lab[c][j])
+                c++;
+            cl[(size_t)i * n + j] = (unsigned char)c;
+            if (i != j && ++count[c] > most)
+                most = count[c];
+        }
+    float *v = malloc(sizeof(float) * (most ? most : 1));
+    int rc = v ? 0 : -1;
+    for (int c = 0; c <= L && rc == 0; c++) {
+        size_t k = 0;
+        for (size_t x = 0; x < (size_t)n * n; x++)
+            if (cl[x] == c && x / n != x % n)
+                v[k++] = (float)(a->T[x] * 1e6);
+        cls[c] = -1.0;
+        if (k) {
+            qsort(v, k, sizeof *v, float_cmp);
+            cls[c] = k % 2 ? v[k / 2] : 0.5 * ((double)v[k / 2 - 1] + v[k / 2]);
+        }
+    }
+    free(v);
+    free(cl);
+    free(count);
+    for (int c = L - 1; c >= 0; c--)
+        if (cls[c] < 0)
+            cls[c] = cls[c + 1];
+    for (int c = L; c > 0 && cls[L] < 0; c--)
+        if (cls[c - 1] >= 0)
+            cls[L] = cls[c - 1];
+    for (int c = L; c >= 0; c--) {
+        if (cls[c] < 0)
+            cls[c] = 0;
+        if (c < L && cls[c] < cls[c + 1])
+            cls[c] = cls[c + 1];
+    }
+    return rc;
+}
+
 int tt_topo_write(FILE *out, const tt_meas *m, const tt_analysis *a, int with_distance)
 {
-    int n = m->n;
+    int n = m->n, L = a->h.nlevels, rc = -1;
     const tt_hierarchy *h = &a->h;
-    int *lab = malloc((size_t)n * sizeof *lab);
-    if (!lab)
-        return -1;
+    /* the measurements as the library's topology, written by its writer */
+    tb_topology t;
+    memset(&t, 0, sizeof t);
+    t.nprocs = t.nleaves = n;
+    t.nlevels = L;
+    int *host = malloc((size_t)n * sizeof *host), *first = malloc((size_t)n * sizeof *first);
+    double *cls = malloc(((size_t)L + 1) * sizeof *cls);
+    t.leaves = malloc((size_t)n * sizeof *t.leaves);
+    t.hosts = malloc((size_t)n * sizeof *t.hosts);
+    t.group = calloc((size_t)(L > 0 ? L : 1), sizeof *t.group);
+    t.ngroups = calloc((size_t)(L > 0 ? L : 1), sizeof *t.ngroups);
+    t.level_name = calloc((size_t)(L > 0 ? L : 1), sizeof *t.level_name);
+    if (!host || !first || !cls || !t.leaves || !t.hosts || !t.group || !t.ngroups || !t.level_name ||
+        (t.nhosts = host_index(m, host, first)) < 0)
+        goto out;
+    for (int k = 0; k < t.nhosts; k++)
+        t.hosts[k] = (char *)m->rank[first[k]].host;
+    for (int r = 0; r < n; r++) {
+        const tt_rank_info *k = &m->rank[r];
+        t.leaves[r] = (tb_topo_leaf){host[r], k->pu, k->core, k->package, k->numa};
+    }
+    for (int l = 0; l < L; l++) {
+        if (!(t.group[l] = malloc((size_t)n * sizeof **t.group)))
+            goto out;
+        memcpy(t.group[l], h->labels[l], (size_t)n * sizeof **t.group);
+        if ((t.ngroups[l] = tt_labels_canonical(t.group[l], n)) < 0)
+            goto out;
+        snprintf(t.level_name[l], sizeof t.level_name[l], "%s", h->name[l]);
+    }
+    if (with_distance) {
+        if (distance_classes(a, t.group, L, cls) != 0)
+            goto out;
+        t.dist.given = 1;
+        snprintf(t.dist.unit, sizeof t.dist.unit, "us");
+        for (int l = 0; l < L && l < TB_MAX_LEVELS; l++)
+            t.dist.level[l] = cls[l];
+        t.dist.within = cls[L];
+    }
     fprintf(out, "# Topology measured by topobcast-probe (schema: config/README.md).\n");
-    fprintf(out, "topobcast: 1\n");
+    fprintf(out, "topobcast: 2\n");
     fprintf(out, "meta: {written-by: topobcast-probe, mode: %s, nprocs: %d, pairs-measured: %d, "
                  "pairs-extended: %d, rounds: %d, measure-seconds: %.6g, distance-unit: microseconds, analysis: ",
             m->opt.mode == TT_MODE_LOGGP ? "loggp" : "plogp", n, m->npairs, a->extended, m->nrounds, m->elapsed);
     put_string(out, a->desc);
     fprintf(out, "}\n");
-    fprintf(out, "topology:\n");
-    fprintf(out, "  fingerprint: {nprocs: %d, hosts: [", n);
-    int nh = 0;
-    for (int r = 0; r < n; r++) {
-        int q = 0;
-        while (q < r && strcmp(m->rank[q].host, m->rank[r].host) != 0)
-            q++;
-        if (q == r) {
-            fputs(nh++ ? ", " : "", out);
-            put_host(out, m->rank[r].host);
-        }
-    }
-    fprintf(out, "]}\n");
-    fprintf(out, "  levels: [");
-    for (int l = 0; l < h->nlevels; l++)
-        fprintf(out, "%s%s", l ? ", " : "", h->name[l]);
-    fprintf(out, "]\n");
-    fprintf(out, "  leaves:\n");
-    for (int r = 0; r < n; r++) {
-        const tt_rank_info *k = &m->rank[r];
-        fprintf(out, "    - {rank: %d, host: ", r);
-        put_host(out, k->host);
-        fprintf(out, ", pu: %d, core: %d, package: %d, numa: %d}\n", k->pu, k->core, k->package, k->numa);
-    }
-    fprintf(out, "  groups:\n");
-    for (int l = 0; l < h->nlevels; l++) {
-        memcpy(lab, h->labels[l], (size_t)n * sizeof *lab);
-        int k = tt_labels_canonical(lab, n);
-        fprintf(out, "    %s: [", h->name[l]);
-        for (int g = 0; g < k; g++) {
-            fprintf(out, "%s[", g ? ", " : "");
-            int first = 1;
-            for (int r = 0; r < n; r++)
-                if (lab[r] == g) {
-                    fprintf(out, first ? "%d" : ", %d", r);
-                    first = 0;
-                }
-            fputc(']', out);
-        }
-        fprintf(out, "]\n");
-    }
-    if (with_distance) {
-        fprintf(out, "  distance:\n");
-        for (int i = 0; i < n; i++) {
-            fprintf(out, "    - [");
-            for (int j = 0; j < n; j++)
-                fprintf(out, j ? ", %.6g" : "%.6g", a->T[(size_t)i * n + j] * 1e6);
-            fprintf(out, "]\n");
-        }
-    }
-    free(lab);
-    return ferror(out) ? -1 : 0;
+    rc = tb_topology_write(out, &t);
+out:
+    for (int l = 0; t.group && l < L; l++)
+        free(t.group[l]);
+    free(t.group);
+    free(t.ngroups);
+    free(t.level_name);
+    free(t.leaves);
+    free(t.hosts);
+    free(host);
+    free(first);
+    free(cls);
+    return rc;
 }

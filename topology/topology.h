@@ -252,9 +252,10 @@ int tt_pair_rec_time(const tt_pair_rec *q, double m, tt_interp how, double *t);
  *  \return nothing. */
 void tt_analysis_free(tt_analysis *a);
 
-/** \brief Writes the topology YAML (config/README.md) of m as analysed in
- *  a: fingerprint, levels, leaves with their identities, groups and, with
- *  with_distance, the distance matrix t(m) in microseconds.  Depends on
+/** \brief Writes the topology YAML (config/README.md, format 2) of m as
+ *  analysed in a: fingerprint, levels, leaves with their identities, groups
+ *  and, with with_distance, the distance classes (median t(m) per level, in
+ *  microseconds; the matrix itself stays in the measurements).  Depends on
  *  the measurements and the analysis only, so a run and --analyze of its
  *  file write identical bytes.
  *  \return 0, or -1 on out of memory or a write error on out. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 void tn_cand_grid_default(tn_cand_grid *g)
 {
     memset(g, 0, sizeof *g);
@@ -74,14 +76,10 @@ static int hset_add(hset *s, uint64_t h)
 
 static int list_push(tn_cand_list *l, const tb_alg_spec *s)
 {
-    if (l->n == l->cap) {
-        int ncap = l->cap ? l->cap * 2 : 64;
-        tn_cand *nv = realloc(l->v, sizeof *nv * (size_t)ncap);
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = ncap;
-    }
+    tn_cand *nv = tn_array_room(l->v, l->n, &l->cap, sizeof *nv, 64);
+    if (!nv)
+        return -1;
+    l->v = nv;
     tn_cand *c = &l->v[l->n++];
     c->spec = *s;
     tb_alg_spec_format(s, c->text, sizeof c->text);
@@ -238,13 +236,13 @@ int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, siz
         emit_segments(&G, &s, 0);
     }
     for (int ag = 0; ag < 2; ag++)
-        for (int ring = 0; ring < (has_levels || (h && h->dist) ? 2 : 1); ring++) {
+        for (int ring = 0; ring < (has_levels ? 2 : 1); ring++) {
             tb_alg_spec_default(&s, TB_ALG_SCATTER_ALLGATHER);
             s.allgather = ag ? TB_AG_RECURSIVE_DOUBLING : TB_AG_RING;
             s.ring = ring ? TB_RING_DISTANCE : TB_RING_RANK;
             emit(&G, &s);
         }
-    if (has_levels || (h && h->dist)) {
+    if (has_levels) {
         tb_alg_spec_default(&s, TB_ALG_DISTANCE_TREE);
         emit_segments(&G, &s, 1);
     }

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
+#include "../timing/timing.h"
+#include "agree.h"
 #include "tools.h"
 #include "topobcast.h"
 
@@ -55,8 +56,8 @@ static int measure(op_ctx *c, const tn_compare_opts *o, double *median)
         if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
             continue;
         c->rotate = mode;
-        tn_timing_stats st;
-        int rc = tn_timing_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
+        tbtime_stats st;
+        int rc = tbtime_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
         if (rc != MPI_SUCCESS)
             return rc;
         m[n++] = st.median;
@@ -85,16 +86,9 @@ int tn_compare_run(MPI_Comm comm, const tn_compare_opts *o, FILE *out)
     for (int i = 0; i < o->nsizes; i++)
         if (o->sizes[i] > maxb)
             maxb = o->sizes[i];
-    unsigned char *buf = malloc(maxb);
-    int ok = buf != NULL, all;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        if (me == 0)
-            fprintf(stderr, "topobcast-tuner: out of memory for %zu bytes\n", maxb);
-        free(buf);
+    unsigned char *buf = tn_agree_buffer(comm, maxb);
+    if (!buf)
         return 2;
-    }
-    memset(buf, 0, maxb);
 
     /* say plainly when the library is not using the configuration: the
      * comparison would then measure default against default */

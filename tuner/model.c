@@ -8,12 +8,12 @@
 #include "hash.h"
 #include "tree.h"
 
-/* Mirrors engine.c: a segment of 0 means the whole range in one message
- * (chunked at 1 GiB, which no modelled message reaches). */
+/* The engine's own rule (schedule.h): a segment of 0 means the whole range
+ * in one message (chunked at TB_CHUNK_MAX, which no modelled message
+ * reaches). */
 static size_t seg_bytes(const tb_alg_spec *spec)
 {
-    size_t seg = spec->segment;
-    return seg == 0 || seg > ((size_t)1 << 30) ? ((size_t)1 << 30) : seg;
+    return tb_segment_bytes(spec);
 }
 
 static int wr(const int *world, int r)

@@ -1,19 +1,7 @@
-# topobcast-bench (and, later, the tuner): MPI tools linked statically with
-# the library so they can call topobcast_bcast_algorithm for any spec, and
-# PMPI_Bcast for "default", in the same run.
-BENCH_BIN   := $(BUILD)/bin/topobcast-bench
-BENCH_OBJS  := $(BUILD)/obj/tuner/bench.o $(BUILD)/obj/tuner/timing.o
-TOOL_BINS   += $(BENCH_BIN)
-
-all: $(BENCH_BIN)
-
-$(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
+# The tuner's objects.
+$(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h timing/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TOOL_CFLAGS) -Ituner -Itopology -c $< -o $@
-
-$(BENCH_BIN): $(BENCH_OBJS) $(LIB_A)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(LIB_A) $(DEP_LIBS)
 
 # topobcast-tuner: benchmark-driven selection table with model-based
 # pruning, and --compare.  The pure parts (candidates, cost model, table,
@@ -22,16 +10,18 @@ TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
 # The probe's measurement files are read with topology/'s reader
 # (libtbtopology.a): one reader of that format.
 TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe model results table)
-TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main calibrate compare fanout progress timing)
+TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main options setup agree calibrate \
+                    fanout price plan measure progress winners model_error output compare)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)
 
 $(BUILD)/obj/tuner/costs_probe.o: $(TT_HDRS)
 
-$(TUNER_BIN): $(TUNER_OBJS) $(TT_A) $(LIB_A)
+# The timing method (libtbtiming.a) is shared with topobcast-bench.
+$(TUNER_BIN): $(TUNER_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -o $@ $(TUNER_OBJS) $(TT_A) $(LIB_A) $(DEP_LIBS)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $(TUNER_OBJS) $(TT_A) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
 
 # Static pattern rule: takes precedence over the generic unit-test rule in
 # test/module.mk, which links only libtopobcast.a.

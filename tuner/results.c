@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hash.h"
 
 static uint64_t key_hash(int comm, size_t bytes, const char *spec)
@@ -57,14 +58,10 @@ int tn_results_put(tn_results *rs, const tn_result *r)
         rs->v[rs->index[j] - 1] = *r;
         return 0;
     }
-    if (rs->n == rs->cap) {
-        int ncap = rs->cap ? rs->cap * 2 : 256;
-        tn_result *nv = realloc(rs->v, sizeof *nv * (size_t)ncap);
-        if (!nv)
-            return -1;
-        rs->v = nv;
-        rs->cap = ncap;
-    }
+    tn_result *nv = tn_array_room(rs->v, rs->n, &rs->cap, sizeof *nv, 256);
+    if (!nv)
+        return -1;
+    rs->v = nv;
     rs->v[rs->n] = *r;
     rs->index[j] = ++rs->n;
     return 0;

@@ -124,65 +124,16 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_topology(FILE *f, const tb_topology *t)
-{
-    fprintf(f, "topology:\n  fingerprint: {nprocs: %d, hosts: [", t->nprocs);
-    for (int h = 0; h < t->nhosts; h++) {
-        fputs(h ? ", " : "", f);
-        put_quoted(f, t->hosts[h]);
-    }
-    fputs("]}\n  levels: [", f);
-    for (int l = 0; l < t->nlevels; l++)
-        fprintf(f, "%s%s", l ? ", " : "", t->level_name[l]);
-    fputs("]\n  leaves:\n", f);
-    for (int i = 0; i < t->nleaves; i++) {
-        const tb_topo_leaf *x = &t->leaves[i];
-        fprintf(f, "    - {rank: %d, host: ", x->rank);
-        put_quoted(f, x->host);
-        fprintf(f, ", pu: %d, core: %d, package: %d, numa: %d}\n", x->pu, x->core, x->package, x->numa);
-    }
-    fputs("  groups:\n", f);
-    int *members = malloc(sizeof(int) * (size_t)(t->nleaves > 0 ? t->nleaves : 1));
-    for (int l = 0; l < t->nlevels && members; l++) {
-        fprintf(f, "    %s: [", t->level_name[l]);
-        int printed = 0;
-        for (int g = 0; g < t->ngroups[l]; g++) {
-            int k = 0;
-            for (int i = 0; i < t->nleaves; i++)
-                if (t->group[l][i] == g)
-                    members[k++] = t->leaves[i].rank;
-            if (k == 0)
-                continue;
-            fputs(printed++ ? ", [" : "[", f);
-            for (int j = 0; j < k; j++)
-                fprintf(f, "%s%d", j ? ", " : "", members[j]);
-            fputc(']', f);
-        }
-        fputs("]\n", f);
-    }
-    free(members);
-    if (t->dist) {
-        /* rows and columns by calibration rank, as the leaves are indexed */
-        fputs("  distance:\n", f);
-        for (int a = 0; a < t->nleaves; a++) {
-            fputs("    - [", f);
-            for (int b = 0; b < t->nleaves; b++)
-                fprintf(f, "%s%.6g", b ? ", " : "", t->dist[(size_t)a * (size_t)t->nleaves + (size_t)b]);
-            fputs("]\n", f);
-        }
-    }
-}
-
 int tn_table_write(FILE *f, const tn_table *t, const tb_topology *topo, const char *meta)
 {
     fputs("# Written by topobcast-tuner: a selection table measured on the machine\n"
           "# (and the topology it used).  Schema: config/README.md.  First match wins.\n"
-          "topobcast: 1\n",
+          "topobcast: 2\n",
           f);
     if (meta && *meta)
         fprintf(f, "meta: {%s}\n", meta);
-    if (topo && topo->nleaves > 0)
-        write_topology(f, topo);
+    if (topo && topo->nleaves > 0 && tb_topology_write(f, topo) != 0)
+        return -1;
     fputs("selection:\n", f);
     for (int c = 0; c < t->ncomm; c++) {
         const tn_table_comm *tc = &t->comm[c];

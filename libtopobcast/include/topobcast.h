@@ -24,6 +24,15 @@ extern "C" {
 int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                               const char *spec);
 
+/* The same as a non-blocking broadcast (MPI_Ibcast) with one algorithm: the
+ * request completes like any MPI_Ibcast request (MPI_Wait, MPI_Test, ...,
+ * which also move the broadcast on; see README, "Non-blocking and
+ * persistent broadcasts").  "default" is PMPI_Ibcast.  Collective; every
+ * rank passes the same spec.  Returns an MPI error code; MPI_ERR_ARG (on
+ * every rank) when the spec does not pass topobcast_spec_check. */
+int topobcast_ibcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               const char *spec, MPI_Request *request);
+
 /* Checks a spec without communicating: 0 if it parses and every level it
  * names (levels=a/b) is one of the configuration's topology (or of the
  * zero-configuration hierarchy: node, package, numa), else -1 and a

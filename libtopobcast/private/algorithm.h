@@ -43,25 +43,39 @@ typedef struct tb_alg_spec {
     tb_alg_id base[TB_MAX_LEVELS];
 } tb_alg_spec;
 
+/* \brief The name of an algorithm, as TOPOBCAST_ALGORITHM spells it.
+ * \return a static string; "?" for an id out of range. */
 const char *tb_alg_name(tb_alg_id id);
-/* -1 if unknown */
+/* \brief The algorithm called name (exact, case-sensitive).
+ * \return its tb_alg_id, or -1 if no algorithm has that name. */
 int tb_alg_lookup(const char *name);
-/* Defaults for an algorithm (segment for pipeline, radix 4 ...). */
+/* \brief Sets *s to id with its defaults (segment for pipeline and
+ * interpipe, radix 4, chains 1, non-blocking sends, 8 outstanding, the
+ * descriptor's level base ...).
+ * \return nothing; *s is fully written. */
 void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id);
-/* Parses "name[:key=value,...]".  Returns 0, or -1 with a message naming
- * the offending part and what was expected. */
+/* \brief Parses "name[:key=value,...]" into *out (defaults for what is not
+ * given).  Level names in levels= are not checked here (tb_config_parse_spec).
+ * \return 0, or -1 with a message in err naming the offending part and what
+ * was expected. */
 int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errlen);
-/* Canonical text of a spec (all parameters that matter for this algorithm),
- * so equal specs print equal and hash equal. */
+/* \brief Canonical text of a spec: its name and every parameter that
+ * matters for the algorithm, so equal specs print (and hash) equal.
+ * \return nothing; buf holds the text, truncated to len - 1 bytes. */
 void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len);
+/* \brief FNV-1a of the canonical text (tb_alg_spec_format).
+ * \return the hash; equal specs hash equal on every rank. */
 uint64_t tb_alg_spec_hash(const tb_alg_spec *s);
-/* Field-wise equality of the parameters that matter for the algorithm. */
+/* \brief Field-wise equality of two specs (every parameter, levels= and
+ * the base list included).
+ * \return 1 if equal, else 0. */
 int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b);
-/* Parses a byte count: digits, an optional fraction, an optional K/M/G
- * suffix (binary units; "Ki" and a trailing "B" accepted: 64K = 64KiB =
- * 64KB = 65536, 1.5K = 1536).  The one size parser of the library and the
- * tools.  Returns 0, or -1 if malformed, not a whole number of bytes, or
- * beyond SIZE_MAX. */
+/* \brief Parses a byte count: digits, an optional fraction, an optional
+ * K/M/G suffix (binary units; "Ki" and a trailing "B" accepted: 64K = 64KiB
+ * = 64KB = 65536, 1.5K = 1536).  The one size parser of the library and the
+ * tools.
+ * \return 0 with *out set, or -1 if malformed, not a whole number of bytes,
+ * or beyond SIZE_MAX. */
 int tb_parse_size(const char *text, size_t *out);
 
 #endif

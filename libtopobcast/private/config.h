@@ -6,18 +6,35 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "algorithm.h"
 #include "hash.h"
 #include "hier.h"
 
+/* One calibration process; leaf i is calibration rank i.  20 bytes, no
+ * name: the host is an index into tb_topology.hosts. */
 typedef struct tb_topo_leaf {
-    char host[256];
+    int host;      /* index in tb_topology.hosts */
     int pu;        /* hwloc PU logical index the rank was bound to, -1 unknown */
     int core, package, numa; /* recorded ground truth, -1 unknown */
-    int rank;      /* rank in the calibration job */
 } tb_topo_leaf;
 
+/* Distances by class (config/README.md, "distance"): two leaves whose
+ * coarsest differing level is l are level[l] apart, two leaves sharing
+ * every group are `within` apart.  Non-increasing from level[0] down to
+ * within (the loader checks), so finer groups are never farther apart. */
+typedef struct tb_topo_dist {
+    int given;                   /* 0: the file has none (hop counts serve) */
+    double level[TB_MAX_LEVELS]; /* per level, coarsest first */
+    double within;
+    char unit[16];               /* as written ("us" by default); informative */
+} tb_topo_dist;
+
+/* A measured topology.  O(P) memory: each host name once, leaves as small
+ * integer records, groups as one int per leaf and level, distances as a
+ * few classes, plus the lookup indexes the mapping needs (built by the
+ * loader, tb_topo_index_hosts and tb_topo_index_leaves). */
 typedef struct tb_topology {
     int nlevels;                          /* coarsest first */
     char (*level_name)[TB_LEVEL_NAME_MAX];
@@ -25,11 +42,47 @@ typedef struct tb_topology {
     tb_topo_leaf *leaves;                 /* indexed by calibration rank */
     int *ngroups;                         /* per level */
     int **group;                          /* group[l][leaf] */
-    double *dist;                         /* nleaves*nleaves or NULL */
+    tb_topo_dist dist;
     int nprocs;                           /* fingerprint: process count */
     int nhosts;
-    char (*hosts)[256];                   /* fingerprint: host list */
+    char **hosts;                         /* fingerprint: host names (one allocation, hosts[0] first) */
+    /* lookup indexes (tb_topo_index_hosts, tb_topo_index_leaves) */
+    uint64_t *host_hash, *short_hash;     /* per host: tb_hash_host of its name */
+    int *by_hash, *by_short;              /* host indexes sorted by host_hash, by short_hash */
+    int *first_leaf;                      /* per host: its lowest leaf */
+    int *places;                          /* leaves with pu >= 0, sorted by (host, pu) */
+    int nplaces;
+    unsigned keeps_hosts;                 /* bit l: every host lies inside one group of level l */
 } tb_topology;
+
+/* \brief The hosts' half of t's lookup indexes (hashes of each name and
+ * of its short name, host indexes sorted by each), from t's hosts;
+ * O(H log H).  The loader calls it after the fingerprint.
+ * \return 0; -1 on allocation failure; 1 when two host names hash alike
+ * (*a < *b: their indexes; equal names, or a collision).  Whatever was
+ * built is released by tb_config_free. */
+int tb_topo_index_hosts(tb_topology *t, int *a, int *b);
+/* \brief The leaves' half: each host's first leaf, the leaves with a PU
+ * sorted by (host, pu), the levels that keep hosts whole; O(P log P).  The
+ * loader calls it once leaves and groups are read.
+ * \return 0; -1 on allocation failure; 1 when two leaves share a
+ * (host, pu >= 0) (*a < *b: the leaves). */
+int tb_topo_index_leaves(tb_topology *t, int *a, int *b);
+/* \brief Writes t as the topology block of a configuration file
+ * ("topology:" and what follows, format 2; the caller writes "topobcast: 2"
+ * and the rest): the one writer of the probe and the tuner.  Needs t's
+ * hosts, levels, leaves, groups and distance classes, not its indexes.
+ * O(P) time, bytes and memory.
+ * \return 0, or -1 on out of memory or a write error. */
+int tb_topology_write(FILE *out, const tb_topology *t);
+/* \brief The host of t a rank is on, from tb_hash_host of its name: the
+ * host with that exact name, else the one host with that short name.
+ * O(log hosts).
+ * \return the host index, or -1 (unknown or ambiguous). */
+int tb_topo_find_host(const tb_topology *t, uint64_t full, uint64_t shrt);
+/* \brief The leaf of t on host with PU pu (pu >= 0).  O(log P).
+ * \return the leaf, or -1. */
+int tb_topo_leaf_at(const tb_topology *t, int host, int pu);
 
 typedef struct tb_rule {
     long comm_lo, comm_hi;     /* communicator size range, inclusive; comm_hi = LONG_MAX for inf */
@@ -47,41 +100,74 @@ typedef struct tb_config {
     tb_rule *rules;            /* first match wins; the last rule always matches */
 } tb_config;
 
-/* Loads and validates a file.  On error returns -1 and err holds
- * "FILE:LINE:COLUMN: what was expected".  Only a regular file of at most
- * tb_config_max_bytes() is read; anything else (directory, device, FIFO,
- * socket, larger file) fails at once, without blocking. */
+/* \brief Loads and validates a configuration file into *cfg.  Only a
+ * regular file of at most tb_config_max_bytes() is read; anything else
+ * (directory, device, FIFO, socket, larger file) fails at once, without
+ * blocking.
+ * \return 0 (release with tb_config_free), or -1 with nothing allocated and
+ * err = "FILE:LINE:COLUMN: what was expected". */
 int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen);
+/* \brief The reading half of tb_config_load: the whole of a regular file
+ * of at most max bytes, opened non-blocking (a FIFO cannot block it),
+ * refused before the first read when not a regular file, and never read
+ * past max + 1 bytes even if it grows meanwhile.
+ * \return a malloc'd buffer of *len bytes (NUL-terminated), or NULL with
+ * err = "PATH: expected ...". */
+char *tb_config_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* \brief The size check of tb_config_read_file: a file of size bytes
+ * against the limit max.
+ * \return 0, or -1 with err = "PATH: expected at most MAX bytes
+ * (TOPOBCAST_CONFIG_MAX_BYTES), the file has SIZE". */
+int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen);
 /* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
 #define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
-/* The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES, or the
- * default.  Returns -1 (err set, *out = default) if the knob is not a size. */
+/* \brief The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES,
+ * or the default.
+ * \return 0 with *out set, or -1 (err set, *out = the default) if the knob
+ * is not a size. */
 int tb_config_max_bytes(size_t *out, char *err, size_t errlen);
-/* Same from memory (name used in messages); used by the fuzzer and tests. */
+/* \brief tb_config_load from len bytes in memory, called name in messages
+ * (the fuzzer and the tests).
+ * \return as tb_config_load. */
 int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_config *cfg, char *err,
                           size_t errlen);
-/* The conservative built-in table used without TOPOBCAST_CONFIG. */
+/* \brief The conservative built-in table used without TOPOBCAST_CONFIG (no
+ * topology, "<built-in>" as source).
+ * \return nothing; out of memory leaves cfg with no rules, which selects
+ * nothing (the callers then use MPI_Bcast). */
 void tb_config_builtin(tb_config *cfg);
+/* \brief Frees what a load or tb_config_builtin allocated and zeroes *cfg.
+ * \return nothing. */
 void tb_config_free(tb_config *cfg);
-/* First rule matching (communicator size, bytes); never NULL for a loaded
- * config.  *index receives the rule's position. */
+/* \brief The first rule matching (communicator size, bytes).
+ * \return the rule (never NULL for a loaded configuration, whose last rule
+ * matches everything) with its position in *index (if not NULL); NULL and
+ * *index = -1 when none matches. */
 const tb_rule *tb_config_select(const tb_config *cfg, int comm_size, size_t bytes, int *index);
-/* The largest B such that every message of 1..B bytes on a communicator of
- * comm_size selects default (MPI_Bcast): 0 if 1 byte already selects another
- * algorithm, SIZE_MAX if every size selects default.  Lets the dispatch
- * decide small calls with one comparison. */
+/* \brief The largest B such that every message of 1..B bytes on a
+ * communicator of comm_size selects default (MPI_Bcast).  Lets the dispatch
+ * decide small calls with one comparison.
+ * \return B: 0 if 1 byte already selects another algorithm, SIZE_MAX if
+ * every size selects default. */
 size_t tb_config_default_upto(const tb_config *cfg, int comm_size);
 
 /* Table checks applied by the loader (also usable by the tuner before it
- * writes a table): the rule matches every (comm, bytes); every case rule i
- * matches is already matched by rules[0..i) (so it can never fire). */
+ * writes a table). */
+/* \brief Whether the rule matches every (communicator size, bytes).
+ * \return 1 or 0. */
 int tb_rule_matches_all(const tb_rule *r);
+/* \brief Whether every case rules[i] matches is already matched by
+ * rules[0..i), so it can never fire (first match wins).
+ * \return 1 if shadowed; 0 if not, for i = 0, or if memory ran out (the
+ * rule is then accepted). */
 int tb_rule_is_shadowed(const tb_rule *rules, int i);
-/* tb_alg_spec_parse, then (cfg not NULL) every name in levels= must be a
- * level of cfg's topology, or of the zero-configuration hierarchy without
- * one.  -1 and why in err otherwise. */
+/* \brief tb_alg_spec_parse, then (cfg not NULL) checks that every name in
+ * levels= is a level of cfg's topology, or of the zero-configuration
+ * hierarchy (node, package, numa) when cfg has none.
+ * \return 0, or -1 with why in err. */
 int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen);
-/* The configuration hash of len bytes (FNV-1a): equal files hash equal. */
+/* \brief The configuration hash of len bytes (FNV-1a).
+ * \return the hash: equal files hash equal. */
 static inline uint64_t tb_config_hash_bytes(const void *data, size_t len)
 {
     return tb_hash_bytes(TB_FNV_BASIS, data, len);

@@ -4,6 +4,11 @@
 #ifndef TB_IDENTITY_H
 #define TB_IDENTITY_H
 
+#include <stdint.h>
+
+#include "hash.h"
+
+/* This process, as it finds itself (one per process). */
 typedef struct tb_identity {
     char host[256];
     int bound;          /* 1 if bound to a single PU (or a set within one package) */
@@ -12,10 +17,36 @@ typedef struct tb_identity {
     int world_rank;
 } tb_identity;
 
+/* A rank's identity as the ranks of a communicator exchange it: the host as
+ * the two hashes tb_hash_host gives (whole and short name), never the name,
+ * so that it costs 32 bytes per rank whatever the host names' length. */
+typedef struct tb_ident_rec {
+    uint64_t host, host_short; /* tb_hash_host of the host name */
+    int32_t pu;                /* >= 0 only when bound to that PU (or core) */
+    int16_t package, numa;     /* -1 if unknown (or beyond 32766) */
+    int32_t node;              /* lowest comm rank sharing memory */
+    int32_t world_rank;
+} tb_ident_rec;
+
 /* \brief This process's identity: host name, hwloc binding (node and
  * world_rank are left unset).  Local, no MPI call.  Without hwloc, or
  * under SMPI, the place is unknown (-1) and bound is 0.
  * \return 0. */
 int tb_identity_self(tb_identity *id);
+
+/* \brief The exchanged record of an identity: host hashed, pu kept only
+ * when bound.
+ * \return the record. */
+static inline tb_ident_rec tb_ident_rec_of(const tb_identity *id)
+{
+    tb_ident_rec r;
+    tb_hash_host(id->host, &r.host, &r.host_short);
+    r.pu = id->bound && id->pu >= 0 ? id->pu : -1;
+    r.package = (int16_t)(id->package >= 0 && id->package < INT16_MAX ? id->package : -1);
+    r.numa = (int16_t)(id->numa >= 0 && id->numa < INT16_MAX ? id->numa : -1);
+    r.node = id->node;
+    r.world_rank = id->world_rank;
+    return r;
+}
 
 #endif

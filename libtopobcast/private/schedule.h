@@ -36,6 +36,21 @@ typedef struct tb_plan {
     int *partner; /* size entries, for PAIR: partner rank or -1 */
 } tb_plan;
 
+/* Largest single message the engine sends or receives, so that byte counts
+ * always fit MPI's int count; longer ranges go in several. */
+#define TB_CHUNK_MAX ((size_t)1 << 30)
+
+/* \brief The segment rule of the engine (engine.c), for the tools that model
+ * it (tuner/model.c): a tree edge's range travels in pieces of this many
+ * bytes, pipelined down the tree.  spec->segment, or the whole range when
+ * it is 0 (sent TB_CHUNK_MAX bytes at a time).
+ * \return the piece length, 1..TB_CHUNK_MAX. */
+static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
+{
+    size_t seg = spec->segment;
+    return (seg == 0 || seg > TB_CHUNK_MAX) ? TB_CHUNK_MAX : seg;
+}
+
 /* What one rank keeps. */
 typedef struct tb_schedule {
     tb_alg_spec spec;
@@ -49,60 +64,40 @@ typedef struct tb_schedule {
     tb_xchg_step *steps;
 } tb_schedule;
 
-/* Builds the whole plan for an algorithm (never TB_ALG_DEFAULT).  h may be
- * NULL for non-hierarchical algorithms; hierarchical ones then treat the
- * communicator as flat.  Returns 0 or -1 with err set. */
+/* \brief Builds the whole plan of an algorithm (never TB_ALG_DEFAULT) for
+ * size ranks from root: its builder from the descriptor table (alg_desc.c).
+ * h may be NULL; hierarchical algorithms then treat the communicator as
+ * flat.  Pure, deterministic: every rank builds the same plan.
+ * \return 0 (release with tb_plan_free), or -1 with err set and nothing
+ * allocated. */
 int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec,
                   const tb_hier *h, char *err, size_t errlen);
+/* \brief Frees a plan's arrays and zeroes it.
+ * \return nothing. */
 void tb_plan_free(tb_plan *p);
-/* Exchange steps of rank me, in order.  Returns the count, or -1 on
- * allocation failure; *steps is malloc'd (NULL when 0). */
+/* \brief Exchange steps of rank me, in order (the generator of p->xchg).
+ * \return the count, *steps malloc'd (NULL when 0); -1 on allocation
+ * failure. */
 int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps);
-/* rank's position v in p->order (order[v] == rank), or -1. */
+/* \brief rank's position in the exchange order of p.
+ * \return v with p->order[v] == rank, or -1 (also without an order). */
 int tb_plan_position(const tb_plan *p, int rank);
-/* Extracts rank me's schedule from a plan. */
+/* \brief Rank me's schedule from a plan: parent, children with their
+ * blocks, exchange steps; spec is kept in it.
+ * \return 0 (release with tb_schedule_free), or -1 on allocation failure
+ * (*s then empty). */
 int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg_spec *spec);
-/* tb_plan_build + tb_schedule_from_plan. */
+/* \brief tb_plan_build, then tb_schedule_from_plan for me.
+ * \return 0, or -1 with err set. */
 int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_spec *spec,
                       const tb_hier *h, char *err, size_t errlen);
-/* A copy that owns its arrays (for operations that outlive the cache
- * entry).  0, or -1 on allocation failure (dst then empty). */
+/* \brief A copy of src that owns its arrays (for operations that outlive
+ * the cache entry).
+ * \return 0, or -1 on allocation failure (dst then empty). */
 int tb_schedule_copy(tb_schedule *dst, const tb_schedule *src);
+/* \brief Frees a schedule's arrays and zeroes it.
+ * \return nothing. */
 void tb_schedule_free(tb_schedule *s);
 
-/* Builders (one file each).  Each adds edges to a tree whose members are
- * members[0..k) (global ranks), rooted at members[root_index], carrying
- * blocks [lo, hi) on every edge.  Hierarchical builders compose them. */
-typedef int (*tb_tree_builder)(tb_tree *t, const int *members, int k, int root_index,
-                               const tb_alg_spec *spec, int lo, int hi);
-int tb_tree_flat_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-int tb_tree_binary_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-int tb_tree_binomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-int tb_tree_knomial_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
-/* The binomial tree over virtual ranks 0..k-1 (0 the root), in send order:
- * visit(ctx, v, c, m) for each edge v -> c = v + m, largest subtree first.
- * Stops at the first non-zero return (then -1).  Shared by the binomial
- * tree and the scatter of scatter_allgather. */
-typedef int (*tb_binomial_visit)(void *ctx, int v, int c, int m);
-int tb_binomial_walk(int k, tb_binomial_visit visit, void *ctx);
-/* Base builder for an algorithm id usable as a per-level fan-out, or NULL
- * (from the descriptor table, alg_desc.c). */
-tb_tree_builder tb_tree_builder_for(tb_alg_id id);
-
-/* Whole-plan builders for algorithms that are more than one base tree
- * (called by tb_plan_build, which has already initialised nothing). */
-int tb_plan_split_binary(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h, char *err,
-                         size_t errlen);
-int tb_plan_scatter_allgather(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                              char *err, size_t errlen);
-int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                         char *err, size_t errlen);
-int tb_plan_distance_tree(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                          char *err, size_t errlen);
-/* Exchange-step generators, one per tb_xchg_kind (xchg_*.c). */
-int tb_xchg_ring_steps(const tb_plan *p, int me, tb_xchg_step **steps);
-int tb_xchg_rdbl_steps(const tb_plan *p, int me, tb_xchg_step **steps);
-int tb_xchg_pair_steps(const tb_plan *p, int me, tb_xchg_step **steps);
 
 #endif

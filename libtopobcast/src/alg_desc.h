@@ -6,7 +6,7 @@
 #ifndef TB_ALG_DESC_H
 #define TB_ALG_DESC_H
 
-#include "schedule.h"
+#include "builders.h"
 
 /* Parameter keys an algorithm accepts ("name:key=value,..."). */
 enum {
@@ -25,7 +25,7 @@ enum {
 
 /* Builds an algorithm's whole-communicator plan; 0, or -1 with err set. */
 typedef int (*tb_plan_builder)(tb_plan *p, int size, int root, const tb_alg_spec *spec, const tb_hier *h,
-                               char *err, size_t errlen);
+                               const tb_plan_env *env, char *err, size_t errlen);
 
 typedef struct tb_alg_desc {
     const char *name;
@@ -39,5 +39,10 @@ typedef struct tb_alg_desc {
 /* The descriptor of id, or NULL if id is out of range.  TB_ALG_DEFAULT
  * (the MPI library's own MPI_Bcast) has neither tree nor plan. */
 const tb_alg_desc *tb_alg_desc_of(tb_alg_id id);
+/* \brief The base builder of an algorithm, usable as a level's fan-out
+ * (from the descriptor table, alg_desc.c).
+ * \return the builder, or NULL if id has none (default, split_binary,
+ * scatter_allgather, the hierarchical ones) or is out of range. */
+tb_tree_builder tb_tree_builder_for(tb_alg_id id);
 
 #endif

@@ -125,6 +125,24 @@ static int parse_base_list(const char *v, tb_alg_spec *s, char *err, size_t errl
     return 0;
 }
 
+/* key=val where val is one of two words: *out = 0 for w0, 1 for w1
+ * (send=, and allgather= and ring= whose enums count the same way). */
+_Static_assert(TB_AG_RING == 0 && TB_AG_RECURSIVE_DOUBLING == 1, "allgather= words in enum order");
+_Static_assert(TB_RING_RANK == 0 && TB_RING_DISTANCE == 1, "ring= words in enum order");
+static int parse_either(const char *key, const char *val, const char *w0, const char *w1, int *out, char *err,
+                        size_t errlen)
+{
+    if (strcmp(val, w0) == 0)
+        *out = 0;
+    else if (strcmp(val, w1) == 0)
+        *out = 1;
+    else {
+        snprintf(err, errlen, "%s=%s: expected %s or %s", key, val, w0, w1);
+        return -1;
+    }
+    return 0;
+}
+
 static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *err, size_t errlen)
 {
     unsigned allowed = tb_alg_desc_of(s->id)->params;
@@ -150,15 +168,7 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         }
         return 0;
     case TB_PARAM_SEND:
-        if (strcmp(val, "blocking") == 0)
-            s->nonblocking = 0;
-        else if (strcmp(val, "nonblocking") == 0)
-            s->nonblocking = 1;
-        else {
-            snprintf(err, errlen, "send=%s: expected blocking or nonblocking", val);
-            return -1;
-        }
-        return 0;
+        return parse_either("send", val, "blocking", "nonblocking", &s->nonblocking, err, errlen);
     case TB_PARAM_OUTSTANDING:
         if (parse_int(val, 1, 64, &s->outstanding) != 0) {
             snprintf(err, errlen, "outstanding=%s: expected an integer from 1 to 64", val);
@@ -178,25 +188,9 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         }
         return 0;
     case TB_PARAM_ALLGATHER:
-        if (strcmp(val, "ring") == 0)
-            s->allgather = TB_AG_RING;
-        else if (strcmp(val, "recursive_doubling") == 0)
-            s->allgather = TB_AG_RECURSIVE_DOUBLING;
-        else {
-            snprintf(err, errlen, "allgather=%s: expected ring or recursive_doubling", val);
-            return -1;
-        }
-        return 0;
+        return parse_either("allgather", val, "ring", "recursive_doubling", &s->allgather, err, errlen);
     case TB_PARAM_RING:
-        if (strcmp(val, "rank") == 0)
-            s->ring = TB_RING_RANK;
-        else if (strcmp(val, "distance") == 0)
-            s->ring = TB_RING_DISTANCE;
-        else {
-            snprintf(err, errlen, "ring=%s: expected rank or distance", val);
-            return -1;
-        }
-        return 0;
+        return parse_either("ring", val, "rank", "distance", &s->ring, err, errlen);
     case TB_PARAM_LEVELS:
         if (strlen(val) >= sizeof s->levels || !*val) {
             snprintf(err, errlen, "levels=%s: expected level names separated by '/'", val);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "finalize.h"
 #include "log.h"
 #include "nbc.h"
 #include "settings.h"
@@ -134,17 +133,17 @@ static tb_comm_state *state_create(MPI_Comm comm)
     tb_comm_state *cs = calloc(1, sizeof *cs);
     if (!cs)
         return NULL;
-    tb_finalize_arm();
     cs->dup = MPI_COMM_NULL;
     PMPI_Comm_size(comm, &cs->size);
     PMPI_Comm_rank(comm, &cs->rank);
     int world_size;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
-    tb_identity *ids = NULL;
+    tb_ident_rec *ids = NULL;
+    tb_identity self;
     quiet_errors q;
     quiet_begin(comm, &q);
-    int rc = tb_topo_exchange(comm, &ids);
+    int rc = tb_topo_exchange(comm, &ids, &self);
     quiet_end(comm, &q);
     if (rc != MPI_SUCCESS) {
         state_free(cs);
@@ -193,7 +192,8 @@ static tb_comm_state *state_create(MPI_Comm comm)
                derived && cs->usable ? st->config.source : "MPI_COMM_TYPE_SHARED + hwloc");
         if (why[0] && cs->usable)
             tb_log("%s", why);
-        tb_hier_print(&cs->hier, ids, stderr);
+        tb_hier_print(&cs->hier, ids, st->config_ok && st->config.has_topology ? &st->config.topo : NULL, &self,
+                      stderr);
     }
     free(ids);
     return cs;

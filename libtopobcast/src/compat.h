@@ -19,14 +19,6 @@
 #define TB_HAVE_LARGE_COUNT 1
 #else
 #define TB_HAVE_LARGE_COUNT 0
-/* Non-blocking and persistent counterparts, for the calls the library
- * leaves to MPI. */
-int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
-#if MPI_VERSION >= 4
-int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *req);
-#endif
-
 #endif
 
 /* Largest message the library handles itself; above it everything goes to

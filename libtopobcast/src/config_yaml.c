@@ -6,12 +6,17 @@
  * positions 1-based, taken from libyaml's marks.
  *
  * The file is read once through libyaml's event API into a compact tree
- * (ynode, 20 bytes a node, scalars in one text arena).  libyaml's own
- * document API costs ~170 bytes a node: loading a 1024-rank topology with
- * its distance matrix (5 MB of YAML) peaked at 185 MB in every process,
- * against 44 MB with this reader, parsed matrix included.  Aliases are rejected:
- * nothing in the schema needs them, and an alias can make the document a
- * cyclic or exponentially large graph. */
+ * (ynode, 24 bytes a node, scalars in one text arena).  Lists of plain
+ * integers inside the topology (a leaf, a group) are packed: their values go
+ * to an int arena, 4 bytes an item and no node, since a topology of P
+ * processes has ~(levels + 5) P of them.  An error about a packed item
+ * finds its position by parsing the file again up to that event (errors
+ * only).  A topology of 65536 processes (3.5 MB of YAML) then loads in
+ * ~10 MB; libyaml's document API costs ~170 bytes a node.  Aliases are
+ * rejected: nothing in the schema needs them, and an alias can make the
+ * document a cyclic or exponentially large graph.  A format-1 per-pair
+ * distance matrix is refused as soon as it starts, before its P^2 values
+ * are read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,13 +35,18 @@
 #define MAX_NPROCS (1 << 24)
 #define MAX_RULES 1024 /* the unreachable-rule check is cubic in the table */
 #define MAX_DEPTH 64
+#define FORMAT1_TOPOLOGY                                                                                             \
+    "expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, a P x P distance matrix) "     \
+    "is no longer read: re-run topobcast-probe, or 'topobcast-probe --analyze' on its saved measurements, then "      \
+    "topobcast-tuner"
 
-enum { Y_SCALAR = 1, Y_LIST, Y_MAP };
+enum { Y_SCALAR = 1, Y_LIST, Y_MAP, Y_INTS };
 
 typedef struct ynode {
     uint32_t line, col; /* 0-based, from libyaml's start mark */
-    uint32_t len;       /* scalar: bytes; list: items; mapping: 2 x pairs */
-    uint32_t first;     /* scalar: offset in text; list/mapping: offset in kids */
+    uint32_t len;       /* scalar: bytes; list: items; mapping: 2 x pairs; ints: items */
+    uint32_t first;     /* scalar: offset in text; list/mapping: offset in kids; ints: offset in ints */
+    uint32_t ev;        /* index of the event that started it (ints: item i is event ev + 1 + i) */
     unsigned char type;
 } ynode;
 
@@ -47,11 +57,15 @@ typedef struct ytree {
     size_t nkids, kcap;
     char *text;     /* scalars, each NUL-terminated */
     size_t ntext, tcap;
+    int32_t *ints;  /* items of packed integer lists */
+    size_t nints, icap;
 } ytree;
 
 typedef struct loader {
     ytree t;
     const char *name; /* file name for messages */
+    const char *data; /* the text, to find positions again */
+    size_t len;
     char *err;
     size_t errlen;
     tb_config *cfg;
@@ -127,10 +141,16 @@ static const char *kind(const ynode *n)
 {
     switch (n->type) {
     case Y_SCALAR: return "a scalar";
-    case Y_LIST: return "a list";
+    case Y_LIST:
+    case Y_INTS: return "a list";
     case Y_MAP: return "a mapping";
     default: return "nothing";
     }
+}
+
+static int is_list(const ynode *n)
+{
+    return n->type == Y_LIST || n->type == Y_INTS;
 }
 
 static int seq_len(const ynode *n)
@@ -138,9 +158,54 @@ static int seq_len(const ynode *n)
     return (int)n->len;
 }
 
+/* Item i of a list that is not packed (packed items are not nodes). */
 static ynode *seq_item(loader *L, const ynode *n, int i)
 {
     return &L->t.nodes[L->t.kids[n->first + (uint32_t)i]];
+}
+
+/* The start mark of event number ev: the file is parsed again up to it.
+ * Only errors about packed items need it. */
+static yaml_mark_t locate(const loader *L, uint32_t ev)
+{
+    yaml_mark_t at = {0, 0, 0};
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return at;
+    yaml_parser_set_input_string(&p, (const unsigned char *)L->data, L->len);
+    for (uint32_t k = 0;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&p, &e))
+            break;
+        int end = e.type == YAML_STREAM_END_EVENT, node = e.type == YAML_SCALAR_EVENT ||
+                                                        e.type == YAML_SEQUENCE_START_EVENT ||
+                                                        e.type == YAML_MAPPING_START_EVENT;
+        if (node && k++ == ev)
+            at = e.start_mark, end = 1;
+        yaml_event_delete(&e);
+        if (end)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return at;
+}
+
+static int fail_item(loader *L, const ynode *list, int i, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* fail() at item i of a list, packed or not. */
+static int fail_item(loader *L, const ynode *list, int i, const char *fmt, ...)
+{
+    yaml_mark_t m;
+    if (list->type == Y_INTS) {
+        m = locate(L, list->ev + 1 + (uint32_t)i);
+    } else {
+        const ynode *n = seq_item(L, list, i);
+        m = (yaml_mark_t){0, n->line, n->col};
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(L, &m, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 /* ---- scalars ---------------------------------------------------------- */
@@ -215,6 +280,45 @@ static int get_number(loader *L, const ynode *n, const char *what, double *out)
     return 0;
 }
 
+/* Item i of a list as an integer from lo to hi: get_int, packed lists too. */
+static int list_int(loader *L, const ynode *list, int i, long lo, long hi, const char *what, int *out)
+{
+    if (list->type != Y_INTS)
+        return get_int(L, seq_item(L, list, i), lo, hi, what, out);
+    long v = L->t.ints[list->first + (uint32_t)i];
+    if (v < lo || v > hi)
+        return fail_item(L, list, i, "expected %s (an integer from %ld to %ld), got '%ld'", what, lo, hi, v);
+    *out = (int)v;
+    return 0;
+}
+
+/* Item i of a group: a leaf rank from 0 to max, or a range "A-B" of them
+ * (A <= B), into [*lo, *hi]. */
+static int list_ranks(loader *L, const ynode *list, int i, int max, int *lo, int *hi)
+{
+    const char *what = "a leaf rank";
+    const ynode *n = list->type == Y_INTS ? NULL : seq_item(L, list, i);
+    if (!n || n->type != Y_SCALAR || sval(L, n)[0] == '-' || !strchr(sval(L, n), '-')) {
+        if (list_int(L, list, i, 0, max, what, lo) != 0)
+            return -1;
+        *hi = *lo;
+        return 0;
+    }
+    const char *s;
+    char buf[64];
+    if (scalar(L, n, what, &s) != 0)
+        return -1;
+    long a = -1, b = -1;
+    int used = -1;
+    if (sscanf(s, "%ld-%ld%n", &a, &b, &used) != 2 || used != (int)strlen(s) || s[0] < '0' || s[0] > '9' ||
+        strchr(s, ' ') || strchr(s, '+') || strstr(s, "--") || a < 0 || b > max || a > b)
+        return fail(L, n, "expected %s (an integer from 0 to %d) or a range A-B of them (A <= B), got '%s'", what,
+                    max, shown(L, n, buf, sizeof buf));
+    *lo = (int)a;
+    *hi = (int)b;
+    return 0;
+}
+
 /* ---- mappings with a fixed set of keys -------------------------------- */
 
 typedef struct field {
@@ -257,20 +361,12 @@ static int take_fields(loader *L, const ynode *map, field *f, int nf, const char
 
 static int expect_list(loader *L, const ynode *n, const char *what)
 {
-    if (n->type != Y_LIST)
+    if (!is_list(n))
         return fail(L, n, "expected %s (a list), got %s", what, kind(n));
     return 0;
 }
 
 /* ---- topology ---------------------------------------------------------- */
-
-static int host_index(const tb_topology *t, const char *host)
-{
-    for (int h = 0; h < t->nhosts; h++)
-        if (strcmp(t->hosts[h], host) == 0)
-            return h;
-    return -1;
-}
 
 static int parse_fingerprint(loader *L, const ynode *n, const ynode **hosts_node)
 {
@@ -289,18 +385,34 @@ static int parse_fingerprint(loader *L, const ynode *n, const ynode **hosts_node
         return fail(L, hl, "expected at least one host");
     if (nh > t->nprocs)
         return fail(L, hl, "expected at most %d hosts (one per process at most), got %d", t->nprocs, nh);
-    t->hosts = calloc((size_t)nh, sizeof *t->hosts);
-    if (!t->hosts)
-        return fail(L, hl, "expected a file that fits in memory");
+    /* each name once, in one pool: hosts[h] points into hosts[0]'s block */
+    size_t pool = 0;
     for (int h = 0; h < nh; h++) {
         ynode *hn = seq_item(L, hl, h);
-        if (get_name(L, hn, "a host name", 0, t->hosts[h], sizeof t->hosts[h]) != 0)
+        char name[256];
+        if (get_name(L, hn, "a host name", 0, name, sizeof name) != 0)
             return -1;
-        int prev = host_index(t, t->hosts[h]);
-        t->nhosts = h + 1;
-        if (prev >= 0)
-            return fail(L, hn, "expected each host once: '%s' is already listed", t->hosts[h]);
+        pool += strlen(name) + 1;
     }
+    t->hosts = calloc((size_t)nh, sizeof *t->hosts);
+    char *text = t->hosts ? malloc(pool) : NULL;
+    if (!text)
+        return fail(L, hl, "expected a file that fits in memory");
+    for (int h = 0, o = 0; h < nh; h++) {
+        const char *name = sval(L, seq_item(L, hl, h));
+        t->hosts[h] = text + o;
+        memcpy(t->hosts[h], name, strlen(name) + 1);
+        o += (int)strlen(name) + 1;
+    }
+    t->nhosts = nh;
+    int a = 0, b = 0, rc = tb_topo_index_hosts(t, &a, &b);
+    if (rc < 0)
+        return fail(L, hl, "expected a file that fits in memory");
+    if (rc > 0 && strcmp(t->hosts[a], t->hosts[b]) == 0)
+        return fail(L, seq_item(L, hl, b), "expected each host once: '%s' is already listed", t->hosts[b]);
+    if (rc > 0)
+        return fail(L, seq_item(L, hl, b), "expected host names with distinct hashes: '%s' and '%s' collide (rename one)",
+                    t->hosts[a], t->hosts[b]);
     return 0;
 }
 
@@ -329,105 +441,47 @@ static int parse_levels(loader *L, const ynode *n)
     return 0;
 }
 
-typedef struct leaf_key {
-    int host, pu, rank;
-} leaf_key;
-
-static int cmp_leaf_key(const void *a, const void *b)
-{
-    const leaf_key *x = a, *y = b;
-    if (x->host != y->host)
-        return x->host < y->host ? -1 : 1;
-    if (x->pu != y->pu)
-        return x->pu < y->pu ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node)
+/* leaves: one list per calibration rank, in rank order:
+ * [host, pu] or [host, pu, core, package, numa], host an index into the
+ * fingerprint's hosts. */
+static int parse_leaves(loader *L, const ynode *n, const ynode *hosts_node, const ynode **leaf_nodes)
 {
     tb_topology *t = &L->cfg->topo;
-    if (expect_list(L, n, "the leaves (one per process of the calibration job)") != 0)
+    const char *shape = "[host, pu] or [host, pu, core, package, numa] (host: an index into the fingerprint's hosts)";
+    if (expect_list(L, n, "the leaves (one per process of the calibration job, in rank order)") != 0)
         return -1;
     int nl = seq_len(n);
     if (nl != t->nprocs)
         return fail(L, n, "expected %d leaves (fingerprint nprocs), got %d", t->nprocs, nl);
-    t->leaves = calloc((size_t)nl, sizeof *t->leaves);
-    ynode **where = calloc((size_t)nl, sizeof *where);
-    int *hidx = calloc((size_t)nl, sizeof *hidx);
-    int *used = calloc((size_t)t->nhosts, sizeof *used);
-    leaf_key *keys = calloc((size_t)nl, sizeof *keys);
-    int rc = 0;
-    if (!t->leaves || !where || !hidx || !used || !keys) {
-        rc = fail(L, n, "expected a file that fits in memory");
-        goto out;
+    t->leaves = malloc((size_t)nl * sizeof *t->leaves);
+    char *used = calloc((size_t)t->nhosts, 1);
+    if (!t->leaves || !used) {
+        free(used);
+        return fail(L, n, "expected a file that fits in memory");
     }
     t->nleaves = nl;
+    int rc = 0;
     for (int i = 0; i < nl && rc == 0; i++) {
         ynode *ln = seq_item(L, n, i);
-        field f[] = {{"rank", 1, 0, 0}, {"host", 1, 0, 0}, {"pu", 0, 0, 0},
-                     {"core", 0, 0, 0}, {"package", 0, 0, 0}, {"numa", 0, 0, 0}};
-        int rank, vals[4] = {-1, -1, -1, -1};
-        char host[256];
-        if (take_fields(L, ln, f, 6, "a leaf") != 0 ||
-            get_int(L, f[0].val, 0, nl - 1, "the leaf's calibration rank", &rank) != 0 ||
-            get_name(L, f[1].val, "a host name", 0, host, sizeof host) != 0) {
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < 4 && rc == 0; k++)
-            if (f[2 + k].val)
-                rc = get_int(L, f[2 + k].val, -1, INT_MAX, "an hwloc logical index or -1", &vals[k]);
-        if (rc != 0)
-            break;
-        if (where[rank]) {
-            rc = fail(L, f[0].val, "expected each rank once: rank %d is already listed at line %lu", rank,
-                      line_of(where[rank]));
-            break;
-        }
-        int h = host_index(t, host);
-        if (h < 0) {
+        if (!is_list(ln) || seq_len(ln) < 2 || seq_len(ln) > 5) {
             char buf[64];
-            rc = fail(L, f[1].val, "expected a host listed in the fingerprint, got '%s'",
-                      shown(L, f[1].val, buf, sizeof buf));
+            rc = fail(L, ln, "expected the leaf of calibration rank %d as %s, got %s", i, shape,
+                      is_list(ln) ? "a list of another length" : shown(L, ln, buf, sizeof buf));
             break;
         }
-        where[rank] = ln;
-        hidx[rank] = h;
-        used[h] = 1;
-        tb_topo_leaf *lf = &t->leaves[rank];
-        memcpy(lf->host, host, sizeof lf->host);
-        lf->rank = rank;
-        lf->pu = vals[0];
-        lf->core = vals[1];
-        lf->package = vals[2];
-        lf->numa = vals[3];
+        int v[5] = {0, -1, -1, -1, -1};
+        rc = list_int(L, ln, 0, 0, t->nhosts - 1, "a host index into the fingerprint's hosts", &v[0]);
+        for (int k = 1; k < seq_len(ln) && rc == 0; k++)
+            rc = list_int(L, ln, k, -1, INT_MAX, "an hwloc logical index or -1", &v[k]);
+        t->leaves[i] = (tb_topo_leaf){v[0], v[1], v[2], v[3], v[4]};
+        used[v[0]] = 1;
     }
-    if (rc != 0)
-        goto out;
-    for (int h = 0; h < t->nhosts; h++)
-        if (!used[h]) {
+    for (int h = 0; h < t->nhosts && rc == 0; h++)
+        if (!used[h])
             rc = fail(L, seq_item(L, hosts_node, h), "expected every fingerprint host to have a leaf; '%s' has none",
                       t->hosts[h]);
-            goto out;
-        }
-    /* A running rank is matched to its leaf by (host, PU): two leaves with
-     * the same place would make that ambiguous. */
-    int nk = 0;
-    for (int r = 0; r < nl; r++)
-        if (t->leaves[r].pu >= 0)
-            keys[nk++] = (leaf_key){hidx[r], t->leaves[r].pu, r};
-    qsort(keys, (size_t)nk, sizeof *keys, cmp_leaf_key);
-    for (int k = 1; k < nk; k++)
-        if (keys[k].host == keys[k - 1].host && keys[k].pu == keys[k - 1].pu) {
-            rc = fail(L, where[keys[k].rank], "expected each (host, pu) once: ranks %d and %d are both on %s PU %d",
-                      keys[k - 1].rank, keys[k].rank, t->hosts[keys[k].host], keys[k].pu);
-            goto out;
-        }
-out:
-    free(where);
-    free(hidx);
     free(used);
-    free(keys);
+    *leaf_nodes = n;
     return rc;
 }
 
@@ -440,8 +494,8 @@ static int parse_groups(loader *L, const ynode *n)
         f[l] = (field){t->level_name[l], 1, 0, 0};
     if (take_fields(L, n, f, nl, "the groups (one entry per level)") != 0)
         return -1;
-    /* where each leaf was placed, to point at the earlier group on a clash */
-    ynode **placed = calloc((size_t)nleaves, sizeof *placed);
+    /* the group each leaf was placed in, to point at it on a clash */
+    int *placed = malloc((size_t)nleaves * sizeof *placed);
     if (!placed)
         return fail(L, n, "expected a file that fits in memory");
     for (int l = 0; l < nl && rc == 0; l++) {
@@ -459,7 +513,6 @@ static int parse_groups(loader *L, const ynode *n)
         }
         for (int r = 0; r < nleaves; r++)
             t->group[l][r] = -1;
-        memset(placed, 0, (size_t)nleaves * sizeof *placed);
         int ng = seq_len(gl);
         t->ngroups[l] = ng;
         for (int g = 0; g < ng && rc == 0; g++) {
@@ -472,20 +525,22 @@ static int parse_groups(loader *L, const ynode *n)
                 rc = fail(L, gn, "expected a non-empty group of level '%s'", t->level_name[l]);
                 break;
             }
-            for (int i = 0; i < seq_len(gn); i++) {
-                ynode *rn = seq_item(L, gn, i);
-                int r;
-                if (get_int(L, rn, 0, nleaves - 1, "a leaf rank", &r) != 0) {
+            for (int i = 0; i < seq_len(gn) && rc == 0; i++) {
+                int lo = 0, hi = -1;
+                if (list_ranks(L, gn, i, nleaves - 1, &lo, &hi) != 0) {
                     rc = -1;
                     break;
                 }
-                if (t->group[l][r] >= 0) {
-                    rc = fail(L, rn, "expected each rank in one group of level '%s': rank %d is already in the group at line %lu",
-                              t->level_name[l], r, line_of(placed[r]));
-                    break;
+                for (int r = lo; r <= hi; r++) {
+                    if (t->group[l][r] >= 0) {
+                        rc = fail_item(L, gn, i,
+                                       "expected each rank in one group of level '%s': rank %d is already in the group at line %lu",
+                                       t->level_name[l], r, line_of(seq_item(L, gl, placed[r])));
+                        break;
+                    }
+                    t->group[l][r] = g;
+                    placed[r] = g;
                 }
-                t->group[l][r] = g;
-                placed[r] = gn;
             }
         }
         for (int r = 0; r < nleaves && rc == 0; r++)
@@ -523,27 +578,38 @@ static int parse_groups(loader *L, const ynode *n)
     return rc;
 }
 
+/* distance: {unit: us, levels: [one per level, coarsest first], within: x} */
 static int parse_distance(loader *L, const ynode *n)
 {
-    tb_topology *t = &L->cfg->topo;
-    int np = t->nleaves;
-    if (expect_list(L, n, "the distance matrix (a list of rows)") != 0)
+    tb_topo_dist *d = &L->cfg->topo.dist;
+    const tb_topology *t = &L->cfg->topo;
+    field f[] = {{"unit", 0, 0, 0}, {"levels", 1, 0, 0}, {"within", 1, 0, 0}};
+    if (take_fields(L, n, f, 3, "the distance classes") != 0)
         return -1;
-    if (seq_len(n) != np)
-        return fail(L, n, "expected a distance matrix of %d rows (one per leaf), got %d", np, seq_len(n));
-    t->dist = malloc((size_t)np * (size_t)np * sizeof *t->dist);
-    if (!t->dist)
-        return fail(L, n, "expected a file that fits in memory");
-    for (int a = 0; a < np; a++) {
-        ynode *row = seq_item(L, n, a);
-        if (expect_list(L, row, "a row of the distance matrix") != 0)
+    snprintf(d->unit, sizeof d->unit, "us");
+    if (f[0].val && get_name(L, f[0].val, "a unit such as us", 1, d->unit, sizeof d->unit) != 0)
+        return -1;
+    const ynode *ll = f[1].val;
+    if (expect_list(L, ll, "the distance of each level, coarsest first") != 0)
+        return -1;
+    if (seq_len(ll) != t->nlevels)
+        return fail(L, ll, "expected %d distances, one per level (coarsest first), got %d", t->nlevels, seq_len(ll));
+    for (int l = 0; l < t->nlevels; l++)
+        if (get_number(L, seq_item(L, ll, l), "a distance", &d->level[l]) != 0)
             return -1;
-        if (seq_len(row) != np)
-            return fail(L, row, "expected %d distances in row %d (one per leaf), got %d", np, a, seq_len(row));
-        for (int b = 0; b < np; b++)
-            if (get_number(L, seq_item(L, row, b), "a distance", &t->dist[(size_t)a * np + b]) != 0)
-                return -1;
+    if (get_number(L, f[2].val, "a distance", &d->within) != 0)
+        return -1;
+    /* finer groups are never farther apart: what distance_tree relies on */
+    for (int l = 0; l < t->nlevels; l++) {
+        int last = l + 1 == t->nlevels;
+        double finer = last ? d->within : d->level[l + 1];
+        if (d->level[l] < finer)
+            return fail(L, last ? f[2].val : seq_item(L, ll, l + 1),
+                        "expected distances that do not grow toward finer levels: level '%s' is %g, %s%s%s is %g",
+                        t->level_name[l], d->level[l], last ? "within" : "level '",
+                        last ? "" : t->level_name[l + 1], last ? "" : "'", finer);
     }
+    d->given = 1;
     return 0;
 }
 
@@ -554,13 +620,22 @@ static int parse_topology(loader *L, const ynode *n)
     if (take_fields(L, n, f, 5, "the topology") != 0)
         return -1;
     L->cfg->has_topology = 1;
-    const ynode *hosts_node = NULL;
+    const ynode *hosts_node = NULL, *leaves = NULL;
     if (parse_fingerprint(L, f[0].val, &hosts_node) != 0 || parse_levels(L, f[1].val) != 0)
         return -1;
-    if (parse_leaves(L, f[2].val, hosts_node) != 0 || parse_groups(L, f[3].val) != 0)
+    if (parse_leaves(L, f[2].val, hosts_node, &leaves) != 0 || parse_groups(L, f[3].val) != 0)
         return -1;
     if (f[4].val && parse_distance(L, f[4].val) != 0)
         return -1;
+    tb_topology *t = &L->cfg->topo;
+    int a = 0, b = 0, rc = tb_topo_index_leaves(t, &a, &b);
+    if (rc < 0)
+        return fail(L, n, "expected a file that fits in memory");
+    /* A running rank is matched to its leaf by (host, PU): two leaves with
+     * the same place would make that ambiguous. */
+    if (rc > 0)
+        return fail(L, seq_item(L, leaves, b), "expected each (host, pu) once: ranks %d and %d are both on %s PU %d", a,
+                    b, t->hosts[t->leaves[b].host], t->leaves[b].pu);
     return 0;
 }
 
@@ -671,16 +746,19 @@ static int parse_selection(loader *L, const ynode *n)
 static int parse_root(loader *L, const ynode *root)
 {
     if (root->type != Y_MAP)
-        return fail(L, root, "expected a mapping starting with 'topobcast: 1', got %s", kind(root));
+        return fail(L, root, "expected a mapping starting with 'topobcast: 2', got %s", kind(root));
     field f[] = {{"topobcast", 1, 0, 0}, {"topology", 0, 0, 0}, {"selection", 0, 0, 0}, {"meta", 0, 0, 0}};
     if (take_fields(L, root, f, 4, "the top level") != 0)
         return -1;
     const char *version;
     char sh[64];
-    if (scalar(L, f[0].val, "format version 1", &version) != 0)
+    if (scalar(L, f[0].val, "format version 2", &version) != 0)
         return -1;
-    if (strcmp(version, "1") != 0)
-        return fail(L, f[0].val, "expected format version 1 ('topobcast: 1'), got '%s'", shown(L, f[0].val, sh, sizeof sh));
+    if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0)
+        return fail(L, f[0].val, "expected format version 2 ('topobcast: 2'), got '%s'", shown(L, f[0].val, sh, sizeof sh));
+    /* format 1 differs in the topology only (config/README.md) */
+    if (f[1].val && strcmp(version, "2") != 0)
+        return fail(L, f[1].val, FORMAT1_TOPOLOGY);
     if (f[1].val && parse_topology(L, f[1].val) != 0)
         return -1;
     if (f[2].val)
@@ -749,10 +827,11 @@ static void tree_free(ytree *t)
     free(t->nodes);
     free(t->kids);
     free(t->text);
+    free(t->ints);
     memset(t, 0, sizeof *t);
 }
 
-static long new_node(ytree *t, int type, const yaml_mark_t *m)
+static long new_node(ytree *t, int type, const yaml_mark_t *m, uint32_t ev)
 {
     if (t->nnodes >= UINT32_MAX || grow((void **)&t->nodes, &t->ncap, t->nnodes + 1, sizeof *t->nodes) != 0)
         return -1;
@@ -761,13 +840,110 @@ static long new_node(ytree *t, int type, const yaml_mark_t *m)
     n->type = (unsigned char)type;
     n->line = m->line > UINT32_MAX ? UINT32_MAX : (uint32_t)m->line;
     n->col = m->column > UINT32_MAX ? UINT32_MAX : (uint32_t)m->column;
+    n->ev = ev;
     return (long)t->nnodes++;
+}
+
+static long new_scalar(ytree *t, const char *text, size_t n, const yaml_mark_t *m, uint32_t ev)
+{
+    long id;
+    if (n >= UINT32_MAX || t->ntext + n + 1 >= UINT32_MAX || grow((void **)&t->text, &t->tcap, t->ntext + n + 1, 1) != 0 ||
+        (id = new_node(t, Y_SCALAR, m, ev)) < 0)
+        return -1;
+    memcpy(t->text + t->ntext, text, n);
+    t->text[t->ntext + n] = 0;
+    t->nodes[id].first = (uint32_t)t->ntext;
+    t->nodes[id].len = (uint32_t)n;
+    t->ntext += n + 1;
+    return id;
+}
+
+/* A scalar that a packed list can hold: a plain decimal int32 whose text
+ * is exactly what printing the value gives back. */
+static int plain_int(const char *s, size_t n, int32_t *out)
+{
+    size_t i = s[0] == '-';
+    if (n == i || n - i > 10 || (s[i] == '0' && n - i > 1) || (i && s[1] == '0'))
+        return 0;
+    long long v = 0;
+    for (size_t k = i; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+        v = v * 10 + (s[k] - '0');
+    }
+    v = i ? -v : v;
+    if (v < INT32_MIN || v > INT32_MAX)
+        return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+/* An open collection.  A list directly inside a list, under the top-level
+ * 'topology' (a leaf, a group), is packed while its items are plain
+ * integers: they wait on the int stack, and become nodes only if another
+ * kind of item follows. */
+typedef struct frame {
+    size_t node, from; /* its node; where its children start on pending */
+    size_t ifrom;      /* where its integers start on the int stack */
+    int packing, in_topology;
+} frame;
+
+typedef struct pending_int {
+    int32_t v;
+    uint32_t line, col, ev;
+} pending_int;
+
+typedef struct reader {
+    uint32_t *pending; /* children of open collections */
+    size_t npend, pcap;
+    frame *frames;
+    size_t nframes, fcap;
+    pending_int *ipend;
+    size_t nipend, ipcap;
+} reader;
+
+static int push_child(reader *R, long id)
+{
+    if (grow((void **)&R->pending, &R->pcap, R->npend + 1, sizeof *R->pending) != 0)
+        return -1;
+    R->pending[R->npend++] = (uint32_t)id;
+    return 0;
+}
+
+/* The top frame stops packing: its waiting integers become scalar nodes. */
+static int unpack(ytree *t, reader *R)
+{
+    frame *f = &R->frames[R->nframes - 1];
+    if (!f->packing)
+        return 0;
+    f->packing = 0;
+    for (size_t i = f->ifrom; i < R->nipend; i++) {
+        char text[16];
+        int n = snprintf(text, sizeof text, "%d", (int)R->ipend[i].v);
+        yaml_mark_t m = {0, R->ipend[i].line, R->ipend[i].col};
+        long id = new_scalar(t, text, (size_t)n, &m, R->ipend[i].ev);
+        if (id < 0 || push_child(R, id) != 0)
+            return -1;
+    }
+    R->nipend = f->ifrom;
+    return 0;
+}
+
+/* The key whose value the top mapping frame is about to receive, or NULL. */
+static const char *value_key(const ytree *t, const reader *R)
+{
+    const frame *f = &R->frames[R->nframes - 1];
+    size_t n = R->npend - f->from;
+    if (t->nodes[f->node].type != Y_MAP || n % 2 != 1)
+        return NULL;
+    const ynode *k = &t->nodes[R->pending[R->npend - 1]];
+    return k->type == Y_SCALAR ? t->text + k->first : NULL;
 }
 
 /* Builds L->t from the event stream; *root receives the root node or -1
  * for an empty stream.  Collections under construction keep their
  * children on `pending`; at their end the children move, contiguous, to
- * kids. */
+ * kids (or their integers to ints). */
 static int read_tree(loader *L, const char *data, size_t len, long *root)
 {
     ytree *t = &L->t;
@@ -777,11 +953,10 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
     if (!yaml_parser_initialize(&p))
         return fail_at(L, &origin, "expected a file that fits in memory");
     yaml_parser_set_input_string(&p, (const unsigned char *)data, len);
-    uint32_t *pending = NULL; /* children of open collections */
-    size_t npend = 0, pcap = 0;
-    size_t *frames = NULL;    /* per open collection: its node, then where its children start on pending */
-    size_t nframes = 0, fcap = 0;
-    int rc = 0, docs = 0, done = 0;
+    reader R;
+    memset(&R, 0, sizeof R);
+    int rc = 0, docs = 0, done = 0, format1 = 0;
+    uint32_t nev = 0; /* node events so far: scalars, list and mapping starts */
     while (!done && rc == 0) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&p, &ev)) {
@@ -789,6 +964,7 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
             break;
         }
         long id = -2;
+        frame *top = R.nframes ? &R.frames[R.nframes - 1] : NULL;
         switch (ev.type) {
         case YAML_STREAM_END_EVENT:
             done = 1;
@@ -805,52 +981,96 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
             break;
         }
         case YAML_SCALAR_EVENT: {
-            size_t n = ev.data.scalar.length;
-            if (n >= UINT32_MAX || t->ntext + n + 1 >= UINT32_MAX ||
-                grow((void **)&t->text, &t->tcap, t->ntext + n + 1, 1) != 0 ||
-                (id = new_node(t, Y_SCALAR, &ev.start_mark)) < 0) {
-                rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+            uint32_t e = nev++;
+            int32_t v;
+            if (top && top->packing &&
+                plain_int((const char *)ev.data.scalar.value, ev.data.scalar.length, &v)) {
+                if (grow((void **)&R.ipend, &R.ipcap, R.nipend + 1, sizeof *R.ipend) != 0) {
+                    rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+                    break;
+                }
+                R.ipend[R.nipend++] = (pending_int){v, (uint32_t)ev.start_mark.line, (uint32_t)ev.start_mark.column, e};
                 break;
             }
-            memcpy(t->text + t->ntext, ev.data.scalar.value, n);
-            t->text[t->ntext + n] = 0;
-            t->nodes[id].first = (uint32_t)t->ntext;
-            t->nodes[id].len = (uint32_t)n;
-            t->ntext += n + 1;
+            if (R.nframes == 1) { /* 'topobcast: 1' before a topology: refused below */
+                const char *key = value_key(t, &R);
+                if (key && strcmp(key, "topobcast") == 0)
+                    format1 = strcmp((const char *)ev.data.scalar.value, "1") == 0;
+            }
+            if ((top && unpack(t, &R) != 0) ||
+                (id = new_scalar(t, (const char *)ev.data.scalar.value, ev.data.scalar.length, &ev.start_mark, e)) < 0)
+                rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
             break;
         }
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
+            uint32_t e = nev++;
+            int is_seq = ev.type == YAML_SEQUENCE_START_EVENT;
             /* libyaml's scanner slows down quadratically with flow
              * nesting (200000 '[' took minutes); the schema needs 4 */
-            if (nframes / 2 >= MAX_DEPTH) {
+            if (R.nframes >= MAX_DEPTH) {
                 rc = fail_at(L, &ev.start_mark, "expected at most %d nested lists or mappings", MAX_DEPTH);
                 break;
             }
-            long c = new_node(t, ev.type == YAML_MAPPING_START_EVENT ? Y_MAP : Y_LIST, &ev.start_mark);
-            if (c < 0 || grow((void **)&frames, &fcap, nframes + 2, sizeof *frames) != 0) {
+            const char *key = top ? value_key(t, &R) : NULL;
+            int in_topology = top && (top->in_topology || (R.nframes == 1 && key && strcmp(key, "topology") == 0));
+            /* a format-1 topology: refused before its leaves are read (the
+             * same message parse_root gives when the version comes later) */
+            if (format1 && in_topology && R.nframes == 1) {
+                rc = fail_at(L, &ev.start_mark, FORMAT1_TOPOLOGY);
+                break;
+            }
+            /* a format-1 P x P matrix: refused before its P^2 values cost
+             * memory */
+            if (is_seq && in_topology && R.nframes == 2 && key && strcmp(key, "distance") == 0) {
+                rc = fail_at(L, &ev.start_mark,
+                             "expected the distance classes {unit: us, levels: [...], within: x}; a per-pair distance "
+                             "matrix (format 1) is no longer read: re-run topobcast-probe, or 'topobcast-probe "
+                             "--analyze' on its saved measurements");
+                break;
+            }
+            long c = -1;
+            if ((top && unpack(t, &R) != 0) ||
+                (c = new_node(t, is_seq ? Y_LIST : Y_MAP, &ev.start_mark, e)) < 0 ||
+                grow((void **)&R.frames, &R.fcap, R.nframes + 1, sizeof *R.frames) != 0) {
                 rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
                 break;
             }
-            frames[nframes++] = (size_t)c;
-            frames[nframes++] = npend;
+            int packing = is_seq && in_topology && t->nodes[top->node].type == Y_LIST;
+            R.frames[R.nframes++] = (frame){(size_t)c, R.npend, R.nipend, packing, in_topology};
             break;
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT: {
-            size_t from = frames[--nframes];
-            id = (long)frames[--nframes];
-            size_t n = npend - from;
+            frame f = R.frames[--R.nframes];
+            id = (long)f.node;
+            ynode *nd = &t->nodes[id];
+            if (f.packing && R.nipend > f.ifrom) {
+                size_t n = R.nipend - f.ifrom;
+                if (t->nints + n >= UINT32_MAX || grow((void **)&t->ints, &t->icap, t->nints + n, sizeof *t->ints) != 0) {
+                    rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
+                    break;
+                }
+                for (size_t i = 0; i < n; i++)
+                    t->ints[t->nints + i] = R.ipend[f.ifrom + i].v;
+                nd->type = Y_INTS;
+                nd->first = (uint32_t)t->nints;
+                nd->len = (uint32_t)n;
+                t->nints += n;
+                R.nipend = f.ifrom;
+                break;
+            }
+            size_t n = R.npend - f.from;
             if (t->nkids + n >= UINT32_MAX || grow((void **)&t->kids, &t->kcap, t->nkids + n, sizeof *t->kids) != 0) {
                 rc = fail_at(L, &ev.start_mark, "expected a file that fits in memory");
                 break;
             }
             if (n)
-                memcpy(t->kids + t->nkids, pending + from, n * sizeof *pending);
-            t->nodes[id].first = (uint32_t)t->nkids;
-            t->nodes[id].len = (uint32_t)n;
+                memcpy(t->kids + t->nkids, R.pending + f.from, n * sizeof *R.pending);
+            nd->first = (uint32_t)t->nkids;
+            nd->len = (uint32_t)n;
             t->nkids += n;
-            npend = from;
+            R.npend = f.from;
             break;
         }
         default:
@@ -858,17 +1078,15 @@ static int read_tree(loader *L, const char *data, size_t len, long *root)
         }
         yaml_event_delete(&ev);
         if (rc == 0 && id >= 0) {
-            if (nframes == 0) {
+            if (R.nframes == 0)
                 *root = id; /* a document's only node */
-            } else if (grow((void **)&pending, &pcap, npend + 1, sizeof *pending) != 0) {
+            else if (push_child(&R, id) != 0)
                 rc = fail_at(L, &origin, "expected a file that fits in memory");
-            } else {
-                pending[npend++] = (uint32_t)id;
-            }
         }
     }
-    free(pending);
-    free(frames);
+    free(R.pending);
+    free(R.frames);
+    free(R.ipend);
     yaml_parser_delete(&p);
     return rc;
 }
@@ -880,6 +1098,8 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     memset(&L, 0, sizeof L);
     memset(cfg, 0, sizeof *cfg);
     L.name = name ? name : "<buffer>";
+    L.data = data;
+    L.len = len;
     L.err = err;
     L.errlen = errlen;
     L.cfg = cfg;
@@ -892,7 +1112,7 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     int rc = read_tree(&L, data, len, &root);
     if (rc == 0 && root < 0) {
         yaml_mark_t m = {0, 0, 0};
-        rc = fail_at(&L, &m, "expected a mapping starting with 'topobcast: 1', the file is empty");
+        rc = fail_at(&L, &m, "expected a mapping starting with 'topobcast: 2', the file is empty");
     }
     if (rc == 0)
         rc = parse_root(&L, &L.t.nodes[root]);
@@ -916,18 +1136,22 @@ int tb_config_max_bytes(size_t *out, char *err, size_t errlen)
     return 0;
 }
 
+int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen)
+{
+    if (size <= max)
+        return 0;
+    snprintf(err, errlen, "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES), the file has %llu", path, max,
+             size);
+    return -1;
+}
+
 static const char *file_kind(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
          : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
-/* Reads a whole regular file of at most max bytes.  Opened non-blocking, so
- * that a FIFO without a writer cannot block the open; anything but a regular
- * file is refused before the first read, so a device (/dev/zero) cannot feed
- * the reader forever; and the read stops at max + 1 bytes even if the file
- * grows meanwhile.  Returns a malloc'd buffer, or NULL with err set. */
-static char *read_regular_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+char *tb_config_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
@@ -940,10 +1164,8 @@ static char *read_regular_file(const char *path, size_t max, size_t *len, char *
         snprintf(err, errlen, "%s: expected a readable file: %s", path, strerror(errno));
     } else if (!S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: expected a regular file, this is %s", path, file_kind(st.st_mode));
-    } else if ((unsigned long long)st.st_size > max) {
-        snprintf(err, errlen,
-                 "%s: expected at most %zu bytes (TOPOBCAST_CONFIG_MAX_BYTES), the file has %lld", path, max,
-                 (long long)st.st_size);
+    } else if (tb_config_check_size(path, (unsigned long long)st.st_size, max, err, errlen) != 0) {
+        /* err says why */
     } else if (!(data = malloc((size_t)st.st_size + 1))) {
         snprintf(err, errlen, "%s: out of memory reading %lld bytes", path, (long long)st.st_size);
     } else {
@@ -977,6 +1199,8 @@ static char *read_regular_file(const char *path, size_t max, size_t *len, char *
             }
         }
         *len = n;
+        if (data)
+            data[n] = 0;
     }
     close(fd);
     return data;
@@ -988,7 +1212,7 @@ int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
     size_t max, len = 0;
     if (tb_config_max_bytes(&max, err, errlen) != 0)
         return -1;
-    char *data = read_regular_file(path, max, &len, err, errlen);
+    char *data = tb_config_read_file(path, max, &len, err, errlen);
     if (!data)
         return -1;
     int rc = tb_config_load_buffer(data, len, path, cfg, err, errlen);
@@ -1006,8 +1230,15 @@ void tb_config_free(tb_config *cfg)
     free(t->ngroups);
     free(t->level_name);
     free(t->leaves);
-    free(t->dist);
+    if (t->hosts)
+        free(t->hosts[0]); /* the pool */
     free(t->hosts);
+    free(t->host_hash);
+    free(t->short_hash);
+    free(t->by_hash);
+    free(t->by_short);
+    free(t->first_leaf);
+    free(t->places);
     free(cfg->rules);
     memset(cfg, 0, sizeof *cfg);
 }

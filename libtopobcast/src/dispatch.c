@@ -6,7 +6,9 @@
 #include "compat.h"
 #include "datatype.h"
 #include "engine.h"
+#include "finalize.h"
 #include "log.h"
+#include "nbc.h"
 #include "settings.h"
 #include "stats.h"
 
@@ -30,6 +32,14 @@ static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int r
     if (PMPI_Comm_size(comm, size) != MPI_SUCCESS || root < 0 || root >= *size)
         return 1;
     return 0;
+}
+
+/* comm's state, set up now (comm has none yet).  The end of MPI is armed
+ * first, on every rank that sets up a communicator (finalize.h). */
+static tb_comm_state *state_setup(MPI_Comm comm)
+{
+    tb_finalize_arm();
+    return tb_comm_state_get(comm);
 }
 
 /* Same inputs on every rank (settings agreed, comm size, byte count), so
@@ -84,7 +94,7 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     if (c->msg.bytes == 0)
         return TB_CALL_NOTHING;
 
-    if (!cs && !(cs = tb_comm_state_get(comm)))
+    if (!cs && !(cs = state_setup(comm)))
         return TB_CALL_MPI;
     c->is_root = cs->rank == root;
     c->rule = -1;
@@ -145,6 +155,26 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     return rc;
 }
 
+int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+              const tb_alg_spec *explicit_spec, MPI_Request *req)
+{
+    tb_bcast_call c;
+    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, &c) != TB_CALL_LIBRARY)
+        return tb_pmpi_ibcast(buf, count, type, root, comm, req);
+    return tb_nbc_ibcast(&c, req);
+}
+
+#if MPI_VERSION >= 4
+int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req)
+{
+    tb_bcast_call c;
+    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
+        return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+    return tb_nbc_bcast_init(&c, req);
+}
+#endif
+
 int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_spec *out)
 {
     const tb_settings *st = tb_settings_get();
@@ -155,7 +185,7 @@ int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_sp
     if (st->disabled || pass_through(comm, count, type, 0, &size, &cs) || size == 1 ||
         tb_msg_init(&msg, NULL, count, type) != MPI_SUCCESS || msg.bytes == 0 || msg.bytes > tb_max_bytes())
         return MPI_SUCCESS;
-    if (cs || (cs = tb_comm_state_get(comm)))
+    if (cs || (cs = state_setup(comm)))
         choose(cs, msg.bytes, out, &rule);
     return MPI_SUCCESS;
 }

@@ -44,6 +44,16 @@ typedef struct tb_bcast_call {
 /* Collective on first use of comm (state, private duplicate). */
 tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                              const tb_alg_spec *explicit_spec, tb_bcast_call *c);
+/* \brief MPI_Ibcast and MPI_Bcast_init: the same decision as tb_bcast
+ * (explicit_spec NULL: by TOPOBCAST_ALGORITHM or the selection table), then
+ * an operation of nbc.c, or MPI's own call.  Collective on first use of comm.
+ * \return an MPI error code; *req is the application's request. */
+int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+              const tb_alg_spec *explicit_spec, MPI_Request *req);
+#if MPI_VERSION >= 4
+int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req);
+#endif
 /* The spec tb_bcast would choose (without broadcasting).  Collective on
  * first use of comm. */
 int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_spec *out);

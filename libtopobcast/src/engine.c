@@ -11,9 +11,6 @@
 
 #include <stdlib.h>
 
-/* Largest single message, so byte counts always fit MPI's int count. */
-#define TB_CHUNK_MAX ((size_t)1 << 30)
-
 enum { PH_TREE, PH_XCHG, PH_DONE };
 
 static size_t min_size(size_t a, size_t b)
@@ -56,12 +53,6 @@ static int send_post(tb_engine_op *op, const char *p, size_t len, int peer)
     return PMPI_Isend(p, (int)len, MPI_BYTE, peer, op->tag, op->comm, &op->sreq[slot]);
 }
 
-static size_t seg_size(const tb_schedule *s)
-{
-    size_t seg = s->spec.segment;
-    return (seg == 0 || seg > TB_CHUNK_MAX) ? TB_CHUNK_MAX : seg;
-}
-
 void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, int tag,
                      int blocking)
 {
@@ -81,7 +72,7 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     op->phase = PH_DONE;
     if (nbytes == 0 || s->size <= 1)
         return;
-    op->seg = seg_size(s);
+    op->seg = tb_segment_bytes(&s->spec);
     op->lo = tb_block_offset(nbytes, s->nblocks, s->mine.lo);
     op->hi = tb_block_offset(nbytes, s->nblocks, s->mine.hi);
     op->nseg = s->parent >= 0 && op->hi > op->lo ? (op->hi - op->lo + op->seg - 1) / op->seg : 0;

@@ -41,7 +41,8 @@ void tb_finalize_run(int every_rank)
     /* A state on MPI_COMM_WORLD was set up by every rank together (and each
      * armed this), so all of them are in here: the sum is safe. */
     if (!st->disabled && st->stats)
-        tb_stats_report(every_rank || tb_comm_state_find(MPI_COMM_WORLD) != NULL);
+        tb_stats_report(every_rank || tb_comm_state_find(MPI_COMM_WORLD) != NULL,
+                        st->config_ok ? &st->config : NULL);
     tb_comm_state_release_world();
     tb_settings_release();
 }

@@ -5,8 +5,12 @@
 #ifndef TB_FINALIZE_H
 #define TB_FINALIZE_H
 
-/* Sets the MPI_COMM_SELF attribute (once per process; cheap after).  Called
- * when the library first sets up a communicator. */
+/* \brief Sets the MPI_COMM_SELF attribute (once per process; cheap after).
+ * Called by the dispatch (and tools.c) before the library sets up a
+ * communicator, so every rank that holds a communicator state runs
+ * tb_finalize_run.
+ * \return nothing (without the attribute only the C MPI_Finalize hook
+ * runs it). */
 void tb_finalize_arm(void);
 /* Prints the statistics and frees the library's state, once per process.
  * every_rank: the caller knows every rank of MPI_COMM_WORLD is here (the

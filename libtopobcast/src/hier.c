@@ -1,7 +1,8 @@
-/* The communicator hierarchy: allocation, normalisation, distances, and the
- * locality-preserving ring order.  Every function here is deterministic in
+/* The communicator hierarchy: allocation, normalisation, distance classes,
+ * and the locality-preserving ring order.  Every function here is deterministic in
  * its inputs, because every rank derives the same trees from them without
  * talking to the others. */
+#define _GNU_SOURCE /* qsort_r */
 #include "hier.h"
 
 #include <math.h>
@@ -43,24 +44,8 @@ void tb_hier_free(tb_hier *h)
     free(h->group);
     free(h->ngroups);
     free(h->level_name);
-    free(h->dist);
+    free(h->dclass);
     memset(h, 0, sizeof *h);
-}
-
-/* Sort record for tb_hier_refine: qsort has no context argument, so each
- * record carries its own key. */
-typedef struct refine_rec {
-    int coarse, fine, rank;
-} refine_rec;
-
-static int refine_cmp(const void *pa, const void *pb)
-{
-    const refine_rec *a = pa, *b = pb;
-    if (a->coarse != b->coarse)
-        return a->coarse < b->coarse ? -1 : 1;
-    if (a->fine != b->fine)
-        return a->fine < b->fine ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
 static int int_cmp(const void *pa, const void *pb)
@@ -69,43 +54,46 @@ static int int_cmp(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static int same_group(const refine_rec *a, const refine_rec *b)
+/* Whether ord[i] starts a run of equal key rows in the sorted order ord. */
+static int run_starts(const int *keys, int width, const int *ord, int i)
 {
-    return a->coarse == b->coarse && a->fine == b->fine;
+    return i == 0 || memcmp(keys + (size_t)width * (size_t)ord[i - 1], keys + (size_t)width * (size_t)ord[i],
+                            sizeof(int) * (size_t)width) != 0;
 }
 
 int tb_hier_refine(int n, const int *coarse, const int *fine, int *out)
 {
     if (n < 1)
         return 0;
-    refine_rec *rec = malloc(sizeof *rec * (size_t)n);
-    int *lowest = malloc(sizeof(int) * (size_t)n); /* lowest rank of each group */
-    if (!rec || !lowest) {
-        free(rec);
-        free(lowest);
-        return -1;
-    }
+    int *keys = malloc(sizeof(int) * 2 * (size_t)n); /* (coarse, fine) of each rank */
+    int *ord = malloc(sizeof(int) * (size_t)n);
+    int *lowest = malloc(sizeof(int) * (size_t)n);     /* lowest rank of each group */
+    int ng = -1;
+    if (!keys || !ord || !lowest)
+        goto out;
     for (int r = 0; r < n; r++) {
-        rec[r].coarse = coarse ? coarse[r] : 0;
-        rec[r].fine = fine ? fine[r] : 0;
-        rec[r].rank = r;
+        keys[2 * r] = coarse ? coarse[r] : 0;
+        keys[2 * r + 1] = fine ? fine[r] : 0;
     }
-    qsort(rec, (size_t)n, sizeof *rec, refine_cmp);
+    if (tb_sort_ranks_by_keys(keys, 2, n, ord) != 0)
+        goto out;
     /* Runs of equal (coarse, fine) are the groups, each starting with its
      * lowest rank; numbering groups by that rank is first-appearance order. */
-    int ng = 0;
+    ng = 0;
     for (int i = 0; i < n; i++)
-        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
-            lowest[ng++] = rec[i].rank;
+        if (run_starts(keys, 2, ord, i))
+            lowest[ng++] = ord[i];
     qsort(lowest, (size_t)ng, sizeof(int), int_cmp);
     for (int g = 0; g < ng; g++)
         out[lowest[g]] = g; /* ids parked at each group's lowest rank ... */
     for (int i = 0, head = 0; i < n; i++) {
-        if (i == 0 || !same_group(&rec[i - 1], &rec[i]))
-            head = rec[i].rank;
-        out[rec[i].rank] = out[head]; /* ... then copied to the members */
+        if (run_starts(keys, 2, ord, i))
+            head = ord[i];
+        out[ord[i]] = out[head]; /* ... then copied to the members */
     }
-    free(rec);
+out:
+    free(keys);
+    free(ord);
     free(lowest);
     return ng;
 }
@@ -124,7 +112,8 @@ int tb_hier_normalize(tb_hier *h)
     int *ids = malloc(sizeof(int) * (size_t)h->size);
     if (!ids)
         return -1;
-    int kept = 0;
+    int kept = 0, split_all = 0;
+    double *cls = h->dclass, within = cls ? cls[h->nlevels] : 0.0;
     for (int l = 0; l < h->nlevels; l++) {
         /* intersecting with the last kept level makes this one refine it
          * (a no-op when the input was already a proper hierarchy) */
@@ -136,7 +125,11 @@ int tb_hier_normalize(tb_hier *h)
         }
         if (ng <= 1 || ng >= h->size) {
             /* trivial: one group of everyone, or singletons; neither changes
-             * any tree, and singletons would only add a level of distance */
+             * any tree, and singletons would only add a level of distance.
+             * The first level that splits every rank apart is where ranks of
+             * the finest group left first differ: its class is theirs. */
+            if (ng >= h->size && ng > 1 && !split_all++ && cls)
+                within = cls[l];
             free(h->group[l]);
             h->group[l] = NULL;
             continue;
@@ -147,14 +140,44 @@ int tb_hier_normalize(tb_hier *h)
             h->group[l] = NULL;
             memcpy(h->level_name[kept], h->level_name[l], TB_LEVEL_NAME_MAX);
         }
+        if (cls)
+            cls[kept] = cls[l]; /* kept <= l: cls[kept] was read already */
         h->ngroups[kept] = ng;
         kept++;
     }
     free(ids);
     h->nlevels = kept;
+    if (cls)
+        cls[kept] = within;
     /* arrays keep their original capacity; tb_hier_free only walks nlevels,
      * and the dropped slots are NULL */
     return 0;
+}
+
+void tb_hier_drop_level(tb_hier *h, int l)
+{
+    if (l < 0 || l >= h->nlevels)
+        return;
+    free(h->group[l]);
+    for (int k = l; k + 1 < h->nlevels; k++) {
+        h->group[k] = h->group[k + 1];
+        h->ngroups[k] = h->ngroups[k + 1];
+        memcpy(h->level_name[k], h->level_name[k + 1], TB_LEVEL_NAME_MAX);
+    }
+    h->group[h->nlevels - 1] = NULL;
+    if (h->dclass)
+        memmove(h->dclass + l, h->dclass + l + 1, sizeof(double) * (size_t)(h->nlevels - l));
+    h->nlevels--;
+}
+
+int tb_hier_classes_monotone(const tb_hier *h)
+{
+    if (!h || !h->dclass)
+        return 1;
+    for (int l = 0; l < h->nlevels; l++)
+        if (!(h->dclass[l] >= h->dclass[l + 1]))
+            return 0;
+    return 1;
 }
 
 double tb_hier_distance(const tb_hier *h, int a, int b)
@@ -163,17 +186,12 @@ double tb_hier_distance(const tb_hier *h, int a, int b)
         return 0.0;
     if (!h)
         return 1.0;
-    if (h->dist) {
-        /* measured matrices are not exactly symmetric; trees need one weight
-         * per pair, whichever end asks */
-        double d = 0.5 * (h->dist[(size_t)a * (size_t)h->size + (size_t)b] +
-                          h->dist[(size_t)b * (size_t)h->size + (size_t)a]);
-        return isnan(d) ? INFINITY : d;
-    }
-    /* 1 inside the finest group, nlevels + 1 across the coarsest one */
-    int shared = 0;
+    int shared = 0; /* levels whose group a and b share, from the coarsest */
     while (shared < h->nlevels && h->group[shared][a] == h->group[shared][b])
         shared++;
+    if (h->dclass)
+        return h->dclass[shared];
+    /* 1 inside the finest group, nlevels + 1 across the coarsest one */
     return (double)(h->nlevels - shared + 1);
 }
 
@@ -187,65 +205,31 @@ int tb_hier_level_index(const tb_hier *h, const char *name)
     return -1;
 }
 
-/* Sort record: qsort has no context, so each record points to its key. */
-typedef struct key_rec {
-    const int *key;
+typedef struct key_ctx {
+    const int *keys;
     int width;
-    int rank;
-} key_rec;
+} key_ctx;
 
-static int key_cmp(const void *pa, const void *pb)
+static int key_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const key_rec *a = pa, *b = pb;
-    for (int i = 0; i < a->width; i++)
-        if (a->key[i] != b->key[i])
-            return a->key[i] < b->key[i] ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
+    const key_ctx *c = ctx;
+    int a = *(const int *)pa, b = *(const int *)pb;
+    const int *ka = c->keys + (size_t)a * (size_t)c->width, *kb = c->keys + (size_t)b * (size_t)c->width;
+    for (int i = 0; i < c->width; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    return (a > b) - (a < b);
 }
 
 int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order)
 {
-    key_rec *rec = malloc(sizeof *rec * (size_t)(n > 0 ? n : 1));
-    if (!rec)
-        return -1;
+    /* the indexes themselves are sorted, their keys looked up: 4 bytes a
+     * rank of scratch (glibc's merge sort), not a record per rank */
+    key_ctx c = {keys, width};
     for (int r = 0; r < n; r++)
-        rec[r] = (key_rec){keys + (size_t)r * (size_t)width, width, r};
-    qsort(rec, (size_t)n, sizeof *rec, key_cmp);
-    for (int i = 0; i < n; i++)
-        order[i] = rec[i].rank;
-    free(rec);
-    return 0;
-}
-
-/* Greedy nearest neighbour: with a measured matrix there are no groups to
- * walk, but short hops between consecutive ranks are what the ring needs.
- * Ties go to the rank that comes first counting up from the root, so equal
- * distances reproduce the plain rank ring. */
-static int ring_nearest(const tb_hier *h, int size, int root, int *order)
-{
-    char *used = calloc((size_t)size, 1);
-    if (!used)
-        return -1;
-    int cur = root;
-    order[0] = root;
-    used[root] = 1;
-    for (int i = 1; i < size; i++) {
-        int best = -1;
-        double bd = 0.0;
-        for (int v = 1; v < size; v++) {
-            int r = (root + v) % size;
-            if (used[r])
-                continue;
-            double d = tb_hier_distance(h, cur, r);
-            if (best < 0 || d < bd) {
-                best = r;
-                bd = d;
-            }
-        }
-        order[i] = cur = best;
-        used[best] = 1;
-    }
-    free(used);
+        order[r] = r;
+    if (n > 1)
+        qsort_r(order, (size_t)n, sizeof *order, key_cmp, &c);
     return 0;
 }
 
@@ -255,8 +239,6 @@ int tb_hier_ring_order(const tb_hier *h, int size, int root, int *order)
         return -1;
     if (h && h->size != size)
         return -1;
-    if (h && h->dist)
-        return ring_nearest(h, size, root, order);
     int nl = h ? h->nlevels : 0;
     int width = nl + 1;
     int *keys = malloc(sizeof(int) * (size_t)size * (size_t)width);
@@ -307,16 +289,6 @@ typedef struct shape_rec {
     int shape;
 } shape_rec;
 
-static int shape_rec_cmp(const void *pa, const void *pb)
-{
-    const shape_rec *a = pa, *b = pb;
-    if (a->parent != b->parent)
-        return a->parent < b->parent ? -1 : 1;
-    if (a->negsize != b->negsize)
-        return a->negsize < b->negsize ? -1 : 1;
-    return (a->shape > b->shape) - (a->shape < b->shape);
-}
-
 typedef struct sig_ref {
     const shape_rec *sub; /* the group's subgroups, sorted */
     int n;
@@ -358,16 +330,13 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
     shape_rec *rec = malloc(sizeof *rec * (size_t)P);
     sig_ref *sig = malloc(sizeof *sig * (size_t)P);
     int *start = malloc(sizeof(int) * ((size_t)P + 1));
-    int *keys = malloc(sizeof(int) * (size_t)P * (size_t)(3 * L));
+    int *keys = malloc(sizeof(int) * (size_t)P * 4);
     int *order = malloc(sizeof *order * (size_t)P);
+    int *gpos = NULL, *prev = NULL; /* a level's groups' places in the order, and the level above's */
     if (!eff || !gsize || !gmin || !shape || !ng || !rec || !sig || !start || !keys || !order)
         goto out;
     for (int l = 0; l <= L; l++) {
-        eff[l] = malloc(sizeof(int) * (size_t)P);
-        gsize[l] = calloc((size_t)P, sizeof(int));
-        gmin[l] = malloc(sizeof(int) * (size_t)P);
-        shape[l] = calloc((size_t)P, sizeof(int));
-        if (!eff[l] || !gsize[l] || !gmin[l] || !shape[l])
+        if (!(eff[l] = malloc(sizeof(int) * (size_t)P)))
             goto out;
         if (l < L) {
             ng[l] = tb_hier_refine(P, l ? eff[l - 1] : NULL, h->group[l], eff[l]);
@@ -378,6 +347,12 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
         }
         if (ng[l] < 0)
             goto out;
+        /* per group, not per rank: the coarse levels have few */
+        gsize[l] = calloc((size_t)ng[l], sizeof(int));
+        gmin[l] = malloc(sizeof(int) * (size_t)ng[l]);
+        shape[l] = calloc((size_t)ng[l], sizeof(int));
+        if (!gsize[l] || !gmin[l] || !shape[l])
+            goto out;
         for (int r = P - 1; r >= 0; r--) {
             gsize[l][eff[l][r]]++;
             gmin[l][eff[l][r]] = r;
@@ -385,9 +360,19 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
     }
     for (int l = L - 1; l >= 0; l--) {
         int n = ng[l + 1];
-        for (int c = 0; c < n; c++)
-            rec[c] = (shape_rec){eff[l][gmin[l + 1][c]], -gsize[l + 1][c], shape[l + 1][c]};
-        qsort(rec, (size_t)n, sizeof *rec, shape_rec_cmp);
+        /* the subgroups c sorted by (parent, negsize, shape): keys and order
+         * serve as scratch here (3n <= 4P ints, n <= P) */
+        for (int c = 0; c < n; c++) {
+            keys[3 * c] = eff[l][gmin[l + 1][c]];
+            keys[3 * c + 1] = -gsize[l + 1][c];
+            keys[3 * c + 2] = shape[l + 1][c];
+        }
+        if (tb_sort_ranks_by_keys(keys, 3, n, order) != 0)
+            goto out;
+        for (int i = 0; i < n; i++) {
+            const int *k = keys + 3 * order[i];
+            rec[i] = (shape_rec){k[0], k[1], k[2]};
+        }
         for (int g = 0, i = 0; g < ng[l]; g++) { /* every group has >= 1 subgroup */
             start[g] = i;
             while (i < n && rec[i].parent == g)
@@ -401,20 +386,34 @@ int tb_hier_canonical_order(const tb_hier *h, int *pos)
             shape[l][sig[i].group] = id;
         }
     }
-    int w = 3 * L;
-    for (int r = 0; r < P; r++) {
-        int *k = keys + (size_t)r * (size_t)w;
-        for (int l = 0; l < L; l++) {
-            int g = eff[l][r];
-            k[3 * l] = -gsize[l][g];
-            k[3 * l + 1] = shape[l][g];
-            k[3 * l + 2] = gmin[l][g];
+    /* Top down: the groups of level l in order of (their parent's place,
+     * bigger first, shape, lowest rank), which is depth-first; then the
+     * ranks of each finest group in rank order, by a counting pass. */
+    for (int l = 0; l < L; l++) {
+        int n = ng[l];
+        for (int g = 0; g < n; g++) {
+            keys[4 * g] = l ? prev[eff[l - 1][gmin[l][g]]] : 0;
+            keys[4 * g + 1] = -gsize[l][g];
+            keys[4 * g + 2] = shape[l][g];
+            keys[4 * g + 3] = gmin[l][g];
         }
+        if (!(gpos = malloc(sizeof(int) * (size_t)n)) || tb_sort_ranks_by_keys(keys, 4, n, order) != 0)
+            goto out;
+        for (int i = 0; i < n; i++)
+            gpos[order[i]] = i;
+        free(prev);
+        prev = gpos;
+        gpos = NULL;
     }
-    if (tb_sort_ranks_by_keys(keys, w, P, order) != 0)
-        goto out;
-    for (int i = 0; i < P; i++)
-        pos[order[i]] = i;
+    /* start[g] = first place of finest group g: sizes summed in place order */
+    for (int g = 0; g < ng[L - 1]; g++)
+        order[prev[g]] = g;
+    for (int i = 0, at = 0; i < ng[L - 1]; i++) {
+        start[order[i]] = at;
+        at += gsize[L - 1][order[i]];
+    }
+    for (int r = 0; r < P; r++)
+        pos[r] = start[eff[L - 1][r]]++;
     rc = 0;
 out:
     for (int l = 0; l <= L; l++) {
@@ -437,5 +436,7 @@ out:
     free(start);
     free(keys);
     free(order);
+    free(gpos);
+    free(prev);
     return rc;
 }

@@ -24,6 +24,25 @@ TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 }
 #endif
 
+/* The configuration file is read once per job, by world rank 0, inside
+ * MPI_Init (settings.h); bindings that call PMPI_Init directly (Open MPI's
+ * Fortran ones) skip this, and each process then reads the file itself. */
+TB_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        tb_settings_at_init();
+    return rc;
+}
+
+TB_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        tb_settings_at_init();
+    return rc;
+}
+
 TB_EXPORT int MPI_Finalize(void)
 {
     tb_finalize_run(1);
@@ -65,6 +84,16 @@ TB_EXPORT int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype
     if (spec_parse_checked(spec, &s, err, sizeof err) != 0)
         return MPI_ERR_ARG;
     return tb_bcast(buf, count, datatype, root, comm, &s);
+}
+
+TB_EXPORT int topobcast_ibcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root,
+                                        MPI_Comm comm, const char *spec, MPI_Request *request)
+{
+    tb_alg_spec s;
+    char err[512];
+    if (spec_parse_checked(spec, &s, err, sizeof err) != 0)
+        return MPI_ERR_ARG;
+    return tb_ibcast(buf, count, datatype, root, comm, &s, request);
 }
 
 TB_EXPORT int topobcast_spec_check(const char *spec, char *err, int errlen)

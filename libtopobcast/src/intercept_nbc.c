@@ -8,6 +8,7 @@
  * call goes straight to MPI.  A rank that stops calling these functions
  * stops forwarding: its subtree waits for it. */
 #define _GNU_SOURCE /* dladdr */
+#include "dispatch.h"
 #include "nbc.h"
 
 #include <dlfcn.h>
@@ -41,7 +42,7 @@ TB_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int roo
 {
     if (from_fortran(__builtin_return_address(0)))
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-    return tb_ibcast(buffer, count, datatype, root, comm, request);
+    return tb_ibcast(buffer, count, datatype, root, comm, NULL, request);
 }
 
 #if MPI_VERSION >= 4
@@ -50,7 +51,7 @@ TB_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
 {
     if (from_fortran(__builtin_return_address(0)))
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-    return tb_ibcast(buffer, count, datatype, root, comm, request);
+    return tb_ibcast(buffer, count, datatype, root, comm, NULL, request);
 }
 
 TB_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -271,14 +271,11 @@ static void launch(tb_nbc *nb)
     progress_locked();
 }
 
-int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req)
 {
-    tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
-        return tb_pmpi_ibcast(buf, count, type, root, comm, req);
     pthread_mutex_lock(&lock);
     int rc = setup();
-    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(&c, 0) : NULL;
+    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(c, 0) : NULL;
     if (rc == MPI_SUCCESS && !nb)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
@@ -294,15 +291,11 @@ int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm 
 }
 
 #if MPI_VERSION >= 4
-int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                  MPI_Request *req)
+int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req)
 {
-    tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
-        return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
     pthread_mutex_lock(&lock);
     int rc = setup();
-    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(&c, 1) : NULL;
+    tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(c, 1) : NULL;
     if (rc == MPI_SUCCESS && !nb)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && npersistent == pers_cap) {

@@ -9,16 +9,26 @@
  * wait/test/free functions then work on it, mixed with any other request.
  *
  * Progress: tb_nbc_progress, called by the intercepted wait/test family
- * (intercept_nbc.c) and by every start.  No thread. */
+ * (intercept_nbc.c) and by every start.  No thread.
+ *
+ * Layer: below the dispatch (which decides a call, then starts it here) and
+ * the communicator state (which lets it finish what runs on a private
+ * duplicate before freeing it); nbc.c calls neither. */
 #ifndef TB_NBC_H
 #define TB_NBC_H
 
 #include <mpi.h>
 
-int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
+#include "dispatch.h"
+
+/* \brief Starts the library's operation for a call the dispatch decided it
+ * runs (tb_ibcast, tb_bcast_init in dispatch.c; c as tb_bcast_decide left
+ * it): *req becomes the application's request (persistent, not yet started,
+ * for tb_nbc_bcast_init).
+ * \return an MPI error code (no request on failure). */
+int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req);
 #if MPI_VERSION >= 4
-int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                  MPI_Request *req);
+int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
 #endif
 /* MPI_Start of *req: 1 (with *rc) when *req is one of the library's
  * persistent broadcasts, which it then starts; 0 otherwise. */

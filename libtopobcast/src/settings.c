@@ -6,12 +6,24 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config_share.h"
 #include "hash.h"
 #include "log.h"
 #include "stats.h"
 
 static tb_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+static int settings_loaded;
+
+/* 1 or 0 for the usual spellings of a 0/1 knob, -1 otherwise. */
+static int flag_value(const char *v)
+{
+    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+        return 1;
+    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+        return 0;
+    return -1;
+}
 
 /* 0/1 knobs accept the usual spellings; anything else is reported and the
  * default kept, never fatal. */
@@ -20,10 +32,9 @@ static int env_flag(const char *name, int dflt)
     const char *v = getenv(name);
     if (!v || !*v)
         return dflt;
-    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
-        return 1;
-    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
-        return 0;
+    int f = flag_value(v);
+    if (f >= 0)
+        return f;
     tb_log_world0("%s='%s' is not a boolean (expected 1/0, yes/no, true/false, on/off); using %d", name, v, dflt);
     return dflt;
 }
@@ -56,8 +67,30 @@ static int env_count(const char *name, int dflt, int max)
     return (int)x;
 }
 
+/* The configuration at path: the bytes world rank 0 broadcast at MPI_Init
+ * when it read this very path (checked against this process's own size
+ * limit), else read by this process (no init hook ran, or its path is not
+ * rank 0's: it then reads its own file, and the agreement on each
+ * communicator compares what each loaded, as before). */
+static int config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
+{
+    tb_config_shared sh;
+    if (!tb_config_share_take(path, &sh))
+        return tb_config_load(path, cfg, err, errlen);
+    size_t max;
+    int rc = -1;
+    memset(cfg, 0, sizeof *cfg);
+    if (sh.is_error)
+        snprintf(err, errlen, "%s", sh.data); /* rank 0's message, the same on every process */
+    else if (tb_config_max_bytes(&max, err, errlen) == 0 && tb_config_check_size(path, sh.len, max, err, errlen) == 0)
+        rc = tb_config_load_buffer(sh.data, sh.len, path, cfg, err, errlen);
+    tb_config_shared_free(&sh);
+    return rc;
+}
+
 static void settings_load(void)
 {
+    __atomic_store_n(&settings_loaded, 1, __ATOMIC_RELEASE);
     tb_settings *s = &settings;
     memset(s, 0, sizeof *s);
     s->disabled = env_flag("TOPOBCAST_DISABLE", 0);
@@ -70,7 +103,7 @@ static void settings_load(void)
     const char *path = getenv("TOPOBCAST_CONFIG");
     if (path && *path) {
         char err[sizeof s->config_error - 64];
-        if (tb_config_load(path, &s->config, err, sizeof err) == 0)
+        if (config_load(path, &s->config, err, sizeof err) == 0)
             s->config_ok = 1;
         else {
             /* the same on every rank that reads the same path: one line per
@@ -108,6 +141,17 @@ const tb_settings *tb_settings_get(void)
 {
     pthread_once(&settings_once, settings_load);
     return &settings;
+}
+
+void tb_settings_at_init(void)
+{
+    /* only world rank 0's knobs decide what is read (a bad value is
+     * reported later, by settings_load); settings already loaded (a call
+     * before MPI_Init) keep what they have */
+    const char *d = getenv("TOPOBCAST_DISABLE");
+    int disabled = d && *d && flag_value(d) == 1;
+    tb_config_share_at_init(disabled ? NULL : getenv("TOPOBCAST_CONFIG"),
+                            !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
 }
 
 void tb_settings_release(void)

@@ -23,7 +23,14 @@ typedef struct tb_settings {
     uint64_t agree_hash;     /* everything the ranks of a communicator must share */
 } tb_settings;
 
+/* \brief The process's settings, read at the first call (thread-safe).
+ * \return never NULL. */
 const tb_settings *tb_settings_get(void);
+/* \brief Collective over MPI_COMM_WORLD, right after PMPI_Init: world rank
+ * 0 reads TOPOBCAST_CONFIG once for the whole job (config_share.h); the
+ * settings, read later at the first broadcast, use those bytes.
+ * \return nothing. */
+void tb_settings_at_init(void);
 /* Frees the configuration (at MPI_Finalize). */
 void tb_settings_release(void);
 

@@ -2,8 +2,6 @@
 
 #include <stdio.h>
 
-#include "settings.h"
-
 enum { N_ALG = TB_ALG_COUNT, N_RULE = TB_STATS_MAX_RULES };
 /* layout of the reduced vector */
 enum { OFF_CALLS = 0, OFF_BYTES = N_ALG, OFF_RULES = 2 * N_ALG, OFF_FALLBACK = 2 * N_ALG + N_RULE, N_STATS = OFF_FALLBACK + TB_FALLBACK_COUNT };
@@ -40,7 +38,7 @@ void tb_stats_fallback_text(tb_fallback_why why, const char *text)
         snprintf(why_text[why], sizeof why_text[why], "%s", text);
 }
 
-void tb_stats_report(int gather)
+void tb_stats_report(int gather, const tb_config *config)
 {
     unsigned long long local[N_STATS], total[N_STATS];
     for (int i = 0; i < N_STATS; i++)
@@ -60,16 +58,15 @@ void tb_stats_report(int gather)
         fprintf(stderr, "topobcast: stats: counts of world rank 0 only (the program ended MPI without the "
                         "C MPI_Finalize and broadcast on MPI_COMM_WORLD never, so the ranks' counts cannot be "
                         "summed safely)\n");
-    const tb_settings *s = tb_settings_get();
     for (int a = 0; a < N_ALG; a++)
         if (total[OFF_CALLS + a])
             fprintf(stderr, "topobcast: stats: algorithm=%s calls=%llu bytes=%llu\n", tb_alg_name((tb_alg_id)a),
                     total[OFF_CALLS + a], total[OFF_BYTES + a]);
     for (int r = 0; r < N_RULE; r++)
         if (total[OFF_RULES + r]) {
-            int line = (s->config_ok && r < s->config.nrules) ? s->config.rules[r].line : 0;
+            int line = (config && r < config->nrules) ? config->rules[r].line : 0;
             fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r,
-                    r == N_RULE - 1 ? "+" : "", line, s->config_ok ? s->config.source : "-", total[OFF_RULES + r]);
+                    r == N_RULE - 1 ? "+" : "", line, config ? config->source : "-", total[OFF_RULES + r]);
         }
     for (int w = 0; w < TB_FALLBACK_COUNT; w++)
         if (total[OFF_FALLBACK + w])

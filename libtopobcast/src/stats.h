@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "algorithm.h"
+#include "config.h"
 
 #define TB_STATS_MAX_RULES 64
 
@@ -25,10 +26,13 @@ void tb_stats_fallback(tb_fallback_why why, int counted);
 /* The words the warning for why used; the report repeats them (kept on the
  * rank that printed the warning, world rank 0). */
 void tb_stats_fallback_text(tb_fallback_why why, const char *text);
-/* At MPI_Finalize, printed by world rank 0.  gather: collective over
- * MPI_COMM_WORLD, sums every rank's counts; otherwise world rank 0 prints its
- * own counts and says so (no collective: some ranks may never have entered
- * the library). */
-void tb_stats_report(int gather);
+/* \brief At MPI_Finalize, the counters to stderr from world rank 0.
+ * gather: collective over MPI_COMM_WORLD, sums every rank's counts;
+ * otherwise world rank 0 prints its own counts and says so (no collective:
+ * some ranks may never have entered the library).  config: the loaded
+ * configuration, whose rules the counts refer to (their lines and source),
+ * or NULL if none loaded.
+ * \return nothing (nothing printed if the reduction fails). */
+void tb_stats_report(int gather, const tb_config *config);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "comm_state.h"
 #include "dispatch.h"
+#include "finalize.h"
 #include "settings.h"
 
 int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg_spec *spec)
@@ -36,6 +37,7 @@ const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable)
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
         PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2)
         return NULL;
+    tb_finalize_arm(); /* as the dispatch does before setting comm up */
     tb_comm_state *cs = tb_comm_state_get(comm);
     if (!cs)
         return NULL;

@@ -26,22 +26,12 @@ static int say(char *why, size_t whylen, const char *fmt, ...)
  * only add an empty step to every hierarchical tree. */
 static void drop_repeated_levels(tb_hier *h)
 {
-    int kept = h->nlevels > 0 ? 1 : 0;
-    for (int l = 1; l < h->nlevels; l++) {
-        if (h->ngroups[l] == h->ngroups[kept - 1]) {
-            free(h->group[l]);
-            h->group[l] = NULL;
-            continue;
-        }
-        if (kept != l) {
-            h->group[kept] = h->group[l];
-            h->group[l] = NULL;
-            h->ngroups[kept] = h->ngroups[l];
-            memcpy(h->level_name[kept], h->level_name[l], TB_LEVEL_NAME_MAX);
-        }
-        kept++;
+    for (int l = 1; l < h->nlevels;) {
+        if (h->ngroups[l] == h->ngroups[l - 1])
+            tb_hier_drop_level(h, l);
+        else
+            l++;
     }
-    h->nlevels = kept;
 }
 
 static int finish(tb_hier *h, char *why, size_t whylen)
@@ -56,43 +46,6 @@ static int finish(tb_hier *h, char *why, size_t whylen)
 
 /* ---- with a measured topology ------------------------------------------ */
 
-static int short_equal(const char *a, const char *b)
-{
-    size_t la = strcspn(a, "."), lb = strcspn(b, ".");
-    return la == lb && strncmp(a, b, la) == 0;
-}
-
-/* Exact name first; otherwise the short name ("n1" for "n1.cluster"), when
- * it is unambiguous, since launchers and hostname(1) disagree on domains. */
-static int find_host(const tb_topology *t, const char *host)
-{
-    for (int h = 0; h < t->nhosts; h++)
-        if (strcmp(t->hosts[h], host) == 0)
-            return h;
-    int found = -1;
-    for (int h = 0; h < t->nhosts; h++)
-        if (short_equal(t->hosts[h], host)) {
-            if (found >= 0)
-                return -1;
-            found = h;
-        }
-    return found;
-}
-
-typedef struct place {
-    int host, pu, leaf;
-} place;
-
-static int cmp_place(const void *a, const void *b)
-{
-    const place *x = a, *y = b;
-    if (x->host != y->host)
-        return x->host < y->host ? -1 : 1;
-    if (x->pu != y->pu)
-        return x->pu < y->pu ? -1 : 1;
-    return (x->leaf > y->leaf) - (x->leaf < y->leaf);
-}
-
 static void host_list(const tb_topology *t, char *buf, size_t cap)
 {
     size_t o = 0;
@@ -106,182 +59,126 @@ static void host_list(const tb_topology *t, char *buf, size_t cap)
     }
 }
 
-typedef struct mapping {
-    int *leaf_host;  /* per leaf: index in t->hosts */
-    int *first_leaf; /* per host: its lowest leaf */
-    place *places;   /* leaves with a PU, sorted by (host, pu) */
-    int nplaces;
-    int *leaf_of;    /* per rank */
-    int *owner;      /* per leaf: the rank matched exactly to it, or -1 */
-} mapping;
-
-static void mapping_free(mapping *m)
+/* Two ranks bound to one leaf: the pair the rank-order scan meets first
+ * (the lowest second rank, with the lowest rank of its leaf), found by one
+ * sort of the exactly placed ranks by (leaf, rank).  Returns 0, 1 with
+ * *a, *b set, or -1 out of memory. */
+static int same_leaf(const int *leaf_of, const char *exact, int size, int *a, int *b)
 {
-    free(m->leaf_host);
-    free(m->first_leaf);
-    free(m->places);
-    free(m->leaf_of);
-    free(m->owner);
-}
-
-static int leaf_at(const mapping *m, int host, int pu)
-{
-    place key = {host, pu, -1};
-    int lo = 0, hi = m->nplaces;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (cmp_place(&m->places[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    int n = 0;
+    int *keys = malloc(sizeof(int) * 2 * (size_t)size), *order = malloc(sizeof(int) * (size_t)size);
+    int *rank = malloc(sizeof(int) * (size_t)size);
+    int rc = -1;
+    if (!keys || !order || !rank)
+        goto out;
+    for (int r = 0; r < size; r++)
+        if (exact[r]) {
+            keys[2 * n] = leaf_of[r];
+            keys[2 * n + 1] = r;
+            rank[n++] = r;
+        }
+    if (tb_sort_ranks_by_keys(keys, 2, n, order) != 0)
+        goto out;
+    rc = 0;
+    for (int i = 1; i < n; i++) {
+        int p = rank[order[i - 1]], q = rank[order[i]];
+        if (leaf_of[p] != leaf_of[q] || (i > 1 && leaf_of[rank[order[i - 2]]] == leaf_of[p]))
+            continue; /* only each leaf's first two ranks */
+        if (!rc || q < *b) {
+            *a = p;
+            *b = q;
+            rc = 1;
+        }
     }
-    if (lo < m->nplaces && m->places[lo].host == host && m->places[lo].pu == pu)
-        return m->places[lo].leaf;
-    return -1;
+out:
+    free(keys);
+    free(order);
+    free(rank);
+    return rc;
 }
 
-static int from_topology(const tb_identity *all, int size, int world_size, const tb_topology *t, tb_hier *out,
+/* O(n log P) for a communicator of n ranks on a topology of P leaves:
+ * each rank's host and leaf by binary search in the topology's indexes,
+ * duplicates by one sort, then the groups of the kept levels. */
+static int from_topology(const tb_ident_rec *all, int size, int world_size, const tb_topology *t, tb_hier *out,
                          char *why, size_t whylen)
 {
     if (world_size != t->nprocs)
         return say(why, whylen, "topology was measured with %d processes, this job has %d", t->nprocs, world_size);
-    int n = t->nleaves, rc = -1;
-    mapping m = {0};
-    m.leaf_host = malloc(sizeof(int) * (size_t)n);
-    m.first_leaf = malloc(sizeof(int) * (size_t)t->nhosts);
-    m.places = malloc(sizeof(place) * (size_t)n);
-    m.leaf_of = malloc(sizeof(int) * (size_t)size);
-    m.owner = malloc(sizeof(int) * (size_t)n);
-    if (!m.leaf_host || !m.first_leaf || !m.places || !m.leaf_of || !m.owner) {
-        mapping_free(&m);
-        return say(why, whylen, "out of memory while mapping ranks onto the topology");
+    int *leaf_of = malloc(sizeof(int) * (size_t)size);
+    char *exact = malloc((size_t)size);
+    int rc = -1;
+    if (!leaf_of || !exact) {
+        rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
+        goto out;
     }
-    for (int h = 0; h < t->nhosts; h++)
-        m.first_leaf[h] = -1;
-    for (int i = 0; i < n; i++) {
-        int h = find_host(t, t->leaves[i].host); /* the loader checked it is listed */
-        m.leaf_host[i] = h;
-        if (h >= 0 && m.first_leaf[h] < 0)
-            m.first_leaf[h] = i;
-        if (h >= 0 && t->leaves[i].pu >= 0)
-            m.places[m.nplaces++] = (place){h, t->leaves[i].pu, i};
-        m.owner[i] = -1;
-    }
-    qsort(m.places, (size_t)m.nplaces, sizeof *m.places, cmp_place);
-
     /* Bound ranks go to the leaf with their PU; the others (unbound, or on
      * a PU the calibration did not use) to their host, known only at the
      * levels that keep hosts whole. */
     int loose = 0;
     for (int r = 0; r < size; r++) {
-        int h = find_host(t, all[r].host);
-        if (h < 0 || m.first_leaf[h] < 0) {
+        int h = tb_topo_find_host(t, all[r].host, all[r].host_short);
+        if (h < 0) {
             char hosts[160];
             host_list(t, hosts, sizeof hosts);
-            rc = say(why, whylen, "host %.64s (world rank %d) is not in the topology measured on %s", all[r].host,
-                     all[r].world_rank, hosts);
+            rc = say(why, whylen, "the host of world rank %d is not in the topology measured on %s", all[r].world_rank,
+                     hosts);
             goto out;
         }
-        int leaf = all[r].bound && all[r].pu >= 0 ? leaf_at(&m, h, all[r].pu) : -1;
+        int leaf = all[r].pu >= 0 ? tb_topo_leaf_at(t, h, all[r].pu) : -1;
+        exact[r] = leaf >= 0;
         if (leaf < 0) {
-            leaf = m.first_leaf[h];
+            leaf = t->first_leaf[h];
             loose++;
-        } else if (m.owner[leaf] >= 0) {
-            rc = say(why, whylen, "world ranks %d and %d are both bound to PU %d of %.64s",
-                     all[m.owner[leaf]].world_rank, all[r].world_rank, all[r].pu, t->hosts[h]);
-            goto out;
-        } else {
-            m.owner[leaf] = r;
         }
-        m.leaf_of[r] = leaf;
+        leaf_of[r] = leaf;
+    }
+    int a = 0, b = 0, dup = same_leaf(leaf_of, exact, size, &a, &b);
+    if (dup != 0) {
+        if (dup < 0)
+            rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
+        else
+            rc = say(why, whylen, "world ranks %d and %d are both bound to PU %d of %.64s", all[a].world_rank,
+                     all[b].world_rank, all[b].pu, t->hosts[t->leaves[leaf_of[b]].host]);
+        goto out;
     }
 
-    int keep[TB_MAX_LEVELS] = {0}, nk = 0;
-    int *host_group = malloc(sizeof(int) * (size_t)t->nhosts);
-    if (!host_group) {
+    /* the levels that keep hosts whole are the coarsest ones (groups nest) */
+    int nk = t->nlevels;
+    if (loose)
+        for (nk = 0; nk < t->nlevels && (t->keeps_hosts >> nk & 1u); nk++)
+            ;
+    if (tb_hier_alloc(out, size, nk) != 0 ||
+        (t->dist.given && !(out->dclass = malloc(sizeof(double) * ((size_t)nk + 1))))) {
+        tb_hier_free(out);
         rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
         goto out;
     }
-    for (int l = 0; l < t->nlevels; l++) {
-        keep[l] = 1;
-        if (loose) {
-            for (int h = 0; h < t->nhosts; h++)
-                host_group[h] = -1;
-            for (int i = 0; i < n && keep[l]; i++) {
-                int h = m.leaf_host[i];
-                if (host_group[h] < 0)
-                    host_group[h] = t->group[l][i];
-                else if (host_group[h] != t->group[l][i])
-                    keep[l] = 0;
-            }
-        }
-        nk += keep[l];
-    }
-    free(host_group);
-
-    if (tb_hier_alloc(out, size, nk) != 0) {
-        rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
-        goto out;
-    }
-    for (int l = 0, k = 0; l < t->nlevels; l++) {
-        if (!keep[l])
-            continue;
-        memcpy(out->level_name[k], t->level_name[l], TB_LEVEL_NAME_MAX);
-        out->ngroups[k] = t->ngroups[l];
+    for (int l = 0; l < nk; l++) {
+        memcpy(out->level_name[l], t->level_name[l], TB_LEVEL_NAME_MAX);
+        out->ngroups[l] = t->ngroups[l];
         for (int r = 0; r < size; r++)
-            out->group[k][r] = t->group[l][m.leaf_of[r]];
-        k++;
+            out->group[l][r] = t->group[l][leaf_of[r]];
+        if (out->dclass)
+            out->dclass[l] = t->dist.level[l];
     }
-    if (t->dist) {
-        out->dist = malloc(sizeof(double) * (size_t)size * (size_t)size);
-        if (!out->dist) {
-            tb_hier_free(out);
-            rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
-            goto out;
-        }
-        /* two ranks placed on one host's representative leaf: the closest
-         * measured pair on that host stands in for their distance */
-        double *host_min = malloc(sizeof(double) * (size_t)t->nhosts);
-        if (!host_min) {
-            tb_hier_free(out);
-            rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
-            goto out;
-        }
-        for (int h = 0; h < t->nhosts; h++)
-            host_min[h] = -1.0;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) {
-                int h = m.leaf_host[i];
-                double v = t->dist[(size_t)i * (size_t)n + (size_t)j];
-                if (i != j && h == m.leaf_host[j] && (host_min[h] < 0 || v < host_min[h]))
-                    host_min[h] = v;
-            }
-        for (int a = 0; a < size; a++)
-            for (int b = 0; b < size; b++) {
-                int la = m.leaf_of[a], lb = m.leaf_of[b];
-                double d;
-                if (a == b)
-                    d = 0.0;
-                else if (la != lb)
-                    d = t->dist[(size_t)la * (size_t)n + (size_t)lb];
-                else
-                    d = host_min[m.leaf_host[la]] > 0 ? host_min[m.leaf_host[la]] : 0.0;
-                out->dist[(size_t)a * (size_t)size + (size_t)b] = d;
-            }
-        free(host_min);
-    }
+    /* ranks placed by host only: two of them on one host are as close as
+     * the closest class (the old rule: the closest measured pair there) */
+    if (out->dclass)
+        out->dclass[nk] = t->dist.within;
     rc = finish(out, why, whylen);
     if (rc == 0 && loose && why && whylen)
         snprintf(why, whylen, "%d of %d ranks not bound to a PU of the topology: using only the levels that keep hosts whole",
                  loose, size);
 out:
-    mapping_free(&m);
+    free(leaf_of);
+    free(exact);
     return rc;
 }
 
 /* ---- zero configuration -------------------------------------------------- */
 
-static int zero_config(const tb_identity *all, int size, tb_hier *out, char *why, size_t whylen)
+static int zero_config(const tb_ident_rec *all, int size, tb_hier *out, char *why, size_t whylen)
 {
     int *node = malloc(sizeof(int) * (size_t)size), *pkg = malloc(sizeof(int) * (size_t)size);
     int *numa = malloc(sizeof(int) * (size_t)size), *key = malloc(sizeof(int) * (size_t)size);
@@ -368,7 +265,7 @@ out:
     return rc;
 }
 
-int tb_topo_derive(const tb_identity *all, int size, int world_size, const tb_config *cfg, tb_hier *out,
+int tb_topo_derive(const tb_ident_rec *all, int size, int world_size, const tb_config *cfg, tb_hier *out,
                    char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);

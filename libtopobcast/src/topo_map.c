@@ -8,15 +8,15 @@
 
 #include "topo_map.h"
 
-int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
+int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self)
 {
     int rank, size, rc;
     *all = NULL;
     if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
         return rc;
-    tb_identity me;
-    tb_identity_self(&me);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &me.world_rank);
+    tb_identity *me = self;
+    tb_identity_self(me);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me->world_rank);
     /* Hosts are named as topobcast-probe names the leaves: MPI's processor
      * name (the host name under MPICH, the simulated host under SMPI),
      * blanks made '_' as the topology file requires. */
@@ -24,8 +24,8 @@ int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
     int len = 0;
     if (PMPI_Get_processor_name(name, &len) == MPI_SUCCESS && len > 0) {
         name[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME] = 0;
-        snprintf(me.host, sizeof me.host, "%.*s", (int)sizeof me.host - 1, name);
-        for (char *p = me.host; *p; p++)
+        snprintf(me->host, sizeof me->host, "%.*s", (int)sizeof me->host - 1, name);
+        for (char *p = me->host; *p; p++)
             if ((unsigned char)*p <= 0x20 || *p == 0x7f)
                 *p = '_';
     }
@@ -35,26 +35,24 @@ int tb_topo_exchange(MPI_Comm comm, tb_identity **all)
     MPI_Comm shm;
     if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm)) != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Allreduce(&rank, &me.node, 1, MPI_INT, MPI_MIN, shm);
+    rc = PMPI_Allreduce(&rank, &me->node, 1, MPI_INT, MPI_MIN, shm);
     PMPI_Comm_free(&shm);
     if (rc != MPI_SUCCESS)
         return rc;
 
     /* Only fails when the process is out of memory, and then the others
      * would wait in the allgather: nothing sensible is left to do. */
-    tb_identity *ids = calloc((size_t)size, sizeof *ids);
-    if (!ids)
+    tb_ident_rec *recs = calloc((size_t)size, sizeof *recs), mine = tb_ident_rec_of(me);
+    if (!recs)
         return MPI_ERR_NO_MEM;
-    /* tb_identity is fixed-size plain data: bytes travel as they are (the
-     * library assumes a homogeneous job, as MPI_BYTE does). */
-    rc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, ids, (int)sizeof me, MPI_BYTE, comm);
+    /* fixed-size plain data: bytes travel as they are (the library assumes
+     * a homogeneous job, as MPI_BYTE does) */
+    rc = PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, recs, (int)sizeof mine, MPI_BYTE, comm);
     if (rc != MPI_SUCCESS) {
-        free(ids);
+        free(recs);
         return rc;
     }
-    for (int r = 0; r < size; r++)
-        ids[r].host[sizeof ids[r].host - 1] = 0;
-    *all = ids;
+    *all = recs;
     return MPI_SUCCESS;
 }
 
@@ -85,19 +83,41 @@ static void rank_list(const int *m, int n, char *buf, size_t cap)
     }
 }
 
-static void host_note(const tb_identity *all, const int *m, int n, char *buf, size_t cap)
+/* Names a host known by its hash: a host of the topology, or this
+ * process's own. */
+typedef struct namer {
+    const tb_topology *topo;
+    const tb_identity *self;
+    uint64_t self_hash;
+} namer;
+
+static const char *host_name(const namer *nm, const tb_ident_rec *rec)
+{
+    if (nm->topo && nm->topo->host_hash) {
+        int h = tb_topo_find_host(nm->topo, rec->host, rec->host_short);
+        if (h >= 0)
+            return nm->topo->hosts[h];
+    }
+    return nm->self && rec->host == nm->self_hash ? nm->self->host : NULL;
+}
+
+static void host_note(const tb_ident_rec *all, const namer *nm, const int *m, int n, char *buf, size_t cap)
 {
     buf[0] = 0;
     if (!all)
         return;
     int same = 1;
     for (int i = 1; i < n && same; i++)
-        same = strcmp(all[m[i]].host, all[m[0]].host) == 0;
-    if (same)
-        snprintf(buf, cap, " on %.200s", all[m[0]].host);
+        same = all[m[i]].host == all[m[0]].host;
+    const char *name = same ? host_name(nm, &all[m[0]]) : NULL;
+    if (name)
+        snprintf(buf, cap, " on %.200s", name);
+    else if (same)
+        snprintf(buf, cap, " on one host");
 }
 
-static void print_level(const tb_hier *h, const tb_identity *all, FILE *out, int l, const int *m, int n)
+static void print_level(const tb_hier *h, const tb_ident_rec *all, const namer *nm, FILE *out, int l, const int *m,
+                        int n)
 {
     if (l >= h->nlevels)
         return;
@@ -132,17 +152,18 @@ static void print_level(const tb_hier *h, const tb_identity *all, FILE *out, int
                 sub[nsub++] = m[i];
         char ranks[96], hosts[220];
         rank_list(sub, nsub, ranks, sizeof ranks);
-        host_note(all, sub, nsub, hosts, sizeof hosts);
+        host_note(all, nm, sub, nsub, hosts, sizeof hosts);
         fprintf(out, "topobcast:   %*s%s %d: %d rank%s %s%s\n", 2 * l, "", h->level_name[l], s, nsub,
                 nsub == 1 ? "" : "s", ranks, hosts);
-        print_level(h, all, out, l + 1, sub, nsub);
+        print_level(h, all, nm, out, l + 1, sub, nsub);
     }
     free(slot);
     free(order);
     free(sub);
 }
 
-void tb_hier_print(const tb_hier *h, const tb_identity *all, FILE *out)
+void tb_hier_print(const tb_hier *h, const tb_ident_rec *all, const tb_topology *topo, const tb_identity *self,
+                   FILE *out)
 {
     if (!h || h->size < 1) {
         fprintf(out, "topobcast:   no hierarchy\n");
@@ -151,16 +172,25 @@ void tb_hier_print(const tb_hier *h, const tb_identity *all, FILE *out)
     int *m = malloc(sizeof(int) * (size_t)h->size);
     if (!m)
         return;
+    namer nm = {topo, self, 0};
+    uint64_t shrt;
+    if (self)
+        tb_hash_host(self->host, &nm.self_hash, &shrt);
     for (int r = 0; r < h->size; r++)
         m[r] = r;
     char ranks[96], hosts[220];
     rank_list(m, h->size, ranks, sizeof ranks);
-    host_note(all, m, h->size, hosts, sizeof hosts);
+    host_note(all, &nm, m, h->size, hosts, sizeof hosts);
     fprintf(out, "topobcast:   %d rank%s%s, %d level%s%s", h->size, h->size == 1 ? "" : "s", hosts, h->nlevels,
             h->nlevels == 1 ? "" : "s", h->nlevels ? ":" : " (flat: no level splits the ranks)");
     for (int l = 0; l < h->nlevels; l++)
         fprintf(out, " %s(%d)", h->level_name[l], h->ngroups[l]);
-    fprintf(out, "%s\n", h->dist ? ", measured distances" : "");
-    print_level(h, all, out, 0, m, h->size);
+    if (h->dclass) {
+        fprintf(out, ", distances");
+        for (int l = 0; l <= h->nlevels; l++)
+            fprintf(out, "%s%g", l ? "/" : " ", h->dclass[l]);
+    }
+    fprintf(out, "\n");
+    print_level(h, all, &nm, out, 0, m, h->size);
     free(m);
 }

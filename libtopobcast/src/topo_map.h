@@ -13,19 +13,29 @@
 #include "hier.h"
 #include "identity.h"
 
-/* Collective over comm: fills all[0..size) (malloc'd) with every rank's
- * identity; host is MPI's processor name, as the probe records it. */
-int tb_topo_exchange(MPI_Comm comm, tb_identity **all);
-/* Derives comm's hierarchy from the identities.  With cfg having a topology,
- * map ranks onto its leaves (by host + PU; by host only when unbound) and
- * restrict its levels to the members; otherwise node (shared memory) +
- * package + NUMA from the identities.  Returns 0, or -1 with a reason fit for
- * a one-line warning.  On success why is empty or holds a note for verbose
- * output (zero-config: the nodes/packages/NUMA nodes found; with a topology:
- * unbound ranks made the levels that split a host unusable). */
-int tb_topo_derive(const tb_identity *all, int size, int world_size, const tb_config *cfg, tb_hier *out,
+/* \brief Collective over comm: fills all[0..size) (malloc'd) with every
+ * rank's identity record (tb_ident_rec: 32 bytes a rank, host names hashed)
+ * and *self with this process's own identity; the host is MPI's processor
+ * name, as the probe records it.
+ * \return MPI_SUCCESS, or an MPI error code (all NULL). */
+int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self);
+/* \brief Derives comm's hierarchy from the identities, in O(n log P) for n
+ * ranks on a topology of P leaves (O(n log n) without one).  With cfg having
+ * a topology, maps ranks onto its leaves (by host + PU; by host only when
+ * unbound) and restricts its levels and distance classes to the members;
+ * otherwise node (shared memory) + package + NUMA from the identities.
+ * \return 0, or -1 with a reason fit for a one-line warning.  On success
+ * why is empty or holds a note for verbose output (zero-config: the
+ * nodes/packages/NUMA nodes found; with a topology: unbound ranks made the
+ * levels that split a host unusable). */
+int tb_topo_derive(const tb_ident_rec *all, int size, int world_size, const tb_config *cfg, tb_hier *out,
                    char *why, size_t whylen);
-/* Prints the hierarchy as a short indented tree (for TOPOBCAST_VERBOSE). */
-void tb_hier_print(const tb_hier *h, const tb_identity *all, FILE *out);
+/* \brief Prints the hierarchy as a short indented tree (for
+ * TOPOBCAST_VERBOSE): groups with their ranks, and the host of a group on
+ * one host when its name is known (a host of topo, or self's own).  all,
+ * topo and self may be NULL.
+ * \return nothing. */
+void tb_hier_print(const tb_hier *h, const tb_ident_rec *all, const tb_topology *topo, const tb_identity *self,
+                   FILE *out);
 
 #endif

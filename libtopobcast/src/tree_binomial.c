@@ -1,8 +1,21 @@
 /* Binomial tree (MPICH shape) over virtual ranks: v's parent is v with its
  * lowest set bit cleared; v's children are v + 2^j for 2^j < lowbit(v) (all
  * powers of two below k at the root).  Sending to the largest subtree first
- * finishes in ceil(log2 k) rounds when every send takes one round. */
-#include "schedule.h"
+ * finishes in ceil(log2 k) rounds when every send takes one round.
+ *
+ * Time complexity: ceil(log2 P) rounds; the root sends the whole message
+ * ceil(log2 P) times and every rank receives it once: ceil(log2 P)(a + n b).
+ * Building: O(P) (each v visits its log2 lowbit(v) children).
+ *
+ * Example (test/unit/test_trees.c builds it and compares this text):
+ *   binomial, P = 8, root 0
+ *   0 -> 4 2 1
+ *   4 -> 6 5
+ *   2 -> 3
+ *   6 -> 7
+ *   depth 3, rounds 3
+ */
+#include "builders.h"
 
 int tb_binomial_walk(int k, tb_binomial_visit visit, void *ctx)
 {

@@ -1,7 +1,24 @@
 /* Chain tree: `chains` chains hang off the root, each forwarding down.  With
  * segmentation (done by the engine) this is the pipeline broadcast; several
- * chains trade a little root bandwidth for a shorter pipeline fill. */
-#include "schedule.h"
+ * chains trade a little root bandwidth for a shorter pipeline fill.
+ *
+ * Time complexity: one chain, P - 1 rounds, every rank forwards the whole
+ * message once: (P - 1)(a + n b); c chains: floor((P - 1)/c) + c - 1 rounds,
+ * the root sends c times.  Pipelined in S = ceil(n/s) segments of s bytes
+ * (the pipeline algorithm), one chain takes (P - 2 + S)(a + s b).
+ * Building: O(P).
+ *
+ * Example (test/unit/test_trees.c builds it and compares this text):
+ *   chain:chains=2, P = 8, root 0
+ *   0 -> 1 5
+ *   1 -> 2
+ *   5 -> 6
+ *   2 -> 3
+ *   6 -> 7
+ *   3 -> 4
+ *   depth 4, rounds 4
+ */
+#include "builders.h"
 
 int tb_tree_chain_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,
                         int hi)

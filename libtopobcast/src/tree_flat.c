@@ -1,6 +1,17 @@
 /* Flat tree: the root sends to every member itself.  Lowest latency for a
- * handful of ranks, and the natural fan-out inside a small node. */
-#include "schedule.h"
+ * handful of ranks, and the natural fan-out inside a small node.
+ *
+ * Time complexity: P - 1 rounds, one per receiver: the root sends the whole
+ * message P - 1 times, (P - 1)(a + n b) in the usual model (a latency, b
+ * time per byte, n bytes); every other rank receives once and sends nothing.
+ * Building: O(P).
+ *
+ * Example (test/unit/test_trees.c builds it and compares this text):
+ *   flat, P = 6, root 2
+ *   2 -> 3 4 5 0 1
+ *   depth 1, rounds 5
+ */
+#include "builders.h"
 
 /* Member at virtual index v (v = 0 is the root), so any root works. */
 int tb_tree_flat_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo,

@@ -6,8 +6,21 @@
  * Send order: largest subtrees first, i.e. j from high to low, and for equal
  * j, i ascending (subtrees with larger i may be cut short by k, never the
  * other way round).  A higher radix lowers the depth at the price of more
- * sequential sends per node, which pays off for small messages. */
-#include "schedule.h"
+ * sequential sends per node, which pays off for small messages.
+ *
+ * Time complexity: ceil(log_r P) levels of at most r - 1 sends each, so at
+ * most (r - 1) ceil(log_r P) rounds; the root sends the whole message up to
+ * (r - 1) ceil(log_r P) times: fewer levels than binomial where the latency
+ * a dominates.  Building: O(P log_r P) (digit arithmetic per rank).
+ *
+ * Example (test/unit/test_trees.c builds it and compares this text):
+ *   knomial:radix=3, P = 9, root 0
+ *   0 -> 3 6 1 2
+ *   3 -> 4 5
+ *   6 -> 7 8
+ *   depth 2, rounds 4
+ */
+#include "builders.h"
 
 /* Used when a composed spec leaves the radix unset; matches the documented
  * knomial default. */

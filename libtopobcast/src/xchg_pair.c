@@ -3,8 +3,19 @@
  * a rank left without partner (odd number of non-root ranks) gets the rest
  * from the root, which holds everything.  Works from the tree's block
  * ranges (a pair's two parts must together cover the message), so it does
- * not depend on how the tree split the blocks. */
-#include "schedule.h"
+ * not depend on how the tree split the blocks.
+ *
+ * Time complexity: one step; paired ranks swap their parts (n/2 bytes each
+ * way): a + n b / 2; a rank without partner gets its missing part from the
+ * root, which sends n/2 once more.  Generating: O(1) per rank, O(P) at the
+ * root.
+ *
+ * Example (test/unit/test_plans.c builds it and compares this text; rank 3
+ * has no partner):
+ *   split_binary, P = 6, root 0
+ *   step 1: 0->3 [1], 1->4 [0], 2->5 [0], 4->1 [1], 5->2 [1]
+ */
+#include "builders.h"
 
 #include <stdlib.h>
 

@@ -13,8 +13,21 @@
  * MPICH's scatter + recursive doubling that way.)
  *
  * Every rank has the same ceil(log2 P) steps, so step s of all ranks belongs
- * to the same round. */
-#include "schedule.h"
+ * to the same round.
+ *
+ * Time complexity: ceil(log2 P) steps; a rank sends 1, 2, 4 ... blocks (the
+ * last step only what is still missing), n (P - 1)/P bytes in all:
+ * ceil(log2 P) a + n (P - 1)/P b.  Generating one rank's steps: O(P) to find
+ * its position, then O(log P).
+ *
+ * Example (test/unit/test_plans.c builds it and compares this text; P = 5 is
+ * not a power of two, so each round is a dissemination step):
+ *   scatter_allgather:allgather=recursive_doubling, P = 5, root 0
+ *   step 1: 0->4 [0], 1->0 [1], 2->1 [2], 3->2 [3], 4->3 [4]
+ *   step 2: 0->3 [0..1], 1->4 [1..2], 2->0 [2..3], 3->1 [3..4], 4->2 [4,0]
+ *   step 3: 0->1 [0], 1->2 [1], 2->3 [2], 3->4 [3], 4->0 [4]
+ */
+#include "builders.h"
 
 #include <stdlib.h>
 

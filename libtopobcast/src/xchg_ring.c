@@ -1,7 +1,22 @@
 /* Ring allgather over plan positions: after the scatter, position v holds
  * block v; in P-1 steps every position passes on the block it received last,
- * so each link carries n/P bytes per step and only neighbours talk. */
-#include "schedule.h"
+ * so each link carries n/P bytes per step and only neighbours talk.
+ *
+ * Time complexity: P - 1 steps; in each, every rank sends one block (n/P
+ * bytes) to its right neighbour and receives one from its left: (P - 1)(a +
+ * n b / P), n (P - 1)/P bytes sent per rank.  Generating one rank's steps:
+ * O(P).
+ *
+ * Example (test/unit/test_plans.c builds it and compares this text; ring
+ * positions start at the root, so rank 2 holds block 0):
+ *   scatter_allgather, P = 6, root 2
+ *   step 1: 0->1 [4], 1->2 [5], 2->3 [0], 3->4 [1], 4->5 [2], 5->0 [3]
+ *   step 2: 0->1 [3], 1->2 [4], 2->3 [5], 3->4 [0], 4->5 [1], 5->0 [2]
+ *   step 3: 0->1 [2], 1->2 [3], 2->3 [4], 3->4 [5], 4->5 [0], 5->0 [1]
+ *   step 4: 0->1 [1], 1->2 [2], 2->3 [3], 3->4 [4], 4->5 [5], 5->0 [0]
+ *   step 5: 0->1 [0], 1->2 [1], 2->3 [2], 3->4 [3], 4->5 [4], 5->0 [5]
+ */
+#include "builders.h"
 
 #include <stdlib.h>
 

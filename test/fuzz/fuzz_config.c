@@ -45,7 +45,17 @@ static void check_topology(const tb_config *cfg)
     int n = t->nleaves;
     CHECK(n == t->nprocs && n >= 1 && t->nlevels >= 1 && t->nlevels <= TB_MAX_LEVELS && t->nhosts >= 1);
     for (int i = 0; i < n; i++)
-        CHECK(t->leaves[i].rank == i);
+        CHECK(t->leaves[i].host >= 0 && t->leaves[i].host < t->nhosts && t->leaves[i].pu >= -1);
+    /* every host found by its own name, every leaf with a PU by its place */
+    for (int h = 0; h < t->nhosts; h++)
+        CHECK(tb_topo_find_host(t, t->host_hash[h], t->short_hash[h]) == h && t->first_leaf[h] >= 0);
+    for (int i = 0; i < n; i++)
+        CHECK(t->leaves[i].pu < 0 || tb_topo_leaf_at(t, t->leaves[i].host, t->leaves[i].pu) == i);
+    if (t->dist.given) {
+        for (int l = 0; l < t->nlevels; l++)
+            CHECK(t->dist.level[l] >= (l + 1 < t->nlevels ? t->dist.level[l + 1] : t->dist.within));
+        CHECK(t->dist.within >= 0);
+    }
     for (int l = 0; l < t->nlevels; l++)
         for (int i = 0; i < n; i++) {
             CHECK(t->group[l][i] >= 0 && t->group[l][i] < t->ngroups[l]);
@@ -54,17 +64,20 @@ static void check_topology(const tb_config *cfg)
                     CHECK(t->group[l - 1][i] == t->group[l - 1][j]);
         }
 
-    tb_identity *ids = calloc((size_t)n, sizeof *ids);
+    tb_ident_rec *ids = calloc((size_t)n, sizeof *ids);
     CHECK(ids);
     for (int r = 0; r < n; r++) {
         const tb_topo_leaf *lf = &t->leaves[n - 1 - r];
-        memcpy(ids[r].host, lf->host, sizeof ids[r].host);
-        ids[r].bound = lf->pu >= 0;
-        ids[r].pu = lf->pu;
-        ids[r].core = lf->core;
-        ids[r].package = lf->package;
-        ids[r].numa = lf->numa;
-        ids[r].world_rank = r;
+        tb_identity id;
+        memset(&id, 0, sizeof id);
+        snprintf(id.host, sizeof id.host, "%s", t->hosts[lf->host]);
+        id.bound = lf->pu >= 0;
+        id.pu = lf->pu;
+        id.core = lf->core;
+        id.package = lf->package;
+        id.numa = lf->numa;
+        id.world_rank = r;
+        ids[r] = tb_ident_rec_of(&id);
     }
     tb_hier h;
     char why[256];
@@ -73,6 +86,10 @@ static void check_topology(const tb_config *cfg)
         fprintf(stderr, "fuzz_config: a topology does not map onto itself: %s\n", why);
     CHECK(rc == 0);
     CHECK(h.size == n && h.nlevels <= t->nlevels);
+    CHECK(!t->dist.given || (h.dclass && tb_hier_classes_monotone(&h)));
+    for (int a = 0; a < n && t->dist.given; a++)
+        for (int b = 0; b < n; b++)
+            CHECK(tb_hier_distance(&h, a, b) >= (a == b ? 0 : t->dist.within));
     for (int l = 0; l < h.nlevels; l++) {
         int tl = -1;
         for (int k = 0; k < t->nlevels; k++)

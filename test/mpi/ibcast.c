@@ -13,7 +13,9 @@
  * Wait); several outstanding Ibcasts with an Isend/Irecv pair in one
  * Waitall; completion order (Testany polling: whenever a request completes,
  * every earlier one on the communicator has too); an MPI_Test loop;
- * MPI_Request_free of an active Ibcast; two communicators at once; and with
+ * MPI_Request_free of an active Ibcast; two communicators at once; 8
+ * outstanding Ibcasts on one communicator and 8 spread over four; threads
+ * (MPI_THREAD_MULTIPLE) each broadcasting on its own communicator; and with
  * MPI 4, persistent broadcasts (MPI_Start, MPI_Startall, repeated, freed --
  * once while active).
  *
@@ -22,6 +24,7 @@
  * MPI_Request_free cases, which are the library's own guarantees (MPICH
  * 4.0 refuses MPI_Request_free of an MPI_Ibcast request). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +103,7 @@ static void msg_init(msg *m, ttype t, int count, int root, MPI_Comm comm, unsign
 static void count_bcast(const msg *m)
 {
     if (m->crank == m->root && m->count > 0 && m->csize > 1)
-        nbcasts++;
+        __atomic_fetch_add(&nbcasts, 1, __ATOMIC_RELAXED); /* threads broadcast too */
 }
 
 /* Number of wrong ints (bytes), after the broadcast, on this rank. */
@@ -264,22 +267,31 @@ static void case_test_loop(void)
     report("ibcast completed by an MPI_Test loop", bad, NULL);
 }
 
+/* The end of a case whose request for a was freed while active: an ibcast
+ * of b started now completes, both messages arrive, and the case reports
+ * what with its bad count so far. */
+static void later_ibcast(msg *a, msg *b, long bad, const char *what)
+{
+    MPI_Request rb;
+    bad += ibcast(b, &rb) != MPI_SUCCESS;
+    bad += MPI_Wait(&rb, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(a) + msg_check(b);
+    msg_free(a);
+    msg_free(b);
+    report(what, bad, NULL);
+}
+
 /* A freed request's broadcast still completes, before any later one. */
 static void case_request_free(void)
 {
     msg a, b;
     msg_init(&a, T_VEC, 65539, root_of(2, size), MPI_COMM_WORLD, 400);
     msg_init(&b, T_INT, 7, 0, MPI_COMM_WORLD, 401);
-    MPI_Request ra, rb;
+    MPI_Request ra;
     long bad = ibcast(&a, &ra) != MPI_SUCCESS;
     bad += MPI_Request_free(&ra) != MPI_SUCCESS;
     bad += ra != MPI_REQUEST_NULL;
-    bad += ibcast(&b, &rb) != MPI_SUCCESS;
-    bad += MPI_Wait(&rb, MPI_STATUS_IGNORE) != MPI_SUCCESS;
-    bad += msg_check(&a) + msg_check(&b);
-    msg_free(&a);
-    msg_free(&b);
-    report("MPI_Request_free of an active ibcast; a later one completes after it", bad, NULL);
+    later_ibcast(&a, &b, bad, "MPI_Request_free of an active ibcast; a later one completes after it");
 }
 
 /* Broadcasts on two communicators at once (halves and reversed world). */
@@ -392,19 +404,136 @@ static void case_persistent(void)
     count_bcast(&a);
     bad += MPI_Start(&req) != MPI_SUCCESS;
     bad += MPI_Request_free(&req) != MPI_SUCCESS;
-    MPI_Request rb;
-    bad += ibcast(&b, &rb) != MPI_SUCCESS;
-    bad += MPI_Wait(&rb, MPI_STATUS_IGNORE) != MPI_SUCCESS;
-    bad += msg_check(&a) + msg_check(&b);
-    msg_free(&a);
-    msg_free(&b);
-    report("bcast_init: MPI_Request_free while active; a later ibcast completes after it", bad, NULL);
+    later_ibcast(&a, &b, bad, "bcast_init: MPI_Request_free while active; a later ibcast completes after it");
 }
 #endif
 
+
+/* The most outstanding broadcasts the issue asks for: 8 on one
+ * communicator, started back to back (sizes and roots mixed, so later ones
+ * could finish first), completed by one MPI_Waitall. */
+static void case_eight_one_comm(void)
+{
+    enum { K = 8 };
+    static const int counts[K] = {BIG, 1, 4097, 0, 7, 65539, 3, 200000};
+    msg m[K];
+    MPI_Request req[K];
+    long bad = 0;
+    for (int k = 0; k < K; k++) {
+        msg_init(&m[k], k % 3 == 2 ? T_VEC : k % 3 == 1 ? T_BYTE : T_INT, counts[k], root_of(k % 3, size),
+                 MPI_COMM_WORLD, 600 + (unsigned)k);
+        bad += ibcast(&m[k], &req[k]) != MPI_SUCCESS;
+    }
+    MPI_Status st[K]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads its size */
+    bad += MPI_Waitall(K, req, st) != MPI_SUCCESS;
+    for (int k = 0; k < K; k++) {
+        bad += req[k] != MPI_REQUEST_NULL;
+        bad += msg_check(&m[k]);
+        msg_free(&m[k]);
+    }
+    report("8 outstanding ibcasts on one communicator, one waitall", bad, NULL);
+}
+
+/* 8 outstanding broadcasts over four communicators (world, a duplicate,
+ * split halves, reversed world), two each, started interleaved across the
+ * communicators and completed in reverse order with MPI_Wait. */
+static void case_eight_four_comms(void)
+{
+    enum { K = 8, C = 4 };
+    MPI_Comm comms[C];
+    comms[0] = MPI_COMM_WORLD;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &comms[2]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comms[3]);
+    static const int counts[K] = {65539, 4097, BIG, 1, 7, 300000, 2, 4097};
+    msg m[K];
+    MPI_Request req[K];
+    long bad = 0;
+    for (int k = 0; k < K; k++) {
+        MPI_Comm c = comms[k % C];
+        int cs;
+        MPI_Comm_size(c, &cs);
+        msg_init(&m[k], k % 2 ? T_VEC : T_INT, counts[k], root_of(k / C, cs), c, 700 + (unsigned)k);
+        bad += ibcast(&m[k], &req[k]) != MPI_SUCCESS;
+    }
+    for (int k = K - 1; k >= 0; k--)
+        bad += MPI_Wait(&req[k], MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    for (int k = 0; k < K; k++) {
+        bad += msg_check(&m[k]);
+        msg_free(&m[k]);
+    }
+    for (int c = 1; c < C; c++)
+        MPI_Comm_free(&comms[c]);
+    report("8 outstanding ibcasts over four communicators, waited in reverse order", bad, NULL);
+}
+
+/* Threads, each on its own communicator: every thread starts ibcasts on its
+ * communicator and completes them, alternately by MPI_Wait and by an
+ * MPI_Test loop (progress from another thread's calls must not lose or
+ * cross anything). */
+enum { NTHREADS = 3, THREAD_ROUNDS = 12 };
+typedef struct thread_arg {
+    MPI_Comm comm;
+    int id;
+    long bad;
+} thread_arg;
+
+static void *thread_body(void *p)
+{
+    thread_arg *a = p;
+    int cs;
+    MPI_Comm_size(a->comm, &cs);
+    for (int i = 0; i < THREAD_ROUNDS; i++) {
+        msg m;
+        msg_init(&m, (ttype)(i % 3), i % 4 == 0 ? BIG / 4 : 4097 + i, (i + a->id) % cs, a->comm,
+                 800 + 100 * (unsigned)a->id + (unsigned)i);
+        MPI_Request req;
+        a->bad += ibcast(&m, &req) != MPI_SUCCESS;
+        if (i % 2) {
+            for (int flag = 0; !flag;)
+                a->bad += MPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        } else {
+            a->bad += MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        }
+        a->bad += msg_check(&m);
+        msg_free(&m);
+    }
+    return NULL;
+}
+
+static void case_threads(int provided)
+{
+    if (provided < MPI_THREAD_MULTIPLE) {
+        if (rank == 0)
+            printf("ok threads # skip: MPI_THREAD_MULTIPLE not provided\n");
+        return;
+    }
+    thread_arg a[NTHREADS];
+    pthread_t th[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++) {
+        /* distinct communicators, created in the same order on every rank */
+        if (t == 0)
+            MPI_Comm_dup(MPI_COMM_WORLD, &a[t].comm);
+        else
+            MPI_Comm_split(MPI_COMM_WORLD, 0, t % 2 ? size - rank : rank, &a[t].comm);
+        a[t].id = t;
+        a[t].bad = 0;
+    }
+    long bad = 0;
+    for (int t = 0; t < NTHREADS; t++)
+        bad += pthread_create(&th[t], NULL, thread_body, &a[t]) != 0;
+    for (int t = 0; t < NTHREADS; t++) {
+        pthread_join(th[t], NULL);
+        bad += a[t].bad;
+        MPI_Comm_free(&a[t].comm);
+    }
+    report("3 threads, each 12 ibcasts on its own communicator (wait and test loops)", bad, NULL);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mpi_rules = argc > 1 && strcmp(argv[1], "--mpi-rules") == 0;
@@ -418,6 +547,9 @@ int main(int argc, char **argv)
     if (!mpi_rules)
         case_request_free();
     case_two_comms();
+    case_eight_one_comm();
+    case_eight_four_comms();
+    case_threads(provided);
 #if MPI_VERSION >= 4
     case_persistent();
 #endif

@@ -4,11 +4,11 @@
 # library is linked into each program rather than preloaded: SMPI declares
 # MPI_* weak and PMPI_* strong, so the library's MPI_Bcast takes over.
 #
-#   bin/topobcast-NAME  every probe/ and tuner/ .c file defining main() (NAME
-#                       is the file name without a _main suffix, or the
-#                       directory for main.c), linked with the other .c files
-#                       of its directory and the archives
-#                       SMPI_SHARED_<directory>
+#   bin/topobcast-NAME  every main.c or NAME_main.c of probe/, tuner/ and
+#                       bench/ (NAME is the file name without the _main
+#                       suffix, or the directory for main.c), linked with the
+#                       .c files of its directory that define no main() and
+#                       the archives SMPI_SHARED_<directory>
 #   lib/libtbtopology.a topology/ (the probe's files and topology discovery),
 #                       linked by the probe and the tuner
 #   bin/NAME            test/mpi/NAME.c, linked with the library
@@ -27,9 +27,10 @@ SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/
 SMPI_TT_A     := $(SMPI_DIR)/lib/libtbtopology.a
 SMPI_TT_OBJS  := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard topology/*.c))
 
-# Tools: files with a main() in these directories; the rest of each directory
-# is linked into each of its tools.
-SMPI_TOOL_DIRS := probe tuner
+# Tools: main.c and *_main.c in these directories; the files of each
+# directory without a main() are linked into each of its tools (bench/'s
+# other programs are benchmarks, not tools).
+SMPI_TOOL_DIRS := probe tuner bench
 SMPI_MAIN_RE := ^int[[:space:]]+main[[:space:]]*[(]
 smpi_mains = $(shell grep -lE '$(SMPI_MAIN_RE)' $(wildcard $(1)/*.c) /dev/null)
 smpi_tool_name = topobcast-$(if $(filter main,$(basename $(notdir $(1)))),$(patsubst %/,%,$(dir $(1))),$(patsubst %_main,%,$(basename $(notdir $(1)))))
@@ -42,12 +43,15 @@ $(SMPI_DIR)/bin/$(call smpi_tool_name,$(1)): $(patsubst %.c,$(SMPI_DIR)/obj/%.o,
 endef
 
 # Archives a directory's tools also link: the probe and the tuner read and
-# write the measurement files with topology/'s library, as natively.
+# write the measurement files with topology/'s library, as natively; the
+# tuner and the bench share the timing method (timing/).
+SMPI_TIMING_OBJS := $(SMPI_DIR)/obj/timing/timing.o
 SMPI_SHARED_probe := $(SMPI_TT_A)
-SMPI_SHARED_tuner := $(SMPI_TT_A)
+SMPI_SHARED_tuner := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
+SMPI_SHARED_bench := $(SMPI_TIMING_OBJS)
 
 SMPI_BINS :=
-$(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(call smpi_mains,$(d)),\
+$(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(filter %/main.c %_main.c,$(call smpi_mains,$(d))),\
   $(eval $(call smpi_tool_rule,$(m),$(filter-out $(call smpi_mains,$(d)),$(wildcard $(d)/*.c)),$(SMPI_SHARED_$(d))))))
 
 $(SMPI_TT_A): $(SMPI_TT_OBJS)

@@ -34,6 +34,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
+# shellcheck source=test/suites/lib.sh
+. test/suites/lib.sh
 LIB=$PWD/$BUILD/lib/libtopobcast.so
 PROG=$BUILD/test/mpi/bcast_matrix
 SIZES=${TB_MATRIX_SIZES:-1 2 3 4 5 6 7 8}
@@ -116,7 +118,7 @@ for spec in "${SPECS[@]}"; do
         to=${TIMEOUT:-$((p > 4 ? 240 : 120))}
         t0=$SECONDS
         # shellcheck disable=SC2086 # args is a word list by construction
-        timeout "$to" mpiexec -n "$p" env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" \
+        timeout "$to" mpiexec -n "$p" env LD_PRELOAD="$(preload "$p")" TOPOBCAST_ALGORITHM="$spec" \
             TOPOBCAST_STATS=1 "$PROG" $args >"$tmp/out" 2>"$tmp/err"
         rc=$?
         runs=$((runs + 1))

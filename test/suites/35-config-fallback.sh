@@ -11,18 +11,20 @@ HOST=$(hostname)
 
 topology() { # HOST NPROCS -> a one-node topology of NPROCS leaves on HOST
     local host=$1 np=$2 r
-    echo "topobcast: 1"
+    echo "topobcast: 2"
     echo "topology:"
     echo "  fingerprint: {nprocs: $np, hosts: [$host]}"
     echo "  levels: [node]"
     echo "  leaves:"
-    for ((r = 0; r < np; r++)); do echo "    - {rank: $r, host: $host, pu: $r}"; done
+    for ((r = 0; r < np; r++)); do echo "    - [0, $r]"; done
     echo "  groups:"
     printf '    node: [['; seq -s, 0 $((np - 1)) | tr -d '\n'; echo ']]'
 }
 { topology "$HOST" 2; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"; echo "  - {algorithm: \"pipeline:segment=16K\"}"; } >"$D/good.yaml"
 { topology "no-such-host" 2; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/otherhost.yaml"
 { topology "$HOST" 12; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/nprocs.yaml"
+{ topology "$HOST" 4 | sed 's/- \[0, [0-9]*\]/- [0, -1]/'; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"
+  echo "  - {algorithm: \"pipeline:segment=16K\"}"; } >"$D/good4.yaml"
 printf 'topobcast: 1\nselection:\n  - {bytes: 0-1K, algorithm: binomial\n' >"$D/malformed.yaml"
 printf 'topobcast: 1\nselection:\n  - {algorithm: turbo_tree}\n' >"$D/unknown.yaml"
 printf 'topobcast: 1\nselection:\n  - {algorithm: flat}\n' >"$D/flat.yaml"
@@ -69,6 +71,37 @@ OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/good.ya
     -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/flat.yaml" TOPOBCAST_STATS=1 "$APP" 2>&1)
 RC=$?
 expect_fallback "one rank with another file" "have different settings"
+
+# One reader: world rank 0 reads the file inside MPI_Init and broadcasts its
+# bytes; a rank whose environment differs from rank 0's (no file, another
+# size limit) is still detected, with one warning.
+mpmd() { # ENV-OF-RANK-0 -- ENV-OF-RANK-1: $OUT, $RC of bcast_app on 2 ranks
+    local a=() b=()
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift
+    b=("$@")
+    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_STATS=1 "${a[@]}" "$APP" : \
+        -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_STATS=1 "${b[@]}" "$APP" 2>&1)
+    RC=$?
+}
+mpmd TOPOBCAST_CONFIG="$D/good.yaml" --
+expect_fallback "rank 1 without TOPOBCAST_CONFIG" "have different settings"
+mpmd -- TOPOBCAST_CONFIG="$D/good.yaml"
+expect_fallback "rank 0 without TOPOBCAST_CONFIG" "have different settings"
+mpmd TOPOBCAST_CONFIG="$D/good.yaml" -- TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_CONFIG_MAX_BYTES=100
+expect_fallback "rank 1 with a smaller TOPOBCAST_CONFIG_MAX_BYTES" "could not be loaded on some ranks"
+if command -v strace >/dev/null; then
+    # 4 ranks: the file is opened by one process only
+    OUT=$(timeout 120 strace -f -qq -e trace=openat -o "$D/strace.txt" mpiexec -n 4 env LD_PRELOAD="$LIB" \
+        TOPOBCAST_CONFIG="$D/good4.yaml" TOPOBCAST_STATS=1 "$APP" 2>&1)
+    RC=$?
+    opens=$(grep -c 'good4\.yaml.*= [0-9]' "$D/strace.txt")
+    check "one reader: 4 ranks ran the table (data correct, rules fired)" \
+        bash -c 'grep -q "all data correct" <<<"$1" && grep -q "algorithm=pipeline calls=4" <<<"$1"' _ "$OUT"
+    check "one reader: the file was opened once for 4 ranks (strace counted $opens)" [ "$opens" -eq 1 ]
+else
+    ok "one reader: strace counts skipped (no strace)"
+fi
 
 # The good file is used: both rules fire, no warning.
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_STATS=1 -- "$APP"

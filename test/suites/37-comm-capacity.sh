@@ -47,13 +47,13 @@ check "TOPOBCAST_MAX_COMMS=3: 3 communicators x 2 broadcasts ran binomial" \
 
 # One warning per job: 4 ranks, two half communicators both meet the problem.
 cat >"$D/n2.yaml" <<EOT
-topobcast: 1
+topobcast: 2
 topology:
   fingerprint: {nprocs: 2, hosts: [$(hostname)]}
   levels: [node]
   leaves:
-    - {rank: 0, host: $(hostname), pu: 0}
-    - {rank: 1, host: $(hostname), pu: 1}
+    - [0, 0]
+    - [0, 1]
   groups:
     node: [[0, 1]]
 selection:

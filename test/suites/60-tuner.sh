@@ -20,14 +20,14 @@ SIZES=1,3K,64K
 # PLogP measurements (fixed numbers, so the model's plan is the same every
 # run and resume can be checked exactly).
 cat >"$tmp/topo.yaml" <<EOF
-topobcast: 1
+topobcast: 2
 meta: {written-by: 60-tuner.sh}
 topology:
   fingerprint: {nprocs: 2, hosts: [$host]}
   levels: [node]
   leaves:
-    - {rank: 0, host: $host}
-    - {rank: 1, host: $host}
+    - [0, -1]
+    - [0, -1]
   groups:
     node: [[0, 1]]
 EOF
@@ -78,7 +78,7 @@ check "fan-out with one peer is 1" has "^# communicator of 2 processes: no level
 check "tuner reports timed runs vs exhaustive" has "^timed runs .*: [0-9]+ with pruning; exhaustive: [0-9]+ candidates"
 check "tuner reports model error per family" has "^model error by algorithm family"
 check "tuner verified its table loads" has "it loads and selects every measured winner"
-check "table has the topology copied in" grep -q "fingerprint: {nprocs: 2, hosts: \[\"$host\"\]}" "$tmp/t.yaml"
+check "table has the topology copied in" grep -qE "fingerprint: \{nprocs: 2, hosts: \[\"?$host\"?\]\}" "$tmp/t.yaml"
 check "table ends with the default rule" bash -c "tail -1 '$tmp/t.yaml' | grep -q '{algorithm: default}'"
 nrec=$(grep -vc '^#' "$tmp/t.yaml.partial")
 check "partial file holds every measurement" has "timing done in .*: $nrec new measurements"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "on_valgrind.h"
 #include "tap.h"
 #include "topo_map.h"
 
@@ -55,19 +56,19 @@ static int load_text(const char *text, tb_config *cfg, char *err, size_t errlen)
 
 /* A small valid topology: 2 hosts x 2 sockets x 1 core = 4 leaves. */
 static const char *base_topo =
-    "topobcast: 1\n"
+    "topobcast: 2\n"
     "topology:\n"
     "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
     "  levels: [node, socket]\n"
     "  leaves:\n"
-    "    - {rank: 0, host: a, pu: 0, package: 0}\n"
-    "    - {rank: 1, host: a, pu: 1, package: 1}\n"
-    "    - {rank: 2, host: b, pu: 0, package: 0}\n"
-    "    - {rank: 3, host: b, pu: 1, package: 1}\n"
+    "    - [0, 0, -1, 0]\n"
+    "    - [0, 1, -1, 1]\n"
+    "    - [1, 0, -1, 0]\n"
+    "    - [1, 1, -1, 1]\n"
     "  groups:\n"
     "    node: [[0, 1], [2, 3]]\n"
     "    socket: [[0], [1], [2], [3]]\n"
-    "  distance: [[0, 1, 5, 5], [1, 0, 5, 5], [5, 5, 0, 1], [5, 5, 1, 0]]\n"
+    "  distance: {unit: us, levels: [5, 1], within: 0.5}\n"
     "selection:\n"
     "  - {comm: 1-inf, bytes: 0-16K, algorithm: binomial}\n"
     "  - {algorithm: default}\n";
@@ -79,6 +80,23 @@ static const char *base_sel =
     "  - {bytes: 16K-1M, algorithm: \"pipeline:segment=64K\"}\n"
     "  - {bytes: 1G-inf, algorithm: binary}\n"
     "  - {algorithm: default}\n";
+
+/* One edit of a base text and the error its load must give (expect_error). */
+typedef struct edit_case {
+    const char *label;
+    const char *const *base; /* &base_sel or &base_topo */
+    const char *from, *to;
+    const char *want, *also;
+} edit_case;
+
+static void expect_edit_errors(const edit_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *t = replace(*c[i].base, c[i].from, c[i].to);
+        expect_error(c[i].label, t, c[i].want, c[i].also);
+        free(t);
+    }
+}
 
 /* ---- examples --------------------------------------------------------------- */
 
@@ -98,11 +116,14 @@ static void test_examples(void)
         TAP_OK(t->ngroups[0] == 2 && t->ngroups[1] == 3 && t->ngroups[2] == 6, "example: 2 islands, 3 nodes, 6 sockets");
         TAP_OK(t->group[0][7] == 0 && t->group[0][8] == 1 && t->group[1][5] == 1 && t->group[2][11] == 5,
                "example: groups by calibration rank");
-        TAP_OK(strcmp(t->leaves[10].host, "n3") == 0 && t->leaves[10].pu == 2 && t->leaves[10].package == 1 &&
-                   t->leaves[10].rank == 10,
+        TAP_OK(t->leaves[10].host == 2 && strcmp(t->hosts[t->leaves[10].host], "n3") == 0 && t->leaves[10].pu == 2 &&
+                   t->leaves[10].package == 1 && t->leaves[10].core == 2,
                "example: leaf 10 identity");
-        TAP_OK(t->dist && t->dist[0 * 12 + 8] == 4.0 && t->dist[0 * 12 + 1] == 0.3 && t->dist[4 * 12 + 0] == 1.5,
-               "example: distance matrix");
+        TAP_OK(t->dist.given && t->dist.level[0] == 4.0 && t->dist.level[1] == 1.5 && t->dist.level[2] == 0.6 &&
+                   t->dist.within == 0.3 && strcmp(t->dist.unit, "us") == 0,
+               "example: distance classes");
+        TAP_OK(t->group[0][7] == 0 && t->group[0][8] == 1 && t->group[1][3] == 0 && t->group[1][4] == 1,
+               "example: ranges A-B in groups");
         TAP_OK(cfg.nrules == 5 && cfg.rules[2].spec.id == TB_ALG_MAGPIE2 && cfg.rules[2].spec.nbase == 3 &&
                    cfg.rules[3].spec.segment == 128 * 1024 && cfg.rules[2].msg_lo == 8192 &&
                    cfg.rules[2].msg_hi == 1048576 && cfg.rules[1].comm_lo == 3 && cfg.rules[1].comm_hi == LONG_MAX,
@@ -157,12 +178,12 @@ static void test_errors(void)
                  "t.yaml:4:1: expected valid YAML: ", NULL);
     expect_error("tab indentation", "topobcast: 1\nselection:\n\t- {algorithm: default}\n", "t.yaml:3:1: expected valid YAML: ",
                  "cannot start any token");
-    expect_error("empty file", "", "t.yaml:1:1: expected a mapping starting with 'topobcast: 1', the file is empty", NULL);
-    expect_error("not a mapping", "- 1\n- 2\n", "t.yaml:1:1: expected a mapping starting with 'topobcast: 1', got a list",
+    expect_error("empty file", "", "t.yaml:1:1: expected a mapping starting with 'topobcast: 2', the file is empty", NULL);
+    expect_error("not a mapping", "- 1\n- 2\n", "t.yaml:1:1: expected a mapping starting with 'topobcast: 2', got a list",
                  NULL);
     expect_error("missing version", "selection: [{algorithm: default}]\n", "t.yaml:1:1: expected key 'topobcast' in the top level",
                  NULL);
-    expect_error("wrong version", "topobcast: 2\n", "t.yaml:1:12: expected format version 1 ('topobcast: 1'), got '2'",
+    expect_error("wrong version", "topobcast: 3\n", "t.yaml:1:12: expected format version 2 ('topobcast: 2'), got '3'",
                  NULL);
     expect_error("unknown top-level key", "topobcast: 1\nselectoin: []\n",
                  "t.yaml:2:1: expected one of the keys topobcast, topology, selection, meta in the top level, got 'selectoin'",
@@ -200,59 +221,55 @@ static void test_errors(void)
     }
 
     /* selection */
-    t = replace(base_sel, "algorithm: binary", "algoritm: binary");
-    expect_error("unknown key in a rule", t,
-                 "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL);
-    free(t);
-    t = replace(base_sel, "algorithm: binary", "algorithm: binomail");
-    expect_error("unknown algorithm", t, "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'",
-                 "binomial");
-    free(t);
-    t = replace(base_sel, "segment=64K", "segmnt=64K");
-    expect_error("unknown algorithm parameter", t, "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'");
-    free(t);
-    t = replace(base_sel, "0-16K", "0-16Q");
-    expect_error("bad size suffix", t,
-                 "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
-                 "and 'inf' as the upper bound, got '0-16Q'",
-                 NULL);
-    free(t);
-    t = replace(base_sel, "1G-inf", "inf-inf");
-    expect_error("inf as lower bound", t, "t.yaml:5:13: expected a message-size range in bytes as LO-HI", "got 'inf-inf'");
-    free(t);
-    t = replace(base_sel, "0-16K", "16K-1K");
-    expect_error("empty range", t, "t.yaml:3:24: expected a non-empty range (LO <= HI), got '16K-1K'", NULL);
-    free(t);
-    t = replace(base_sel, "comm: 2-8", "comm: 0-8");
-    expect_error("communicator size 0", t, "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL);
-    free(t);
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}");
-    expect_error("rule hidden by an earlier rule", t,
-                 "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL);
-    free(t);
-    /* comm 1 by the new rule, comm 2-8 by rule 0: neither alone */
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}",
-                "{comm: 1-4, bytes: 0-4K, algorithm: chain}\n  - {comm: 1-8, bytes: 0-1K, algorithm: binary}");
-    expect_error("rule hidden by earlier rules across communicator sizes", t, "t.yaml:6:5: expected a rule that can match",
-                 NULL);
-    free(t);
-    /* 1K-16K by rule 0, 16K-64K by rule 1 */
-    t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-4, bytes: 1K-64K, algorithm: binary}");
-    expect_error("rule hidden by earlier rules across message sizes", t, "t.yaml:5:5: expected a rule that can match", NULL);
-    free(t);
+    static const edit_case selection_edits[] = {
+        {"unknown key in a rule", &base_sel,
+         "algorithm: binary", "algoritm: binary",
+         "t.yaml:5:21: expected one of the keys comm, bytes, algorithm in a selection rule, got 'algoritm'", NULL},
+        {"unknown algorithm", &base_sel,
+         "algorithm: binary", "algorithm: binomail",
+         "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'", "binomial"},
+        {"unknown algorithm parameter", &base_sel,
+         "segment=64K", "segmnt=64K",
+         "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'"},
+        {"bad size suffix", &base_sel,
+         "0-16K", "0-16Q",
+         "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
+         "and 'inf' as the upper bound, got '0-16Q'", NULL},
+        {"inf as lower bound", &base_sel,
+         "1G-inf", "inf-inf",
+         "t.yaml:5:13: expected a message-size range in bytes as LO-HI", "got 'inf-inf'"},
+        {"empty range", &base_sel,
+         "0-16K", "16K-1K",
+         "t.yaml:3:24: expected a non-empty range (LO <= HI), got '16K-1K'", NULL},
+        {"communicator size 0", &base_sel,
+         "comm: 2-8", "comm: 0-8",
+         "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL},
+        {"rule hidden by an earlier rule", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}",
+         "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL},
+        /* comm 1 by the new rule, comm 2-8 by rule 0: neither alone */
+        {"rule hidden by earlier rules across communicator sizes", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}",
+         "{comm: 1-4, bytes: 0-4K, algorithm: chain}\n  - {comm: 1-8, bytes: 0-1K, algorithm: binary}",
+         "t.yaml:6:5: expected a rule that can match", NULL},
+        /* 1K-16K by rule 0, 16K-64K by rule 1 */
+        {"rule hidden by earlier rules across message sizes", &base_sel,
+         "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-4, bytes: 1K-64K, algorithm: binary}",
+         "t.yaml:5:5: expected a rule that can match", NULL},
+        {"missing final default", &base_sel,
+         "  - {algorithm: default}\n", "",
+         "t.yaml:5:5: expected the last rule to match every communicator and message size", NULL},
+        {"final rule missing 0 bytes", &base_sel,
+         "  - {algorithm: default}\n", "  - {comm: 1-inf, bytes: 1-inf, algorithm: default}\n",
+         "t.yaml:6:5: expected the last rule to match every", NULL},
+    };
+    expect_edit_errors(selection_edits, sizeof selection_edits / sizeof selection_edits[0]);
     t = replace(base_sel, "{bytes: 1G-inf, algorithm: binary}", "{comm: 3-9, bytes: 1K-64K, algorithm: binary}");
     tb_config ok_cfg;
     char ok_err[512];
     TAP_OK(tb_config_load_buffer(t, strlen(t), "t.yaml", &ok_cfg, ok_err, sizeof ok_err) == 0,
            "a rule reachable at one point (comm 9, bytes 1K-16K) is accepted (%s)", ok_err);
     tb_config_free(&ok_cfg);
-    free(t);
-    t = replace(base_sel, "  - {algorithm: default}\n", "");
-    expect_error("missing final default", t,
-                 "t.yaml:5:5: expected the last rule to match every communicator and message size", NULL);
-    free(t);
-    t = replace(base_sel, "  - {algorithm: default}\n", "  - {comm: 1-inf, bytes: 1-inf, algorithm: default}\n");
-    expect_error("final rule missing 0 bytes", t, "t.yaml:6:5: expected the last rule to match every", NULL);
     free(t);
     expect_error("empty selection", "topobcast: 1\nselection: []\n", "t.yaml:2:12: expected at least one selection rule",
                  NULL);
@@ -263,84 +280,123 @@ static void test_errors(void)
                  NULL);
 
     /* topology */
-    t = replace(base_topo, "algorithm: binomial", "algorithm: \"magpie:levels=node/rack\"");
-    expect_error("levels not in the topology", t, "t.yaml:15:44: expected levels named in the topology (node, socket), got 'rack'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2], [3, 4]]");
-    expect_error("group referencing an unknown rank", t,
-                 "t.yaml:12:33: expected a leaf rank (an integer from 0 to 3), got '4'", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2]]");
-    expect_error("level groups not covering all leaves", t,
-                 "t.yaml:12:13: expected the groups of level 'socket' to cover every leaf; rank 3 is in none", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [2], [3]]");
-    expect_error("rank in two groups", t,
-                 "t.yaml:12:28: expected each rank in one group of level 'socket': rank 2 is already in the group at line 12",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [3]]");
-    expect_error("group not nested in the level above", t,
-                 "t.yaml:12:19: expected each group of level 'socket' inside one group of level 'node'; ranks 1 and 2", NULL);
-    free(t);
-    t = replace(base_topo, "socket: [[0], [1], [2], [3]]", "socket: [[0], [], [1], [2], [3]]");
-    expect_error("empty group", t, "t.yaml:12:19: expected a non-empty group of level 'socket'", NULL);
-    free(t);
-    t = replace(base_topo, "    socket: [[0], [1], [2], [3]]\n", "");
-    expect_error("level without groups", t, "t.yaml:11:5: expected key 'socket' in the groups (one entry per level)", NULL);
-    free(t);
-    t = replace(base_topo, "    node: [[0, 1], [2, 3]]\n", "    node: [[0, 1], [2, 3]]\n    rack: [[0, 1, 2, 3]]\n");
-    expect_error("groups for an unknown level", t, "t.yaml:12:5: expected one of the keys node, socket in the groups", "got 'rack'");
-    free(t);
-    t = replace(base_topo, "[5, 5, 1, 0]]", "[5, 5, 1, 0], [1, 2, 3, 4]]");
-    expect_error("distance matrix with too many rows", t,
-                 "t.yaml:13:13: expected a distance matrix of 4 rows (one per leaf), got 5", NULL);
-    free(t);
-    t = replace(base_topo, "[5, 5, 0, 1]", "[5, 5, 0]");
-    expect_error("distance row too short", t, "t.yaml:13:42: expected 4 distances in row 2 (one per leaf), got 3", NULL);
-    free(t);
-    t = replace(base_topo, "[5, 5, 0, 1]", "[5, -5, 0, 1]");
-    expect_error("negative distance", t, "t.yaml:13:46: expected a distance (a finite number >= 0), got '-5'", NULL);
-    free(t);
-    t = replace(base_topo, "nprocs: 4", "nprocs: 5");
-    expect_error("leaf count differs from nprocs", t, "t.yaml:6:5: expected 5 leaves (fingerprint nprocs), got 4", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b", "{rank: 3, host: c");
-    expect_error("leaf host not in the fingerprint", t, "t.yaml:9:23: expected a host listed in the fingerprint, got 'c'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, b, c]");
-    expect_error("fingerprint host without leaf", t,
-                 "t.yaml:3:42: expected every fingerprint host to have a leaf; 'c' has none", NULL);
-    free(t);
-    t = replace(base_topo, "hosts: [a, b]", "hosts: [a, a]");
-    expect_error("duplicate host", t, "t.yaml:3:39: expected each host once: 'a' is already listed", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b", "{rank: 2, host: b");
-    expect_error("rank listed twice", t, "t.yaml:9:14: expected each rank once: rank 2 is already listed at line 8", NULL);
-    free(t);
-    t = replace(base_topo, "{rank: 3, host: b, pu: 1", "{rank: 3, host: b, pu: 0");
-    expect_error("two leaves on one PU", t,
-                 "t.yaml:9:7: expected each (host, pu) once: ranks 2 and 3 are both on b PU 0", NULL);
-    free(t);
-    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: 1, package: 1, socket: 1}\n    - {rank: 2");
-    expect_error("unknown key in a leaf", t,
-                 "t.yaml:7:45: expected one of the keys rank, host, pu, core, package, numa in a leaf, got 'socket'", NULL);
-    free(t);
-    t = replace(base_topo, "pu: 1, package: 1}\n    - {rank: 2", "pu: x1, package: 1}\n    - {rank: 2");
-    expect_error("non-integer PU", t, "t.yaml:7:30: expected an hwloc logical index or -1 (an integer from -1 to", "got 'x1'");
-    free(t);
-    t = replace(base_topo, "levels: [node, socket]", "levels: [node, node]");
-    expect_error("duplicate level", t, "t.yaml:4:18: expected each level once: 'node' is already listed", NULL);
-    free(t);
-    t = replace(base_topo, "levels: [node, socket]", "levels: [node, so/cket]");
-    expect_error("bad level name", t, "t.yaml:4:18: expected a level name (1 to 31 letters, digits, '_' or '-'), got 'so/cket'",
-                 NULL);
-    free(t);
-    t = replace(base_topo, "  levels: [node, socket]\n", "");
-    expect_error("topology without levels", t, "t.yaml:3:3: expected key 'levels' in the topology", NULL);
-    free(t);
+    static const edit_case topology_edits[] = {
+        {"levels not in the topology", &base_topo,
+         "algorithm: binomial", "algorithm: \"magpie:levels=node/rack\"",
+         "t.yaml:15:44: expected levels named in the topology (node, socket), got 'rack'", NULL},
+        /* a packed list's item: its position found by parsing again */
+        {"group referencing an unknown rank", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2], [3, 4]]",
+         "t.yaml:12:33: expected a leaf rank (an integer from 0 to 3), got '4'", NULL},
+        {"group range beyond the leaves", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2-4]]",
+         "t.yaml:12:25: expected a leaf rank (an integer from 0 to 3) or a range A-B of them (A <= B), got '2-4'", NULL},
+        {"group range backwards", &base_topo,
+         "node: [[0, 1], [2, 3]]", "node: [[1-0], [2, 3]]",
+         "t.yaml:11:13: expected a leaf rank (an integer from 0 to 3) or a range A-B of them (A <= B), got '1-0'", NULL},
+        {"group range overlapping another group", &base_topo,
+         "node: [[0, 1], [2, 3]]", "node: [[0, 1], [1-3]]",
+         "t.yaml:11:21: expected each rank in one group of level 'node': rank 1 is already in the group at line 11", NULL},
+        {"level groups not covering all leaves", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1], [2]]",
+         "t.yaml:12:13: expected the groups of level 'socket' to cover every leaf; rank 3 is in none", NULL},
+        {"rank in two groups", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [2], [3]]",
+         "t.yaml:12:28: expected each rank in one group of level 'socket': rank 2 is already in the group at line 12", NULL},
+        {"group not nested in the level above", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [1, 2], [3]]",
+         "t.yaml:12:19: expected each group of level 'socket' inside one group of level 'node'; ranks 1 and 2", NULL},
+        {"empty group", &base_topo,
+         "socket: [[0], [1], [2], [3]]", "socket: [[0], [], [1], [2], [3]]",
+         "t.yaml:12:19: expected a non-empty group of level 'socket'", NULL},
+        {"level without groups", &base_topo,
+         "    socket: [[0], [1], [2], [3]]\n", "",
+         "t.yaml:11:5: expected key 'socket' in the groups (one entry per level)", NULL},
+        {"groups for an unknown level", &base_topo,
+         "    node: [[0, 1], [2, 3]]\n", "    node: [[0, 1], [2, 3]]\n    rack: [[0, 1, 2, 3]]\n",
+         "t.yaml:12:5: expected one of the keys node, socket in the groups", "got 'rack'"},
+        /* format 1's matrix is refused where it starts, before its P^2
+         * values are read */
+        {"per-pair distance matrix (format 1)", &base_topo,
+         "  distance: {unit: us, levels: [5, 1], within: 0.5}\n",
+         "  distance:\n    - [0, 1, 5, 5]\n    - [1, 0, 5, 5]\n    - [5, 5, 0, 1]\n    - [5, 5, 1, 0]\n",
+         "t.yaml:14:5: expected the distance classes {unit: us, levels: [...], within: x}; a per-pair distance matrix "
+         "(format 1) is no longer read: re-run topobcast-probe", NULL},
+        {"distance classes: one per level", &base_topo,
+         "levels: [5, 1]", "levels: [5, 1, 0.5]",
+         "t.yaml:13:32: expected 2 distances, one per level (coarsest first), got 3", NULL},
+        {"distance classes: negative", &base_topo,
+         "levels: [5, 1]", "levels: [5, -1]",
+         "t.yaml:13:36: expected a distance (a finite number >= 0), got '-1'", NULL},
+        {"distance classes: growing toward finer levels", &base_topo,
+         "levels: [5, 1]", "levels: [1, 5]",
+         "t.yaml:13:36: expected distances that do not grow toward finer levels: level 'node' is 1, level 'socket' is 5",
+         NULL},
+        {"distance classes: within above the finest level", &base_topo,
+         "within: 0.5", "within: 2",
+         "t.yaml:13:48: expected distances that do not grow toward finer levels: level 'socket' is 1, within is 2", NULL},
+        {"distance classes: within missing", &base_topo,
+         ", within: 0.5}", "}",
+         "t.yaml:13:13: expected key 'within' in the distance classes", NULL},
+        {"distance classes: unknown key", &base_topo,
+         "unit: us", "units: us",
+         "t.yaml:13:14: expected one of the keys unit, levels, within in the distance classes, got 'units'", NULL},
+        {"leaf count differs from nprocs", &base_topo,
+         "nprocs: 4", "nprocs: 5",
+         "t.yaml:6:5: expected 5 leaves (fingerprint nprocs), got 4", NULL},
+        {"leaf host not in the fingerprint", &base_topo,
+         "    - [1, 1, -1, 1]", "    - [2, 1, -1, 1]",
+         "t.yaml:9:8: expected a host index into the fingerprint's hosts (an integer from 0 to 1), got '2'", NULL},
+        {"fingerprint host without leaf", &base_topo,
+         "hosts: [a, b]", "hosts: [a, b, c]",
+         "t.yaml:3:42: expected every fingerprint host to have a leaf; 'c' has none", NULL},
+        {"duplicate host", &base_topo,
+         "hosts: [a, b]", "hosts: [a, a]",
+         "t.yaml:3:39: expected each host once: 'a' is already listed", NULL},
+        {"leaf in format 1 (a mapping)", &base_topo,
+         "    - [1, 1, -1, 1]", "    - {rank: 3, host: b, pu: 1}",
+         "t.yaml:9:7: expected the leaf of calibration rank 3 as [host, pu] or [host, pu, core, package, numa]",
+         "got a mapping"},
+        {"leaf too long", &base_topo,
+         "    - [0, 1, -1, 1]", "    - [0, 1, -1, 1, 0, 7]",
+         "t.yaml:7:7: expected the leaf of calibration rank 1 as [host, pu]", "got a list of another length"},
+        {"leaf too short", &base_topo,
+         "    - [0, 1, -1, 1]", "    - [0]",
+         "t.yaml:7:7: expected the leaf of calibration rank 1 as", NULL},
+        {"two leaves on one PU", &base_topo,
+         "    - [1, 1, -1, 1]", "    - [1, 0, -1, 1]",
+         "t.yaml:9:7: expected each (host, pu) once: ranks 2 and 3 are both on b PU 0", NULL},
+        {"non-integer PU", &base_topo,
+         "    - [0, 1, -1, 1]", "    - [0, x1, -1, 1]",
+         "t.yaml:7:11: expected an hwloc logical index or -1 (an integer from -1 to", "got 'x1'"},
+        {"PU below -1", &base_topo,
+         "    - [0, 1, -1, 1]", "    - [0, -2, -1, 1]",
+         "t.yaml:7:11: expected an hwloc logical index or -1 (an integer from -1 to", "got '-2'"},
+        {"duplicate level", &base_topo,
+         "levels: [node, socket]", "levels: [node, node]",
+         "t.yaml:4:18: expected each level once: 'node' is already listed", NULL},
+        {"bad level name", &base_topo,
+         "levels: [node, socket]", "levels: [node, so/cket]",
+         "t.yaml:4:18: expected a level name (1 to 31 letters, digits, '_' or '-'), got 'so/cket'", NULL},
+        {"topology without levels", &base_topo,
+         "  levels: [node, socket]\n", "",
+         "t.yaml:3:3: expected key 'levels' in the topology", NULL},
+        {"topology in a format-1 file", &base_topo,
+         "topobcast: 2", "topobcast: 1",
+         "t.yaml:3:3: expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, a P x P "
+         "distance matrix) is no longer read: re-run topobcast-probe", NULL},
+    };
+    expect_edit_errors(topology_edits, sizeof topology_edits / sizeof topology_edits[0]);
+    {
+        /* the version after the topology: refused once the whole is read */
+        char *late = replace(base_topo, "topobcast: 2\n", "");
+        size_t n = strlen(late);
+        late = realloc(late, n + 16);
+        strcpy(late + n, "topobcast: 1\n");
+        expect_error("topology before 'topobcast: 1'", late,
+                     "t.yaml:2:3: expected a topology of format 2 ('topobcast: 2'); format 1", NULL);
+        free(late);
+    }
 
     tb_config cfg;
     char err[512];
@@ -516,13 +572,14 @@ static void test_select(void)
 
 /* ---- mapping --------------------------------------------------------------------- */
 
-/* The identity calibration rank `leaf` had, running as world rank wr. */
-static tb_identity leaf_identity(const tb_config *cfg, int leaf, int wr)
+/* The identity calibration rank `leaf` had, running as world rank wr
+ * (with its host name followed by suffix). */
+static tb_identity leaf_identity_named(const tb_config *cfg, int leaf, int wr, const char *suffix)
 {
     tb_identity id;
     memset(&id, 0, sizeof id);
     const tb_topo_leaf *l = &cfg->topo.leaves[leaf];
-    snprintf(id.host, sizeof id.host, "%s", l->host);
+    snprintf(id.host, sizeof id.host, "%s%s", cfg->topo.hosts[l->host], suffix);
     id.bound = l->pu >= 0;
     id.pu = l->pu;
     id.core = l->core;
@@ -531,6 +588,13 @@ static tb_identity leaf_identity(const tb_config *cfg, int leaf, int wr)
     id.node = 0;
     id.world_rank = wr;
     return id;
+}
+
+/* ... as the ranks exchange it */
+static tb_ident_rec leaf_identity(const tb_config *cfg, int leaf, int wr)
+{
+    tb_identity id = leaf_identity_named(cfg, leaf, wr, "");
+    return tb_ident_rec_of(&id);
 }
 
 /* Same group at every kept level iff same group in the topology. */
@@ -576,7 +640,7 @@ static void test_derive_topology(void)
         TAP_OK(0, "derive: example loads (%s)", err);
         return;
     }
-    tb_identity ids[12];
+    tb_ident_rec ids[12];
     tb_hier h;
 
     /* the job's rank order differs from the calibration's */
@@ -588,19 +652,30 @@ static void test_derive_topology(void)
     if (rc == 0) {
         TAP_OK(levels_are(&h, "island(2),node(3),socket(6)") && consistent(&h, &cfg, perm),
                "derive: permuted ranks keep the topology's groups");
-        int dist_ok = h.dist != NULL;
+        /* the documented classes: 4 apart across islands, 1.5 across
+         * nodes, 0.6 across sockets, 0.3 within one */
+        const tb_topo_dist *td = &cfg.topo.dist;
+        int dist_ok = h.dclass != NULL;
         for (int a = 0; a < 12 && dist_ok; a++)
-            for (int b = 0; b < 12; b++)
-                dist_ok &= h.dist[a * 12 + b] == cfg.topo.dist[perm[a] * 12 + perm[b]];
-        TAP_OK(dist_ok, "derive: distances follow the ranks");
+            for (int b = 0; b < 12; b++) {
+                const tb_topology *t = &cfg.topo;
+                int la = perm[a], lb = perm[b];
+                double want = a == b ? 0
+                            : t->group[0][la] != t->group[0][lb] ? td->level[0]
+                            : t->group[1][la] != t->group[1][lb] ? td->level[1]
+                            : t->group[2][la] != t->group[2][lb] ? td->level[2]
+                                                                 : td->within;
+                dist_ok &= tb_hier_distance(&h, a, b) == want;
+            }
+        TAP_OK(dist_ok, "derive: tb_hier_distance gives the class of the coarsest differing level, every pair");
         TAP_OK(h.group[0][0] == h.group[0][4] && h.group[0][0] != h.group[0][1],
                "derive: ranks 0 (leaf 11) and 4 (leaf 9) share island 1; rank 1 (leaf 3) does not");
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
-        tb_hier_print(&h, ids, mem);
+        tb_hier_print(&h, ids, &cfg.topo, NULL, mem);
         fclose(mem);
-        TAP_OK(buf && strstr(buf, "12 ranks, 3 levels: island(2) node(3) socket(6), measured distances") &&
+        TAP_OK(buf && strstr(buf, "12 ranks, 3 levels: island(2) node(3) socket(6), distances 4/1.5/0.6/0.3\n") &&
                    strstr(buf, "island 0: 4 ranks 0,4,7,9 on n3\n") && strstr(buf, "    socket 0: 2 ranks 0,7 on n3\n") &&
                    strstr(buf, "  node 0: 4 ranks 1,3,6,8 on n1\n") &&
                    strstr(buf, "island 1: 8 ranks 1-3,5-6,8,10-11\n"),
@@ -628,15 +703,20 @@ static void test_derive_topology(void)
     if (rc == 0) {
         /* socket equals node on these members: repeated level dropped */
         TAP_OK(levels_are(&h, "island(2),node(3)") && consistent(&h, &cfg, sub), "derive: sub-communicator levels");
-        TAP_OK(h.dist && h.dist[0 * 5 + 1] == 4.0 && h.dist[1 * 5 + 4] == 0.3, "derive: sub-communicator distances");
+        /* socket dropped as a repeat of node: its class goes with it */
+        TAP_OK(h.dclass && h.dclass[0] == 4.0 && h.dclass[1] == 1.5 && h.dclass[2] == 0.3 &&
+                   tb_hier_distance(&h, 0, 1) == 4.0 && tb_hier_distance(&h, 1, 4) == 0.3 &&
+                   tb_hier_distance(&h, 1, 2) == 1.5 && tb_hier_distance(&h, 0, 3) == 0.3,
+               "derive: sub-communicator distance classes 4/1.5/0.3");
         tb_hier_free(&h);
     }
     int one_node[4] = {3, 2, 1, 0};
     for (int r = 0; r < 4; r++)
         ids[r] = leaf_identity(&cfg, one_node[r], r);
     rc = tb_topo_derive(ids, 4, 12, &cfg, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "socket(2)") && consistent(&h, &cfg, one_node),
-           "derive: one node's ranks keep only the socket level (%s)", why);
+    TAP_OK(rc == 0 && levels_are(&h, "socket(2)") && consistent(&h, &cfg, one_node) && h.dclass &&
+               h.dclass[0] == 0.6 && h.dclass[1] == 0.3,
+           "derive: one node's ranks keep only the socket level, classes 0.6/0.3 (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
 
@@ -646,8 +726,7 @@ static void test_derive_topology(void)
         ident[r] = r;
         ids[r] = leaf_identity(&cfg, r, r);
     }
-    ids[5].bound = 0;
-    ids[5].pu = -1;
+    ids[5].pu = -1; /* not bound */
     rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
     TAP_OK(rc == 0 && strstr(why, "1 of 12 ranks not bound to a PU of the topology"), "derive: one unbound rank maps (%s)",
            why);
@@ -657,14 +736,14 @@ static void test_derive_topology(void)
         tb_hier_free(&h);
     }
     for (int r = 0; r < 12; r++) {
-        ids[r].bound = 0;
         ids[r].pu = -1;
     }
     rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3)"), "derive: all unbound keeps island and node (%s)", why);
     if (rc == 0) {
-        TAP_OK(h.dist && h.dist[0 * 12 + 1] == 0.3 && h.dist[0 * 12 + 4] == 1.5 && h.dist[0 * 12 + 8] == 4.0,
-               "derive: unbound distances: closest pair on the host, measured across hosts");
+        TAP_OK(h.dclass && tb_hier_distance(&h, 0, 1) == 0.3 && tb_hier_distance(&h, 0, 4) == 1.5 &&
+                   tb_hier_distance(&h, 0, 8) == 4.0,
+               "derive: unbound distances: the closest class on one host, the measured classes across hosts");
         tb_hier_free(&h);
     }
     /* bound, but to a PU the calibration did not use: host only */
@@ -677,8 +756,8 @@ static void test_derive_topology(void)
         tb_hier_free(&h);
     /* domain-qualified host names match the short names in the file */
     for (int r = 0; r < 12; r++) {
-        ids[r] = leaf_identity(&cfg, r, r);
-        strcat(ids[r].host, ".cluster.example");
+        tb_identity id = leaf_identity_named(&cfg, r, r, ".cluster.example");
+        ids[r] = tb_ident_rec_of(&id);
     }
     rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3),socket(6)"), "derive: n1.cluster.example matches n1 (%s)", why);
@@ -688,9 +767,13 @@ static void test_derive_topology(void)
     /* failures, each with its one-line reason */
     for (int r = 0; r < 12; r++)
         ids[r] = leaf_identity(&cfg, r, r);
-    snprintf(ids[3].host, sizeof ids[3].host, "n9");
+    {
+        tb_identity n9 = leaf_identity_named(&cfg, 3, 3, "");
+        snprintf(n9.host, sizeof n9.host, "n9");
+        ids[3] = tb_ident_rec_of(&n9);
+    }
     rc = tb_topo_derive(ids, 12, 12, &cfg, &h, why, sizeof why);
-    TAP_OK(rc == -1 && strcmp(why, "host n9 (world rank 3) is not in the topology measured on n1,n2,n3") == 0,
+    TAP_OK(rc == -1 && strcmp(why, "the host of world rank 3 is not in the topology measured on n1,n2,n3") == 0,
            "derive: host not in the topology (%s)", why);
     ids[3] = leaf_identity(&cfg, 3, 3);
     rc = tb_topo_derive(ids, 8, 8, &cfg, &h, why, sizeof why);
@@ -703,7 +786,7 @@ static void test_derive_topology(void)
     tb_config_free(&cfg);
 }
 
-static tb_identity zc(int node, int package, int numa, int wr)
+static tb_ident_rec zc(int node, int package, int numa, int wr)
 {
     tb_identity id;
     memset(&id, 0, sizeof id);
@@ -715,19 +798,19 @@ static tb_identity zc(int node, int package, int numa, int wr)
     id.numa = numa;
     id.node = node;
     id.world_rank = wr;
-    return id;
+    return tb_ident_rec_of(&id);
 }
 
 static void test_derive_zero_config(void)
 {
-    tb_identity ids[8];
+    tb_ident_rec ids[8];
     tb_hier h;
     char why[256];
     /* 2 nodes (named by their lowest rank: 0 and 4) x 2 packages, NUMA = package */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, (r / 2) % 2, r);
     int rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && h.dist == NULL,
+    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && h.dclass == NULL,
            "zero-config: node and package; NUMA equal to package dropped (%s)", why);
     TAP_OK(strcmp(why, "found 2 nodes, 4 packages, 4 NUMA nodes") == 0, "zero-config: note says what was found (%s)",
            why);
@@ -737,26 +820,28 @@ static void test_derive_zero_config(void)
                "zero-config: package numbers are per node");
         tb_hier_free(&h);
     }
-    /* two NUMA nodes per package: numa is the finest level */
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(r < 4 ? 0 : 4, r % 4 / 2, r % 4, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)"), "zero-config: singleton NUMA level is trivial (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(0, r / 4, r / 2, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "package(2),numa(4)"), "zero-config: one node, NUMA inside packages (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
-    /* NUMA coarser than package (one NUMA node spanning two packages) */
-    for (int r = 0; r < 8; r++)
-        ids[r] = zc(0, r / 2, r / 4, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
-    TAP_OK(rc == 0 && levels_are(&h, "numa(2),package(4)"), "zero-config: coarser NUMA goes first (%s)", why);
-    if (rc == 0)
-        tb_hier_free(&h);
+    /* node, package and NUMA node of ranks 0..7, and the levels derived */
+    static const struct {
+        const char *what;
+        int node[8], package[8], numa[8];
+        const char *levels;
+    } layouts[] = {
+        /* two NUMA nodes per package: numa is the finest level */
+        {"singleton NUMA level is trivial", {0, 0, 0, 0, 4, 4, 4, 4}, {0, 0, 1, 1, 0, 0, 1, 1},
+         {0, 1, 2, 3, 0, 1, 2, 3}, "node(2),package(4)"},
+        {"one node, NUMA inside packages", {0}, {0, 0, 0, 0, 1, 1, 1, 1}, {0, 0, 1, 1, 2, 2, 3, 3},
+         "package(2),numa(4)"},
+        /* NUMA coarser than package (one NUMA node spanning two packages) */
+        {"coarser NUMA goes first", {0}, {0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 0, 0, 1, 1, 1, 1}, "numa(2),package(4)"},
+    };
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        for (int r = 0; r < 8; r++)
+            ids[r] = zc(layouts[i].node[r], layouts[i].package[r], layouts[i].numa[r], r);
+        rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+        TAP_OK(rc == 0 && levels_are(&h, layouts[i].levels), "zero-config: %s (%s)", layouts[i].what, why);
+        if (rc == 0)
+            tb_hier_free(&h);
+    }
     /* unbound: node level only */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 3 ? 0 : 3, -1, -1, r);
@@ -792,9 +877,20 @@ static void test_derive_zero_config(void)
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
-        tb_hier_print(&h, ids, mem);
+        tb_identity self;
+        memset(&self, 0, sizeof self);
+        snprintf(self.host, sizeof self.host, "h0");
+        tb_hier_print(&h, ids, NULL, &self, mem);
         fclose(mem);
-        TAP_OK(buf && strstr(buf, "8 ranks on h0, 0 levels (flat"), "print: flat hierarchy (%s)", buf ? buf : "");
+        TAP_OK(buf && strstr(buf, "8 ranks on h0, 0 levels (flat"), "print: flat hierarchy, this process's host named (%s)",
+               buf ? buf : "");
+        free(buf);
+        buf = NULL;
+        mem = open_memstream(&buf, &len);
+        tb_hier_print(&h, ids, NULL, NULL, mem);
+        fclose(mem);
+        TAP_OK(buf && strstr(buf, "8 ranks on one host, 0 levels"), "print: a host known by its hash only (%s)",
+               buf ? buf : "");
         free(buf);
         tb_hier_free(&h);
     }
@@ -807,6 +903,103 @@ static void test_derive_zero_config(void)
     if (rc == 0)
         tb_hier_free(&h);
     tb_config_free(&builtin);
+}
+
+/* ---- scale ------------------------------------------------------------------------- */
+
+/* A topology of P processes, 128 per host, 4 levels (island of 32 hosts,
+ * node, socket of 64, NUMA of 32), groups as ranges A-B, in the format the
+ * probe writes. */
+static char *big_topology(int P, size_t *len)
+{
+    size_t cap = (size_t)P * 48 + 65536, o = 0;
+    char *t = malloc(cap);
+    int H = P / 128;
+    o += (size_t)snprintf(t + o, cap - o, "topobcast: 2\ntopology:\n  fingerprint: {nprocs: %d, hosts: [", P);
+    for (int h = 0; h < H; h++)
+        o += (size_t)snprintf(t + o, cap - o, "%snode%05d.cluster.example", h ? ", " : "", h);
+    o += (size_t)snprintf(t + o, cap - o, "]}\n  levels: [island, node, socket, numa]\n  leaves:\n");
+    for (int r = 0; r < P; r++)
+        o += (size_t)snprintf(t + o, cap - o, "    - [%d, %d, %d, %d, %d]\n", r / 128, r % 128, r % 128, r % 128 / 64,
+                              r % 128 / 32);
+    o += (size_t)snprintf(t + o, cap - o, "  groups:\n");
+    const char *names[4] = {"island", "node", "socket", "numa"};
+    const int span[4] = {32 * 128, 128, 64, 32};
+    for (int l = 0; l < 4; l++) {
+        o += (size_t)snprintf(t + o, cap - o, "    %s: [", names[l]);
+        for (int g = 0; g < P / span[l]; g++)
+            o += (size_t)snprintf(t + o, cap - o, "%s[%d-%d]", g ? ", " : "", g * span[l], g * span[l] + span[l] - 1);
+        o += (size_t)snprintf(t + o, cap - o, "]\n");
+    }
+    o += (size_t)snprintf(t + o, cap - o, "  distance: {unit: us, levels: [3, 1.2, 0.5, 0.4], within: 0.3}\n");
+    *len = o;
+    return t;
+}
+
+static void test_scale(void)
+{
+    /* the exchanged identity: 32 bytes whatever the host name's length */
+    tb_identity a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    snprintf(a.host, sizeof a.host, "n1");
+    memset(b.host, 'x', 250);
+    tb_ident_rec ra = tb_ident_rec_of(&a), rb = tb_ident_rec_of(&b);
+    TAP_OK(sizeof(tb_ident_rec) == 32 && sizeof ra == sizeof rb && ra.host != rb.host,
+           "identity exchanged: %zu bytes a rank for a 2- or a 250-character host name", sizeof(tb_ident_rec));
+    uint64_t full, shrt, f2, s2;
+    tb_hash_host("n1.cluster", &full, &shrt);
+    tb_hash_host("n1", &f2, &s2);
+    TAP_OK(shrt == f2 && s2 == f2 && full != f2, "host hashes: n1.cluster's short name hashes as n1");
+
+    int P = RUNNING_ON_VALGRIND ? 4096 : 16384;
+    size_t len;
+    char *text = big_topology(P, &len);
+    tb_config cfg;
+    char err[512], why[256];
+    int rc = tb_config_load_buffer(text, len, "big.yaml", &cfg, err, sizeof err);
+    free(text);
+    TAP_OK(rc == 0 && cfg.topo.nleaves == P && cfg.topo.nhosts == P / 128 && cfg.topo.nplaces == P &&
+               cfg.topo.keeps_hosts == 3u,
+           "P=%d topology (%zu bytes) loads; island and node keep hosts whole (%s)", P, len, rc ? err : "");
+    if (rc != 0)
+        return;
+    /* the world, ranks reversed, named by the short host names */
+    tb_ident_rec *ids = malloc(sizeof *ids * (size_t)P);
+    for (int r = 0; r < P; r++) {
+        tb_identity id;
+        memset(&id, 0, sizeof id);
+        snprintf(id.host, sizeof id.host, "node%05d", (P - 1 - r) / 128);
+        id.bound = 1;
+        id.pu = (P - 1 - r) % 128;
+        id.package = id.numa = -1;
+        id.world_rank = r;
+        ids[r] = tb_ident_rec_of(&id);
+    }
+    tb_hier h;
+    rc = tb_topo_derive(ids, P, P, &cfg, &h, why, sizeof why);
+    char want[128];
+    snprintf(want, sizeof want, "island(%d),node(%d),socket(%d),numa(%d)", P / 4096 > 1 ? P / 4096 : 1, P / 128,
+             P / 64, P / 32);
+    if (P / 4096 <= 1) /* one island: not a level of this job */
+        snprintf(want, sizeof want, "node(%d),socket(%d),numa(%d)", P / 128, P / 64, P / 32);
+    TAP_OK(rc == 0 && levels_are(&h, want) && h.group[1 - (P / 4096 <= 1)][0] == h.group[1 - (P / 4096 <= 1)][127] &&
+               tb_hier_distance(&h, 0, 1) == 0.3 && tb_hier_distance(&h, 0, 127) == 0.5 &&
+               tb_hier_distance(&h, 0, 128) == 1.2,
+           "P=%d world, ranks reversed, short host names: %s (%s)", P, want, why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    /* a sub-communicator of 3 ranks maps from its own members only: two
+     * on the last host, one on a host halfway */
+    tb_ident_rec sub[3] = {ids[0], ids[1], ids[P / 2]};
+    rc = tb_topo_derive(sub, 3, P, &cfg, &h, why, sizeof why);
+    TAP_OK(rc == 0 && levels_are(&h, P > 4096 ? "island(2)" : "node(2)") && tb_hier_distance(&h, 0, 1) == 0.3 &&
+               tb_hier_distance(&h, 0, 2) == (P > 4096 ? 3 : 1.2),
+           "P=%d: 3 ranks on 2 hosts map (%s)", P, why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    free(ids);
+    tb_config_free(&cfg);
 }
 
 /* ---- identity ---------------------------------------------------------------------- */
@@ -851,6 +1044,7 @@ int main(void)
     test_select();
     test_derive_topology();
     test_derive_zero_config();
+    test_scale();
     test_identity();
     TAP_DONE();
 }

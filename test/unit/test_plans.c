@@ -8,6 +8,7 @@
 #include "alg_desc.h"
 #include "schedule.h"
 #include "tap.h"
+#include "tree_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -345,15 +346,21 @@ static void run_case(const alg_case *c)
 
 /* ---- hand-checked plans ------------------------------------------------ */
 
+/* p = the plan of id with its default parameters (*s) for size ranks. */
+static int default_plan(tb_plan *p, tb_alg_spec *s, tb_alg_id id, int size, int root)
+{
+    char err[200];
+    tb_alg_spec_default(s, id);
+    return tb_plan_build(p, size, root, s, NULL, err, sizeof err) == 0;
+}
+
 static void split_binary_shape(void)
 {
     /* P=8 root 0: L = 1..4 (binary 1->2,3; 2->4) with block 0, R = 5..7
      * (5->6,7) with block 1; pairs 1-5, 2-6, 3-7; 4 gets block 1 from 0 */
     tb_alg_spec s;
-    tb_alg_spec_default(&s, TB_ALG_SPLIT_BINARY);
     tb_plan p;
-    char err[200];
-    int ok = tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0;
+    int ok = default_plan(&p, &s, TB_ALG_SPLIT_BINARY, 8, 0);
     static const int parent[] = {-1, 0, 1, 1, 2, 0, 5, 5};
     static const int lo[] = {0, 0, 0, 0, 0, 1, 1, 1};
     static const int partner[] = {-1, 5, 6, 7, -1, 1, 2, 3};
@@ -385,10 +392,9 @@ static void scatter_shape(void)
     /* P=6 root 2: positions 0..5 = ranks 2,3,4,5,0,1; binomial scatter
      * 0 -> 4 [4,6), 2 [2,4), 1 [1,2); 2 -> 3 [3,4); 4 -> 5 [5,6) */
     tb_alg_spec s;
-    tb_alg_spec_default(&s, TB_ALG_SCATTER_ALLGATHER);
     tb_plan p;
     char err[200];
-    int ok = tb_plan_build(&p, 6, 2, &s, NULL, err, sizeof err) == 0;
+    int ok = default_plan(&p, &s, TB_ALG_SCATTER_ALLGATHER, 6, 2);
     static const int parent[] = {2, 0, -1, 2, 2, 4};
     static const int lo[] = {4, 5, 0, 1, 2, 3}, hi[] = {6, 6, 6, 2, 4, 4};
     for (int r = 0; ok && r < 6; r++)
@@ -559,6 +565,20 @@ static void descriptor_table(void)
     TAP_OK(tb_alg_desc_of(TB_ALG_COUNT) == NULL, "table: out-of-range id has no descriptor");
 }
 
+/* The example in each plan builder's and exchange generator's header
+ * comment is what it makes. */
+static void builder_examples(void)
+{
+    check_plan_example("libtopobcast/src/plan_split_binary.c", "split_binary", 8, 0, NULL,
+                       EXAMPLE_TREE | EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan_scatter_allgather.c", "scatter_allgather", 4, 0, NULL,
+                       EXAMPLE_TREE | EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/xchg_ring.c", "scatter_allgather", 6, 2, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/xchg_rdbl.c", "scatter_allgather:allgather=recursive_doubling", 5, 0, NULL,
+                       EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/xchg_pair.c", "split_binary", 6, 0, NULL, EXAMPLE_STEPS);
+}
+
 int main(void)
 {
     descriptor_table();
@@ -585,5 +605,6 @@ int main(void)
     scatter_shape();
     distance_ring();
     simulator_catches();
+    builder_examples();
     TAP_DONE();
 }

@@ -349,19 +349,19 @@ static void test_dendrogram(void)
 /* ---- topology tree, accuracy, PLogP pairs -------------------------------- */
 
 static const char topo_yaml[] =
-    "topobcast: 1\n"
+    "topobcast: 2\n"
     "topology:\n"
     "  fingerprint: {nprocs: 8, hosts: [\"a&b\", n1, n2]}\n"
     "  levels: [island, node]\n"
     "  leaves:\n"
-    "    - {rank: 0, host: \"a&b\"}\n"
-    "    - {rank: 1, host: n1}\n"
-    "    - {rank: 2, host: n2}\n"
-    "    - {rank: 3, host: \"a&b\"}\n"
-    "    - {rank: 4, host: n1}\n"
-    "    - {rank: 5, host: n2}\n"
-    "    - {rank: 6, host: \"a&b\"}\n"
-    "    - {rank: 7, host: n1}\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
+    "    - [2, -1]\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
+    "    - [2, -1]\n"
+    "    - [0, -1]\n"
+    "    - [1, -1]\n"
     "  groups:\n"
     "    island: [[0, 1, 3, 4, 6, 7], [2, 5]]\n"
     "    node: [[0, 3, 6], [1, 4, 7], [2, 5]]\n";
@@ -430,7 +430,7 @@ static int make_meas(tt_meas *m, const tb_topology *t)
     fprintf(f, "run pairs=28 rounds=7 elapsed=0.1 wtime-overhead=1e-08\n");
     for (int r = 0; r < 8; r++)
         fprintf(f, "rank %d host=%s pu=-1 core=-1 package=-1 numa=-1 world=%d group=0 measured=1\n", r,
-                t->leaves[r].host, r);
+                t->hosts[t->leaves[r].host], r);
     for (int i = 0; i < 8; i++)
         for (int j = i + 1; j < 8; j++) {
             int c = (t->group[0][i] == t->group[0][j]) + (t->group[1][i] == t->group[1][j]);

@@ -1,10 +1,11 @@
-/* The summary statistics of the measurement core (tuner/timing.c), on
- * samples whose answers are known by hand.  No MPI execution. */
+/* The summary statistics of the timing method (timing/timing.c, linked
+ * from libtbtiming.a), on samples whose answers are known by hand.  No MPI
+ * execution. */
 #include <math.h>
 #include <string.h>
 
-#include "../../tuner/timing.c"
 #include "tap.h"
+#include "timing.h"
 
 static int near(double a, double b)
 {
@@ -14,19 +15,19 @@ static int near(double a, double b)
 int main(void)
 {
     const double sorted4[] = {1, 2, 3, 4};
-    TAP_OK(near(tn_timing_quantile(sorted4, 4, 0.5), 2.5), "median of 1..4 interpolates to 2.5");
-    TAP_OK(near(tn_timing_quantile(sorted4, 4, 0.25), 1.75), "p25 of 1..4 is 1.75");
-    TAP_OK(near(tn_timing_quantile(sorted4, 4, 0.0), 1) && near(tn_timing_quantile(sorted4, 4, 1.0), 4),
+    TAP_OK(near(tbtime_quantile(sorted4, 4, 0.5), 2.5), "median of 1..4 interpolates to 2.5");
+    TAP_OK(near(tbtime_quantile(sorted4, 4, 0.25), 1.75), "p25 of 1..4 is 1.75");
+    TAP_OK(near(tbtime_quantile(sorted4, 4, 0.0), 1) && near(tbtime_quantile(sorted4, 4, 1.0), 4),
            "q=0 and q=1 are min and max");
-    TAP_OK(near(tn_timing_quantile(sorted4, 1, 0.9), 1), "one sample is every quantile");
+    TAP_OK(near(tbtime_quantile(sorted4, 1, 0.9), 1), "one sample is every quantile");
 
     /* Unsorted, with one outlier: the median and trimmed mean ignore it,
      * the mean does not. */
     double s[10] = {5, 3, 1000, 4, 2, 6, 1, 8, 7, 9};
     double copy[10];
     memcpy(copy, s, sizeof s);
-    tn_timing_stats st;
-    tn_timing_summarize(s, 10, &st);
+    tbtime_stats st;
+    tbtime_summarize(s, 10, &st);
     TAP_OK(st.n == 10, "n counted");
     TAP_OK(near(st.min, 1) && near(st.max, 1000), "min 1, max 1000 (got %g, %g)", st.min, st.max);
     TAP_OK(near(st.median, 5.5), "median 5.5 (got %g)", st.median);
@@ -41,10 +42,10 @@ int main(void)
 
     /* Equal samples: every statistic is that value. */
     double eq[5] = {2.5, 2.5, 2.5, 2.5, 2.5};
-    tn_timing_summarize(eq, 5, &st);
+    tbtime_summarize(eq, 5, &st);
     TAP_OK(near(st.median, 2.5) && near(st.p25, 2.5) && near(st.p90, 2.5) && near(st.trimmed_mean, 2.5),
            "constant samples summarise to the constant");
-    tn_timing_summarize(eq, 0, &st);
+    tbtime_summarize(eq, 0, &st);
     TAP_OK(st.n == 0 && st.median == 0.0, "no samples give an empty summary");
     TAP_DONE();
 }

@@ -1,8 +1,9 @@
 /* Base tree builders: structural invariants for every size and root, the
  * shapes promised by their definitions, hand-written trees for small sizes,
  * and building on a subset of ranks as hierarchical algorithms do. */
-#include "schedule.h"
+#include "alg_desc.h"
 #include "tap.h"
+#include "tree_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,20 +67,6 @@ static int knomial_parent(int v, int r)
     while ((v / p) % r == 0)
         p *= r;
     return v - ((v / p) % r) * p;
-}
-
-/* Rounds until everyone has the message if each send takes one round and a
- * parent sends to its children one after the other, in send order. */
-static int rounds_rec(const tb_tree *t, int r, int start)
-{
-    int worst = start;
-    const int *c = tb_tree_children(t, r);
-    for (int i = 0; i < tb_tree_nchildren(t, r); i++) {
-        int f = rounds_rec(t, c[i], start + i + 1);
-        if (f > worst)
-            worst = f;
-    }
-    return worst;
 }
 
 /* Send order of every node in the root-0 (virtual) tree: child offsets
@@ -199,10 +186,10 @@ static void check_config(const config *c)
             else if (tb_tree_nchildren(&t, root) != e.root_fanout)
                 snprintf(why, sizeof why, "root %d: root fanout %d, want %d", root, tb_tree_nchildren(&t, root),
                          e.root_fanout);
-            else if (e.rounds >= 0 && rounds_rec(&t, root, 0) != e.rounds)
-                snprintf(why, sizeof why, "root %d: %d rounds, want %d", root, rounds_rec(&t, root, 0), e.rounds);
-            else if (rounds_rec(&t, root, 0) > e.round_bound)
-                snprintf(why, sizeof why, "root %d: %d rounds > bound %d", root, rounds_rec(&t, root, 0),
+            else if (e.rounds >= 0 && tree_rounds(&t, root, 0) != e.rounds)
+                snprintf(why, sizeof why, "root %d: %d rounds, want %d", root, tree_rounds(&t, root, 0), e.rounds);
+            else if (tree_rounds(&t, root, 0) > e.round_bound)
+                snprintf(why, sizeof why, "root %d: %d rounds > bound %d", root, tree_rounds(&t, root, 0),
                          e.round_bound);
             else {
                 for (int v = 1; v < k && !why[0]; v++) {
@@ -317,20 +304,6 @@ static void exact_trees(void)
     static const int fl4p[] = {1, -1, 1, 1};
     static const int fl4k[] = {0, 3, 2, 3, 0, 0, 0};
     check_exact("flat k=4 root 1", TB_ALG_FLAT, 0, 0, 4, 1, fl4p, fl4k);
-}
-
-static int same_tree(const tb_tree *a, const tb_tree *b)
-{
-    if (a->size != b->size || a->nedges != b->nedges)
-        return 0;
-    for (int r = 0; r < a->size; r++) {
-        if (a->parent[r] != b->parent[r] || tb_tree_nchildren(a, r) != tb_tree_nchildren(b, r))
-            return 0;
-        for (int i = 0; i < tb_tree_nchildren(a, r); i++)
-            if (tb_tree_children(a, r)[i] != tb_tree_children(b, r)[i])
-                return 0;
-    }
-    return 1;
 }
 
 static void knomial_radix_edges(void)
@@ -466,6 +439,16 @@ static void bad_arguments(void)
            "no base builder for scatter_allgather / default");
 }
 
+/* The example in each tree builder's header comment is the tree it builds. */
+static void builder_examples(void)
+{
+    check_plan_example("libtopobcast/src/tree_flat.c", "flat", 6, 2, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_chain.c", "chain:chains=2", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_binary.c", "binary", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_binomial.c", "binomial", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_knomial.c", "knomial:radix=3", 9, 0, NULL, EXAMPLE_TREE);
+}
+
 int main(void)
 {
     static const config configs[] = {
@@ -489,5 +472,6 @@ int main(void)
     knomial_radix_edges();
     subsets();
     bad_arguments();
+    builder_examples();
     TAP_DONE();
 }

@@ -124,13 +124,14 @@ static void test_yaml(void)
     tb_config back;
     if (tb_config_load(path, &back, err, sizeof err) == 0) {
         int same = back.has_topology && back.topo.nleaves == topo.topo.nleaves &&
-                   back.topo.nlevels == topo.topo.nlevels && back.topo.dist != NULL;
+                   back.topo.nlevels == topo.topo.nlevels && back.topo.dist.given &&
+                   back.topo.dist.within == topo.topo.dist.within && back.topo.dist.level[0] == topo.topo.dist.level[0];
         for (int l = 0; same && l < topo.topo.nlevels; l++)
             for (int i = 0; i < topo.topo.nleaves; i++)
                 same &= (back.topo.group[l][i] == back.topo.group[l][0]) ==
                         (topo.topo.group[l][i] == topo.topo.group[l][0]);
         for (int i = 0; same && i < topo.topo.nleaves; i++)
-            same &= !strcmp(back.topo.leaves[i].host, topo.topo.leaves[i].host) &&
+            same &= !strcmp(back.topo.hosts[back.topo.leaves[i].host], topo.topo.hosts[topo.topo.leaves[i].host]) &&
                     back.topo.leaves[i].pu == topo.topo.leaves[i].pu;
         TAP_OK(same, "topology section copied: leaves, levels, groups, distances");
         int idx;

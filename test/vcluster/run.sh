@@ -16,7 +16,7 @@
 # vc_mpirun is the hook for running anything across the cluster, e.g. the
 # probe:  vc_mpirun all build/bin/topobcast-probe -o topology.yaml
 # Every rank also gets LD_PRELOAD=libvc_ucx_close.so (see ucx_close_shim.c)
-# and libvc_idle_sleep.so (see idle_sleep_shim.c).
+# and libvc_idle_sleep.so (see test/shim/idle_sleep.c).
 
 VC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=cluster.sh
@@ -34,7 +34,7 @@ VC_BUILD=${BUILD:-build}
 VC_UCX_SHIM=${VC_UCX_SHIM-$VC_BUILD/test/vcluster/libvc_ucx_close.so}
 # Also preloaded: a rank polling UCX with nothing to do sleeps ~20 us instead
 # of spinning, so 4 busy-waiting ranks on 2 cores do not turn every message
-# into scheduler ticks (see idle_sleep_shim.c).  VC_IDLE_SHIM= disables it.
+# into scheduler ticks (see test/shim/idle_sleep.c).  VC_IDLE_SHIM= disables it.
 VC_IDLE_SHIM=${VC_IDLE_SHIM-$VC_BUILD/test/vcluster/libvc_idle_sleep.so}
 
 vc_build_one_shim() { # library source
@@ -46,7 +46,7 @@ vc_build_one_shim() { # library source
 
 vc_build_shim() {
     vc_build_one_shim "$VC_UCX_SHIM" ucx_close_shim.c &&
-    vc_build_one_shim "$VC_IDLE_SHIM" idle_sleep_shim.c
+    vc_build_one_shim "$VC_IDLE_SHIM" ../shim/idle_sleep.c
 }
 
 vc_session_end() {

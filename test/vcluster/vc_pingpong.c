@@ -31,12 +31,9 @@ static int iterations_for(long bytes)
     return 2;
 }
 
-static void one_way_us(char *buf, long bytes, int rank, double *median, double *best)
+/* iters round trips of bytes between ranks 0 and 1 (others idle). */
+static void round_trips(char *buf, long bytes, int rank, int iters)
 {
-    int iters = iterations_for(bytes);
-    double t[ROUNDS];
-
-    /* Warm-up: connection setup and TCP window growth stay out of the figures. */
     for (int i = 0; i < iters; i++) {
         if (rank == 0) {
             MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
@@ -46,18 +43,19 @@ static void one_way_us(char *buf, long bytes, int rank, double *median, double *
             MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
         }
     }
+}
+
+static void one_way_us(char *buf, long bytes, int rank, double *median, double *best)
+{
+    int iters = iterations_for(bytes);
+    double t[ROUNDS];
+
+    /* Warm-up: connection setup and TCP window growth stay out of the figures. */
+    round_trips(buf, bytes, rank, iters);
     for (int r = 0; r < ROUNDS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; i++) {
-            if (rank == 0) {
-                MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-                MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else if (rank == 1) {
-                MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-            }
-        }
+        round_trips(buf, bytes, rank, iters);
         t[r] = (MPI_Wtime() - t0) / (2.0 * iters) * 1e6;
     }
     qsort(t, ROUNDS, sizeof t[0], cmp_double);

@@ -1,5 +1,8 @@
-/* LD_PRELOAD shim for the emulated cluster's ranks: a rank that polls UCX
- * without finding work sleeps briefly instead of spinning on.
+/* LD_PRELOAD shim for oversubscribed test runs (the emulated cluster's
+ * ranks, and the suites' runs with more ranks than cores, test/suites/lib.sh):
+ * a rank that polls UCX without finding work sleeps briefly instead of
+ * spinning on.  Only timing changes, never what MPI delivers; runs with no
+ * more ranks than cores go without it, so real busy-polling is tested too.
  *
  * MPICH (ch4:ucx) waits by busy-polling ucp_worker_progress, and it never
  * yields.  On this 2-core machine the 4 node ranks plus other work are
@@ -14,7 +17,10 @@
  * VC_IDLE_SPINS (default 64) empty polls in a row, the thread sleeps
  * VC_IDLE_SLEEP_US (default 20) microseconds.  A message that arrives while
  * a rank sleeps waits at most that long plus the timer slack (~50 us), far
- * below a scheduler tick.  VC_IDLE_SLEEP_US=0 turns the sleep off. */
+ * below a scheduler tick.  VC_IDLE_SLEEP_US=0 turns the sleep off.
+ *
+ * The suites' matrix at 8 ranks on 2 cores, one spec (pipeline:segment=3001,
+ * 105 cases), at load 16: 51-61 s without the shim, 11-13 s with it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>

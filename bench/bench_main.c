@@ -11,22 +11,10 @@
 #include <string.h>
 
 #include "algorithm.h"
-#include "timing.h"
+#include "../timing/timing.h"
+#include "bench.h"
 #include "topobcast.h"
 
-#define MAX_ALGS 64
-#define MAX_SIZES 64
-#define SPEC_LEN 256
-
-typedef struct bench_opts {
-    char algs[MAX_ALGS][SPEC_LEN];
-    int nalgs;
-    size_t sizes[MAX_SIZES];
-    int nsizes;
-    int reps, warmup;
-    int root;     /* -1: rotate */
-    const char *csv;
-} bench_opts;
 
 typedef struct bench_ctx {
     unsigned char *buf;
@@ -41,7 +29,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: topobcast-bench [-a spec,spec,...] [-s sizes] [-r reps] [-w warmup]\n"
-            "                       [--root R|rotate] [--csv FILE]\n"
+            "                       [--root R|rotate] [--csv FILE] [--overlap] [--tests N]\n"
             "  -a   algorithm specs \"name[:key=value,...]\" separated by commas; an item\n"
             "       with '=' but no ':' continues the previous spec's parameters\n"
             "       (binomial:segment=8K,send=blocking,knomial:radix=3).  May be repeated.\n"
@@ -53,28 +41,32 @@ static void usage(FILE *f)
             "  -w   untimed warm-up repetitions (default 5)\n"
             "  --root R|rotate  broadcast root (default 0; rotate: repetition i uses i mod size)\n"
             "  --csv FILE       also write the results as CSV\n"
+            "  --overlap        non-blocking broadcasts instead: how much of MPI_Ibcast\n"
+            "                   hides behind computation (osu_ibcast's overlap %%)\n"
+            "  --tests N        with --overlap: MPI_Test calls spread over the computation\n"
+            "                   (default 0: the application calls MPI only to start and wait)\n"
             "Each repetition starts after MPI_Barrier; its time is the maximum over ranks.\n"
             "Table columns: median, min, 25th and 75th percentile in microseconds, and\n"
             "speedup = median(default) / median(algorithm).\n");
 }
 
 
-static int add_alg(bench_opts *o, const char *spec)
+static int add_alg(tbb_opts *o, const char *spec)
 {
     for (int i = 0; i < o->nalgs; i++)
         if (!strcmp(o->algs[i], spec))
             return 0;
-    if (o->nalgs >= MAX_ALGS || strlen(spec) >= SPEC_LEN)
+    if (o->nalgs >= TBB_MAX_ALGS || strlen(spec) >= TBB_SPEC_LEN)
         return -1;
-    snprintf(o->algs[o->nalgs++], SPEC_LEN, "%s", spec);
+    snprintf(o->algs[o->nalgs++], TBB_SPEC_LEN, "%s", spec);
     return 0;
 }
 
 /* Spec parameters contain commas themselves, so "k=v" items without a
  * name belong to the spec before them. */
-static int parse_algs(bench_opts *o, const char *list)
+static int parse_algs(tbb_opts *o, const char *list)
 {
-    char *copy = strdup(list), *save = NULL, cur[SPEC_LEN] = "";
+    char *copy = strdup(list), *save = NULL, cur[TBB_SPEC_LEN] = "";
     int rc = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
         if (strchr(t, '=') && !strchr(t, ':')) {
@@ -96,13 +88,13 @@ static int parse_algs(bench_opts *o, const char *list)
     return rc;
 }
 
-static int parse_sizes(bench_opts *o, const char *list)
+static int parse_sizes(tbb_opts *o, const char *list)
 {
     char *copy = strdup(list), *save = NULL;
     int rc = 0;
     o->nsizes = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (o->nsizes >= MAX_SIZES || tb_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
+        if (o->nsizes >= TBB_MAX_SIZES || tb_parse_size(t, &o->sizes[o->nsizes]) != 0 ||
             o->sizes[o->nsizes] > (size_t)INT32_MAX) {
             rc = -1;
             break;
@@ -113,7 +105,7 @@ static int parse_sizes(bench_opts *o, const char *list)
     return rc || o->nsizes == 0 ? -1 : 0;
 }
 
-static int parse_args(bench_opts *o, int argc, char **argv, int *help)
+static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
 {
     int algs_given = 0;
     memset(o, 0, sizeof *o);
@@ -121,12 +113,17 @@ static int parse_args(bench_opts *o, int argc, char **argv, int *help)
     o->warmup = 5;
     parse_sizes(o, "1,1K,64K,1M");
     *help = 0;
-    for (int i = 1; i < argc; i += 2) { /* every option takes one value */
+    for (int i = 1; i < argc; i += 2) { /* every option but --overlap takes one value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             *help = 1;
             return 0;
+        }
+        if (!strcmp(a, "--overlap")) {
+            o->overlap = 1;
+            i--;
+            continue;
         }
         if (!v)
             return -1;
@@ -157,6 +154,12 @@ static int parse_args(bench_opts *o, int argc, char **argv, int *help)
                 o->root = (int)r;
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
+        } else if (!strcmp(a, "--tests")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 0 || n > 1000000)
+                return -1;
+            o->tests = (int)n;
         } else {
             return -1;
         }
@@ -175,37 +178,23 @@ static int root_of(const bench_ctx *c, int rep)
     return (rep < 0 ? -rep : rep) % c->size;
 }
 
+static int bcast_at(void *ctx, int root);
+
 static int bcast_op(void *ctx, int rep)
+{
+    return bcast_at(ctx, root_of(ctx, rep));
+}
+
+static int bcast_at(void *ctx, int root)
 {
     bench_ctx *c = ctx;
     if (!strcmp(c->spec, "auto"))
-        return MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root_of(c, rep), MPI_COMM_WORLD);
-    return topobcast_bcast_algorithm(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root_of(c, rep),
-                                     MPI_COMM_WORLD, c->spec);
-}
-
-/* One broadcast of a known pattern; returns 1 on every rank if any rank
- * received wrong bytes, -1 if the call failed. */
-static int validate(bench_ctx *c, int root)
-{
-    for (size_t i = 0; i < c->bytes; i++)
-        c->buf[i] = wrank == root ? (unsigned char)(i * 31 + 7 + i / 251) : 0xA5;
-    int rc;
-    if (!strcmp(c->spec, "auto"))
-        rc = MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD);
-    else
-        rc = topobcast_bcast_algorithm(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD,
-                                       c->spec);
-    int bad = rc != MPI_SUCCESS ? 2 : 0, any;
-    for (size_t i = 0; i < c->bytes && !bad; i++)
-        if (c->buf[i] != (unsigned char)(i * 31 + 7 + i / 251))
-            bad = 1;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any == 2 ? -1 : any;
+        return MPI_Bcast(c->buf, (int)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+    return topobcast_bcast_algorithm(c->buf, (MPI_Count)c->bytes, MPI_BYTE, root, MPI_COMM_WORLD, c->spec);
 }
 
 typedef struct result {
-    tn_timing_stats st;
+    tbtime_stats st;
     int status; /* 0 ok, 1 wrong data, -1 error */
 } result;
 
@@ -216,7 +205,7 @@ static const char *status_text(int s)
 
 int main(int argc, char **argv)
 {
-    bench_opts o;
+    tbb_opts o;
     int help = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -245,6 +234,12 @@ int main(int argc, char **argv)
             if (strcmp(o.algs[ai], "auto") && topobcast_spec_check(o.algs[ai], err, sizeof err))
                 fprintf(stderr, "topobcast-bench: %s: %s\n", o.algs[ai], err);
         }
+
+    if (o.overlap) {
+        int rc = tbb_overlap(&o);
+        MPI_Finalize();
+        return rc;
+    }
 
     FILE *csv = NULL;
     if (wrank == 0 && o.csv) {
@@ -288,10 +283,10 @@ int main(int argc, char **argv)
             if (wrank == 0)
                 fprintf(stderr, "topobcast-bench: size %zu: %s (%d/%d)\n", o.sizes[si], o.algs[ai],
                         si * o.nalgs + ai + 1, o.nsizes * o.nalgs);
-            res[ai].status = validate(&c, o.root < 0 ? wsize - 1 : o.root);
+            res[ai].status = tbb_validate(buf, c.bytes, o.root < 0 ? wsize - 1 : o.root, bcast_at, &c);
             memset(&res[ai].st, 0, sizeof res[ai].st);
             if (res[ai].status >= 0 &&
-                tn_timing_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
+                tbtime_measure(MPI_COMM_WORLD, o.warmup, o.reps, bcast_op, &c, NULL,
                                   &res[ai].st) != MPI_SUCCESS)
                 res[ai].status = -1;
             failed |= res[ai].status != 0;
@@ -299,7 +294,7 @@ int main(int argc, char **argv)
         if (wrank != 0)
             continue;
         for (int ai = 0; ai < o.nalgs; ai++) {
-            const tn_timing_stats *s = &res[ai].st;
+            const tbtime_stats *s = &res[ai].st;
             double speedup = res[ai].status == 0 && res[def].status == 0 && s->median > 0
                                  ? res[def].st.median / s->median
                                  : 0.0;

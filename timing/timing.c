@@ -10,7 +10,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double tn_timing_quantile(const double *sorted, int n, double q)
+double tbtime_quantile(const double *sorted, int n, double q)
 {
     if (n <= 0)
         return 0.0;
@@ -26,7 +26,7 @@ double tn_timing_quantile(const double *sorted, int n, double q)
     return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
 }
 
-void tn_timing_summarize(const double *samples, int n, tn_timing_stats *out)
+void tbtime_summarize(const double *samples, int n, tbtime_stats *out)
 {
     memset(out, 0, sizeof *out);
     if (n <= 0)
@@ -39,10 +39,10 @@ void tn_timing_summarize(const double *samples, int n, tn_timing_stats *out)
     out->n = n;
     out->min = s[0];
     out->max = s[n - 1];
-    out->median = tn_timing_quantile(s, n, 0.5);
-    out->p25 = tn_timing_quantile(s, n, 0.25);
-    out->p75 = tn_timing_quantile(s, n, 0.75);
-    out->p90 = tn_timing_quantile(s, n, 0.90);
+    out->median = tbtime_quantile(s, n, 0.5);
+    out->p25 = tbtime_quantile(s, n, 0.25);
+    out->p75 = tbtime_quantile(s, n, 0.75);
+    out->p90 = tbtime_quantile(s, n, 0.90);
     double sum = 0.0, tsum = 0.0;
     int tn = 0;
     for (int i = 0; i < n; i++) {
@@ -59,8 +59,8 @@ void tn_timing_summarize(const double *samples, int n, tn_timing_stats *out)
     free(s);
 }
 
-int tn_timing_measure(MPI_Comm comm, int warmup, int reps, tn_timing_op op, void *ctx,
-                      double *samples, tn_timing_stats *out)
+int tbtime_measure(MPI_Comm comm, int warmup, int reps, tbtime_op op, void *ctx,
+                   double *samples, tbtime_stats *out)
 {
     int rc = MPI_SUCCESS, err, any;
     double *local = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *local);
@@ -94,7 +94,7 @@ int tn_timing_measure(MPI_Comm comm, int warmup, int reps, tn_timing_op op, void
         /* One reduction after all repetitions, so the timed loop carries
          * no traffic besides the barrier and the operation itself. */
         MPI_Allreduce(local, global, reps, MPI_DOUBLE, MPI_MAX, comm);
-        tn_timing_summarize(global, reps, out);
+        tbtime_summarize(global, reps, out);
     } else {
         memset(out, 0, sizeof *out);
     }

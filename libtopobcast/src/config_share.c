@@ -1,0 +1,155 @@
+/* The one reader of TOPOBCAST_CONFIG (config_share.h).
+ *
+ * A configuration of a 65536-process job is a few MB; read by every
+ * process at its first broadcast, it made 65536 opens and reads of one
+ * file on a shared file system at once.  Instead, inside MPI_Init (where no
+ * application message can be in flight), world rank 0 reads it and
+ * broadcasts it:
+ *
+ *   header   3 x int64: kind (none / bytes / error), path length, length
+ *   payload  path + bytes (or rank 0's error message), in 64 KiB pieces
+ *
+ * on a duplicate of MPI_COMM_WORLD freed right after, so that the library
+ * holds no context id and touches neither the application's communicator
+ * nor its tags.  The header comes from rank 0 alone, so every process makes
+ * the same calls whatever its own environment.  Each process still parses
+ * the bytes itself (agreement compares each one's hash of them, as before)
+ * and still applies its own TOPOBCAST_CONFIG and TOPOBCAST_CONFIG_MAX_BYTES:
+ * a process whose path differs from rank 0's reads its own file, as every
+ * process did before (settings.c). */
+#include "config_share.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+enum { KIND_NONE = 0, KIND_BYTES = 1, KIND_ERROR = 2 };
+#define PIECE ((size_t)64 << 10)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static tb_config_shared shared;
+static int have_shared;
+
+/* Broadcasts n bytes of buf from rank 0 in pieces of the same size on
+ * every process.  buf NULL (a process that drops them, or cannot hold
+ * them): each piece lands in a scratch area, so the process still takes
+ * part in every broadcast. */
+static int bcast_bytes(char *buf, size_t n, MPI_Comm comm)
+{
+    char scratch[PIECE];
+    for (size_t at = 0; at < n; at += PIECE) {
+        size_t k = n - at < PIECE ? n - at : PIECE;
+        int rc = PMPI_Bcast(buf ? buf + at : scratch, (int)k, MPI_BYTE, 0, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Rank 0: the header and payload of path. */
+static void read_at_root(const char *path, int64_t *hdr, char **payload)
+{
+    char err[768];
+    size_t max, len = 0, plen = strlen(path);
+    char *data = NULL;
+    *payload = NULL;
+    hdr[0] = KIND_ERROR;
+    if (tb_config_max_bytes(&max, err, sizeof err) == 0) {
+        data = tb_config_read_file(path, max, &len, err, sizeof err);
+    }
+    if (data) {
+        hdr[0] = KIND_BYTES;
+    } else {
+        data = err;
+        len = strlen(err);
+    }
+    *payload = malloc(plen + len + 1);
+    if (!*payload) {
+        hdr[0] = KIND_NONE; /* every process reads for itself */
+    } else {
+        memcpy(*payload, path, plen);
+        memcpy(*payload + plen, data, len);
+        hdr[1] = (int64_t)plen;
+        hdr[2] = (int64_t)len;
+    }
+    if (data != err)
+        free(data);
+}
+
+void tb_config_share_at_init(const char *path, int keep)
+{
+    int rank;
+    MPI_Comm comm;
+    MPI_Errhandler saved;
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
+        return;
+    /* errors returned, never fatal: a failure means each process reads */
+    int swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS &&
+                  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (swapped) {
+        PMPI_Comm_set_errhandler(MPI_COMM_WORLD, saved);
+        PMPI_Errhandler_free(&saved);
+    }
+    if (rc != MPI_SUCCESS)
+        return;
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int64_t hdr[3] = {KIND_NONE, 0, 0};
+    char *payload = NULL;
+    if (rank == 0 && path && *path)
+        read_at_root(path, hdr, &payload);
+    rc = PMPI_Bcast(hdr, 3, MPI_INT64_T, 0, comm);
+    if (rc == MPI_SUCCESS && hdr[0] != KIND_NONE) {
+        size_t n = (size_t)hdr[1] + (size_t)hdr[2];
+        if (rank != 0)
+            payload = keep ? malloc(n + 1) : NULL;
+        rc = bcast_bytes(payload, n, comm);
+    }
+    PMPI_Comm_free(&comm);
+    if (rc != MPI_SUCCESS || hdr[0] == KIND_NONE || !keep || !payload) {
+        free(payload);
+        return;
+    }
+    /* path and data apart, each NUL-terminated */
+    size_t plen = (size_t)hdr[1], len = (size_t)hdr[2];
+    char *p = malloc(plen + 1);
+    if (!p) {
+        free(payload);
+        return;
+    }
+    memcpy(p, payload, plen);
+    p[plen] = 0;
+    memmove(payload, payload + plen, len);
+    payload[len] = 0;
+    pthread_mutex_lock(&lock);
+    tb_config_shared_free(&shared);
+    shared = (tb_config_shared){hdr[0] == KIND_ERROR, p, payload, len};
+    have_shared = 1;
+    pthread_mutex_unlock(&lock);
+}
+
+int tb_config_share_take(const char *path, tb_config_shared *out)
+{
+    int got = 0;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&lock);
+    if (have_shared && path && strcmp(path, shared.path) == 0) {
+        *out = shared;
+        memset(&shared, 0, sizeof shared);
+        have_shared = 0;
+        got = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return got;
+}
+
+void tb_config_shared_free(tb_config_shared *s)
+{
+    free(s->path);
+    free(s->data);
+    memset(s, 0, sizeof *s);
+}

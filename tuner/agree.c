@@ -1,0 +1,29 @@
+/* Decisions every rank shares; see agree.h. */
+#include "agree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tn_agree(int v)
+{
+    MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return v;
+}
+
+unsigned char *tn_agree_buffer(MPI_Comm comm, size_t bytes)
+{
+    int me;
+    MPI_Comm_rank(comm, &me);
+    unsigned char *buf = malloc(bytes);
+    int ok = buf != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        if (me == 0)
+            fprintf(stderr, "topobcast-tuner: out of memory for %zu bytes\n", bytes);
+        free(buf);
+        return NULL;
+    }
+    memset(buf, 0, bytes);
+    return buf;
+}

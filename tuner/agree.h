@@ -1,0 +1,21 @@
+/* Decisions every rank shares.  A rank that goes its own way (stops, skips
+ * a phase, or lacks a buffer the others use) leaves the rest of the job
+ * waiting in a collective, so each verdict below is made once and is the
+ * same on every rank. */
+#ifndef TN_TUNER_AGREE_H
+#define TN_TUNER_AGREE_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* \brief Rank 0's value of v on every rank of MPI_COMM_WORLD (collective).
+ * \return rank 0's v. */
+int tn_agree(int v);
+
+/* \brief A zeroed buffer of `bytes` on every rank of comm, or on none
+ *        (collective over comm); rank 0 of comm says on stderr when some
+ *        rank could not allocate it.
+ * \return the buffer (the caller frees it), or NULL on every rank. */
+unsigned char *tn_agree_buffer(MPI_Comm comm, size_t bytes);
+
+#endif

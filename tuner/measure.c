@@ -1,0 +1,219 @@
+/* Timing the planned candidates, and the partial-results file; see
+ * measure.h. */
+#include "measure.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../timing/timing.h"
+#include "agree.h"
+#include "progress.h"
+#include "tools.h"
+
+typedef struct op_ctx {
+    unsigned char *buf;
+    size_t bytes;
+    int size, rotate;
+    MPI_Comm comm;
+    tb_alg_spec spec;
+} op_ctx;
+
+static int bcast_op(void *ctx, int rep)
+{
+    op_ctx *c = ctx;
+    int root = c->rotate ? (rep < 0 ? -rep : rep) % c->size : 0;
+    /* the library's own dispatch with a parsed spec: what an application
+     * gets when the table selects it, without parsing text per call */
+    return tb_tool_bcast(c->buf, c->bytes, root, c->comm, &c->spec);
+}
+
+/* One broadcast of a pattern from the last rank: 0 right everywhere, 1
+ * wrong data somewhere, 2 an error. */
+static int validate(op_ctx *c, int me)
+{
+    int root = c->size - 1;
+    for (size_t i = 0; i < c->bytes; i++)
+        c->buf[i] = me == root ? (unsigned char)(i * 29 + 3 + i / 253) : 0xC3;
+    int rc = tb_tool_bcast(c->buf, c->bytes, root, c->comm, &c->spec);
+    int bad = rc != MPI_SUCCESS ? 2 : 0, any;
+    for (size_t i = 0; i < c->bytes && !bad; i++)
+        if (c->buf[i] != (unsigned char)(i * 29 + 3 + i / 253))
+            bad = 1;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, c->comm);
+    return any;
+}
+
+static void to_root_stats(const tbtime_stats *s, tn_root_stats *r)
+{
+    *r = (tn_root_stats){s->median, s->p25, s->p75, s->trimmed_mean};
+}
+
+/* Work units for the ETA: seconds the timed calls should take, plus a
+ * fixed cost per call (barrier, validation). */
+static double item_work(const tn_opts *o, const tn_item *it, int k)
+{
+    double t = it->pred[k] >= 0 ? it->pred[k] : (it->best_pred >= 0 ? it->best_pred : 1e-5);
+    int modes = o->root_mode == 2 ? 2 : 1;
+    return (double)(o->reps + o->warmup) * modes * (t + 2e-5);
+}
+
+static void human_size(size_t v, char *buf, size_t len)
+{
+    if (v >= (1u << 20) && v % (1u << 20) == 0)
+        snprintf(buf, len, "%zuM", v >> 20);
+    else if (v >= 1024 && v % 1024 == 0)
+        snprintf(buf, len, "%zuK", v >> 10);
+    else
+        snprintf(buf, len, "%zu", v);
+}
+
+int tn_measure_open_partial(tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    int ok = 1;
+    if (T->wrank == 0) {
+        char partial[1024], header[256], err[1024] = "";
+        if (o->partial)
+            snprintf(partial, sizeof partial, "%s", o->partial);
+        else
+            snprintf(partial, sizeof partial, "%s.partial", o->out);
+        tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode));
+        if (o->resume && tn_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
+            fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
+            ok = 0;
+        }
+        T->prior = T->rs.n;
+        if (ok && !(T->pf = fopen(partial, "w"))) {
+            fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", partial, strerror(errno));
+            ok = 0;
+        }
+        if (ok) {
+            fprintf(T->pf, "%s\n", header);
+            fprintf(T->pf, "# comm bytes status predicted_s median0 p25_0 p75_0 tmean0 medianR p25R p75R tmeanR spec\n");
+            for (int i = 0; i < T->rs.n; i++)
+                tn_results_write_line(T->pf, &T->rs.v[i]);
+            fflush(T->pf);
+            if (o->resume)
+                printf("# resuming from %s: %d measurements already there\n", partial, T->prior);
+        }
+    }
+    return tn_agree(ok) ? 0 : -1;
+}
+
+/* Members of comm: validates and times every spec rank 0 lists for one
+ * item; rank 0 records each result at once. */
+static void time_item(tn_run *T, int c, tn_item *it, size_t bytes, unsigned char *buf, tn_progress *prog)
+{
+    const tn_opts *o = &T->o;
+    MPI_Comm comm = T->comms[c].comm;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    /* rank 0 says what still needs timing, one spec per line */
+    char *list = NULL;
+    int len = 0;
+    if (T->wrank == 0) {
+        size_t cap = (size_t)it->ntime * TN_CAND_TEXT + 1, n = 0;
+        list = malloc(cap);
+        for (int j = 0; list && j < it->ntime; j++)
+            if (!tn_results_find(&T->rs, T->comms[c].size, bytes, it->spec[j]))
+                n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
+        len = list ? (int)n : -1;
+    }
+    MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+    if (len < 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (T->wrank != 0 && !(list = malloc((size_t)len + 1)))
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Bcast(list, len, MPI_CHAR, 0, comm);
+    list[len] = '\0';
+    for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+        op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};
+        char err[256];
+        tn_result r;
+        memset(&r, 0, sizeof r);
+        r.comm = T->comms[c].size;
+        r.bytes = bytes;
+        snprintf(r.spec, sizeof r.spec, "%s", t);
+        r.root0 = r.rotate = (tn_root_stats){-1, -1, -1, -1};
+        r.predicted = -1;
+        if (tb_alg_spec_parse(t, &oc.spec, err, sizeof err) != 0) {
+            r.status = TN_RES_ERROR;
+        } else {
+            int v = validate(&oc, me);
+            r.status = v == 0 ? TN_RES_OK : v == 1 ? TN_RES_WRONG : TN_RES_ERROR;
+        }
+        for (int mode = 0; mode < 2 && r.status == TN_RES_OK; mode++) {
+            if ((o->root_mode == 0 && mode == 1) || (o->root_mode == 1 && mode == 0))
+                continue;
+            oc.rotate = mode;
+            tbtime_stats st;
+            if (tbtime_measure(comm, o->warmup, o->reps, bcast_op, &oc, NULL, &st) != MPI_SUCCESS)
+                r.status = TN_RES_ERROR;
+            else
+                to_root_stats(&st, mode ? &r.rotate : &r.root0);
+        }
+        if (T->wrank != 0)
+            continue;
+        int j = 0;
+        while (j < it->ntime && strcmp(it->spec[j], t))
+            j++;
+        if (j < it->ntime)
+            r.predicted = it->pred[j];
+        tn_results_put(&T->rs, &r);
+        tn_results_write_line(T->pf, &r);
+        fflush(T->pf);
+        T->new_runs++;
+        if (r.status != TN_RES_OK) {
+            T->failed++;
+            fprintf(stderr, "\ntopobcast-tuner: %s at %zu B on %d processes: %s\n", t, r.bytes, r.comm,
+                    r.status == TN_RES_WRONG ? "WRONG DATA (never selected)" : "error (never selected)");
+        }
+        char what[200], hs[32];
+        human_size(r.bytes, hs, sizeof hs);
+        snprintf(what, sizeof what, "P=%d %s %.60s", r.comm, hs, t);
+        tn_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
+    }
+    free(list);
+}
+
+/* All ranks: warm-up, then every item of every communicator. */
+int tn_measure_all(tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    size_t maxb = o->sizes[o->nsizes - 1];
+    unsigned char *buf = tn_agree_buffer(MPI_COMM_WORLD, maxb);
+    if (!buf)
+        return -1;
+    /* warm-up: connections, the library's per-communicator state and the
+     * first touch of the buffer, so the first candidate timed is not
+     * charged for them */
+    for (int c = 0; c < T->ncomm; c++) {
+        if (T->comms[c].comm == MPI_COMM_NULL)
+            continue;
+        for (int k = 0; k < 20; k++) {
+            PMPI_Bcast(buf, 1, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
+            PMPI_Bcast(buf, (int)maxb, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
+        }
+        MPI_Barrier(T->comms[c].comm);
+    }
+    double total_work = 0;
+    if (T->wrank == 0)
+        for (int k = 0; k < T->nitems; k++)
+            for (int j = 0; j < T->items[k].ntime; j++)
+                if (!tn_results_find(&T->rs, T->comms[T->items[k].ci].size, T->items[k].bytes, T->items[k].spec[j]))
+                    total_work += item_work(o, &T->items[k], j);
+    tn_progress prog;
+    tn_progress_start(&prog, total_work, T->wrank == 0);
+    for (int c = 0; c < T->ncomm; c++) {
+        if (T->comms[c].comm != MPI_COMM_NULL)
+            for (int s = 0; s < o->nsizes; s++)
+                time_item(T, c, &T->items[c * o->nsizes + s], o->sizes[s], buf, &prog);
+        MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
+    }
+    tn_progress_finish(&prog);
+    T->seconds = tn_progress_elapsed(&prog);
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,228 @@
+/* The tuner's command line; see options.h. */
+#include "options.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithm.h"
+
+void tn_options_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: topobcast-tuner [options]            tune: write a selection table\n"
+            "       topobcast-tuner --compare CONFIG [--csv FILE] [options]\n"
+            "\n"
+            "  --topology FILE, --config FILE\n"
+            "                     topology YAML (from topobcast-probe -o); the library uses it for\n"
+            "                     the hierarchical candidates and it is copied into the table.\n"
+            "                     Default: $TOPOBCAST_CONFIG if set, else MPI + hwloc levels\n"
+            "  --measurements FILE  probe measurements (topobcast-probe --save) for the cost\n"
+            "                     model; default: a quick per-level ping-pong calibration\n"
+            "  -o FILE            table to write (default topobcast-table.yaml)\n"
+            "  --max-size BYTES   largest message (default 16M); sizes are the powers of two\n"
+            "                     from 1 B and the midpoints 3*2^k between them\n"
+            "  --sizes LIST       explicit message sizes (e.g. 1,1K,64K,1M) instead\n"
+            "  --comm-sizes LIST  communicator sizes to tune (default: the job, half, quarter;\n"
+            "                     each measured on the first ranks of the job)\n"
+            "  --reps N           timed repetitions (default 20)   --warmup W (default 3)\n"
+            "  --roots 0|rotate|both  broadcast roots (default both: the score is the mean of\n"
+            "                     the medians for root 0 and for a root rotating over the ranks)\n"
+            "  --factor F         time candidates predicted within F x the best prediction\n"
+            "                     (default 1.2); default (PMPI_Bcast) is always timed\n"
+            "  --max-timed K      of them, only the K best predicted and the best predicted of\n"
+            "                     every other algorithm (default 0: no cap)\n"
+            "  --max-segments N   segmented candidates cut the message into at most N segments\n"
+            "                     (default 0: no limit; a budget for simulators, whose cost\n"
+            "                     grows with segments x ranks)\n"
+            "  --exhaustive       time every candidate; reports what pruning would have chosen\n"
+            "  --algorithms LIST  only these algorithm families (e.g. binomial,pipeline,magpie2)\n"
+            "  --send both|nonblocking  send modes of the candidates (default both)\n"
+            "  --tie T            default is kept when within (1+T) of the best, or when the\n"
+            "                     interquartile ranges overlap (default 0.03)\n"
+            "  --partial FILE     partial results, appended as measured (default OUT.partial)\n"
+            "  --resume           continue from the partial file (same job size and settings)\n"
+            "  --dry-run          model and plan only: print what would be timed, time nothing\n"
+            "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
+            "  --csv FILE         with --compare: size,default_us,topobcast_us,speedup,algorithm\n"
+            "  --model-csv FILE   comm,bytes,predicted_us,measured_us,kept,spec of every timed\n"
+            "                     candidate (model error; with --exhaustive: all of them)\n"
+            "  -v, --verbose      more detail (per-candidate predictions)\n"
+            "Times are the maximum over ranks of each synchronised repetition.  Only trust\n"
+            "timings from runs with no more ranks than cores.\n");
+}
+
+static int parse_size_list(const char *text, size_t *out, int cap)
+{
+    char *copy = strdup(text), *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n >= cap || tb_parse_size(t, &out[n]) != 0 || out[n] == 0 || out[n] > (size_t)INT_MAX) {
+            n = -1;
+            break;
+        }
+        n++;
+    }
+    free(copy);
+    return n;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Powers of two 1..max and the midpoints 3 * 2^k between them. */
+static int default_sizes(size_t max, size_t *out, int cap)
+{
+    int n = 0;
+    for (size_t p = 1; p <= max && n < cap; p *= 2) {
+        out[n++] = p;
+        if (p >= 2 && p + p / 2 <= max && n < cap && p * 2 > p + p / 2)
+            out[n++] = p + p / 2;
+    }
+    qsort(out, (size_t)n, sizeof *out, cmp_size);
+    return n;
+}
+
+/* Options without a value: set to 1, or counted (-v). */
+static int *flag_option(tn_opts *o, const char *a)
+{
+    if (!strcmp(a, "--exhaustive"))
+        return &o->exhaustive;
+    if (!strcmp(a, "--resume"))
+        return &o->resume;
+    if (!strcmp(a, "--dry-run"))
+        return &o->dry_run;
+    if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+        return &o->verbose;
+    return NULL;
+}
+
+/* Options whose value is a file name or a list kept as text. */
+static const char **text_option(tn_opts *o, const char *a)
+{
+    static const char *const names[] = {"--topology", "--config",  "--measurements", "-o",          "--output",
+                                        "--partial",  "--compare", "--csv",          "--model-csv", "--algorithms"};
+    const char **vals[] = {&o->topology, &o->topology, &o->measurements, &o->out, &o->out,
+                           &o->partial,  &o->compare,  &o->csv,          &o->model_csv, &o->algs};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(a, names[k]))
+            return vals[k];
+    return NULL;
+}
+
+/* Numeric options: an int (i) or a double (d), at least min. */
+typedef struct num_option {
+    int *i;
+    double *d;
+    double min;
+} num_option;
+
+static int num_option_of(tn_opts *o, const char *a, num_option *n)
+{
+    static const char *const names[] = {"--reps", "--warmup", "--max-segments", "--max-timed", "--factor", "--tie"};
+    const num_option opts[] = {{&o->reps, NULL, 1},      {&o->warmup, NULL, 0},    {&o->max_segments, NULL, 0},
+                               {&o->max_timed, NULL, 0}, {NULL, &o->factor, 1.0}, {NULL, &o->tie, 0.0}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(a, names[k])) {
+            *n = opts[k];
+            return 1;
+        }
+    return 0;
+}
+
+/* Returns 0, or -1 if v is not a number of the option's kind >= its min. */
+static int parse_number(const num_option *n, const char *v)
+{
+    char *end = NULL;
+    if (n->i) {
+        *n->i = (int)strtol(v, &end, 10);
+        return *end || *n->i < n->min ? -1 : 0;
+    }
+    *n->d = strtod(v, &end);
+    return *end || !(*n->d >= n->min) ? -1 : 0;
+}
+
+int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
+{
+    memset(o, 0, sizeof *o);
+    o->out = "topobcast-table.yaml";
+    o->max_size = 16u << 20;
+    o->reps = 20;
+    o->warmup = 3;
+    o->root_mode = 2;
+    o->factor = 1.2;
+    o->tie = 0.03;
+    o->send_variants = 2;
+    *help = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+            return 0;
+        }
+        int *flag = flag_option(o, a);
+        if (flag) {
+            *flag = flag == &o->verbose ? *flag + 1 : 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "topobcast-tuner: %s needs a value\n", a);
+            return -1;
+        }
+        i++;
+        const char **text = text_option(o, a);
+        num_option num;
+        if (text)
+            *text = v;
+        else if (num_option_of(o, a, &num)) {
+            if (parse_number(&num, v) != 0)
+                return -1;
+        } else if (!strcmp(a, "--max-size")) {
+            if (tb_parse_size(v, &o->max_size) != 0 || o->max_size < 1 || o->max_size > (size_t)INT_MAX)
+                return -1;
+        } else if (!strcmp(a, "--sizes")) {
+            if ((o->nsizes = parse_size_list(v, o->sizes, TN_MAX_SIZES)) <= 0)
+                return -1;
+        } else if (!strcmp(a, "--comm-sizes")) {
+            size_t tmp[TN_MAX_COMMS];
+            int n = parse_size_list(v, tmp, TN_MAX_COMMS);
+            if (n <= 0)
+                return -1;
+            for (int k = 0; k < n; k++)
+                o->comm_sizes[k] = (int)tmp[k];
+            o->ncomm_sizes = n;
+        } else if (!strcmp(a, "--roots")) {
+            if (!strcmp(v, "0"))
+                o->root_mode = 0;
+            else if (!strcmp(v, "rotate"))
+                o->root_mode = 1;
+            else if (!strcmp(v, "both"))
+                o->root_mode = 2;
+            else
+                return -1;
+        } else if (!strcmp(a, "--send")) {
+            if (!strcmp(v, "both"))
+                o->send_variants = 2;
+            else if (!strcmp(v, "nonblocking"))
+                o->send_variants = 1;
+            else
+                return -1;
+        } else {
+            fprintf(stderr, "topobcast-tuner: unknown option %s\n", a);
+            return -1;
+        }
+    }
+    if (o->nsizes == 0)
+        o->nsizes = default_sizes(o->max_size, o->sizes, TN_MAX_SIZES);
+    else
+        qsort(o->sizes, (size_t)o->nsizes, sizeof o->sizes[0], cmp_size);
+    return 0;
+}
+
+const char *tn_roots_name(int mode)
+{
+    return mode == 0 ? "0" : mode == 1 ? "rotate" : "both";
+}

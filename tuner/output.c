@@ -1,0 +1,85 @@
+/* The end of a tuning run: reports, the table file and its check; see
+ * output.h. */
+#include "output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "model_error.h"
+#include "progress.h"
+#include "table.h"
+#include "winners.h"
+
+/* Rank 0: reports, the YAML and its check.  Returns the exit status. */
+int tn_output_write(tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    int status = 0;
+    char elapsed[32];
+    tn_progress_duration(T->seconds, elapsed, sizeof elapsed);
+    fclose(T->pf);
+    T->pf = NULL;
+    long timed = 0;
+    for (int k = 0; k < T->nitems; k++)
+        timed += T->items[k].ntime;
+    printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
+           (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
+    tn_table t = {0};
+    tn_prune_check pc = {0, 0, 0, 1.0, 0.0};
+    if (tn_winners_pick(T, &t, &pc) != 0) {
+        fprintf(stderr, "topobcast-tuner: out of memory\n");
+        tn_table_free(&t);
+        return 2;
+    }
+    if (T->have_costs)
+        tn_model_error_report(&T->rs, stdout);
+    long pruned_runs = o->exhaustive ? T->total_prune : timed;
+    printf("\ntimed runs (one algorithm at one size on one communicator): %ld with pruning; exhaustive: %ld "
+           "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
+           pruned_runs, T->total_cand, pruned_runs ? (double)T->total_cand / (double)pruned_runs : 0.0,
+           T->total_distinct, pruned_runs ? (double)T->total_distinct / (double)pruned_runs : 0.0);
+    if (o->exhaustive && pc.cases > 0)
+        printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases (%ld more "
+               "within the tie of %.0f%%); its choices are %.3fx the exhaustive winners' time on geometric mean, "
+               "%.3fx at worst\n",
+               o->factor, T->total_prune, pc.same, pc.cases, pc.tied, o->tie * 100, exp(pc.logsum / (double)pc.cases),
+               pc.worst);
+
+    char meta[1024], date[64], src[256];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", localtime(&now));
+    snprintf(src, sizeof src, "%.200s", T->have_costs ? T->costs.source : "none");
+    for (char *q = src; *q; q++) /* it goes inside a double-quoted YAML scalar */
+        if (*q == '"' || *q == '\\' || *q == '\n')
+            *q = '_';
+    snprintf(meta, sizeof meta,
+             "written-by: topobcast-tuner, date: \"%s\", nprocs: %d, reps: %d, warmup: %d, roots: %s, "
+             "factor: %g, costs: \"%s\"",
+             date, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), o->factor, src);
+    FILE *out = fopen(o->out, "w");
+    if (!out || tn_table_write(out, &t, T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
+        fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
+        status = 2;
+    }
+    if (out)
+        fclose(out);
+    if (status == 0) {
+        char err[1024];
+        int nrules = 1;
+        for (int i = 0; i < t.ncomm; i++)
+            nrules += t.comm[i].nranges;
+        if (tn_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
+            fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
+            status = 1;
+        } else {
+            printf("table: %s (%d rules%s); it loads and selects every measured winner\n", o->out, nrules,
+                   T->have_topo ? ", with the topology" : "");
+            printf("use it: TOPOBCAST_CONFIG=%s; check it: topobcast-tuner --compare %s\n", o->out, o->out);
+        }
+    }
+    tn_table_free(&t);
+    return status;
+}

@@ -1,0 +1,65 @@
+/* The state of one tuning run, which its phases fill in order:
+ *   setup.c     topology, communicators, costs, fan-out;
+ *   plan.c      per (communicator, size) item: candidates, predictions,
+ *               the set to time;
+ *   measure.c   the partial-results file and the timing of that set;
+ *   winners.c   the winner of every item and the table's ranges;
+ *   output.c    the reports, the table file and its check.
+ * Only rank 0 holds costs, plan, results and the partial file. */
+#ifndef TN_TUNER_RUN_H
+#define TN_TUNER_RUN_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "candidates.h"
+#include "config.h"
+#include "costs.h"
+#include "hier.h"
+#include "options.h"
+#include "results.h"
+
+/* One communicator tuned: the job, or its first ranks. */
+typedef struct tn_comm {
+    int size;
+    MPI_Comm comm;                    /* MPI_COMM_NULL on non-members */
+    const tb_hier *hier;              /* the library's hierarchy for it */
+    double fanout[TB_MAX_LEVELS + 1]; /* per pair class of hier (fanout.h) */
+} tn_comm;
+
+/* The plan of one item (communicator, message size): what to time. */
+typedef struct tn_item {
+    int ci;                         /* index in tn_run.comms */
+    size_t bytes;
+    int ncand;                      /* candidates that build here (exhaustive) */
+    int ndistinct;                  /* of those, with distinct schedules */
+    int nprune;                     /* how many pruning keeps (within factor, + default) */
+    int ntime;                      /* timed in this run's mode */
+    char (*spec)[TN_CAND_TEXT];     /* [ntime] */
+    double *pred;                   /* [ntime], < 0: none */
+    char *pruned;                   /* [ntime]: kept by pruning */
+    double best_pred;
+    char best_pred_spec[TN_CAND_TEXT];
+} tn_item;
+
+typedef struct tn_run {
+    tn_opts o;
+    int wrank, wsize;               /* in MPI_COMM_WORLD */
+    tb_config topo_cfg;
+    int have_topo;
+    tn_comm comms[TN_MAX_COMMS];
+    int ncomm;
+    const tb_hier *world_hier;
+    tn_costs costs;
+    int have_costs;
+    tn_item *items;                 /* [ncomm * o.nsizes], communicator-major */
+    int nitems;
+    long total_cand, total_distinct, total_prune;
+    tn_results rs;
+    FILE *pf;                       /* the partial-results file */
+    int prior;                      /* results loaded from it (--resume) */
+    long new_runs, failed;
+    double seconds;                 /* of timing */
+} tn_run;
+
+#endif
