@@ -1,4 +1,4 @@
-/* Shared by the analysis files (analyze.c, sampled.c); not part of the
+/* Shared by the analysis files (analyze.c, sampled.c, pair_rec.c); not part of the
  * API. */
 #ifndef TT_ANALYSIS_INTERNAL_H
 #define TT_ANALYSIS_INTERNAL_H

@@ -43,23 +43,6 @@ void tt_analysis_free(tt_analysis *a)
     memset(a, 0, sizeof *a);
 }
 
-int tt_pair_set_from_rec(tt_plogp *p, int i, int j, const tt_pair_rec *q)
-{
-    int ns = q->nsizes;
-    double *v = malloc(4 * (size_t)ns * sizeof *v);
-    if (!v)
-        return -1;
-    for (int k = 0; k < ns; k++) {
-        v[k] = q->s[k].m;
-        v[ns + k] = q->s[k].o_s;
-        v[2 * ns + k] = q->s[k].o_r;
-        v[3 * ns + k] = q->s[k].g;
-    }
-    int rc = tt_plogp_set_pair(p, i, j, q->L, ns, v, v + ns, v + 2 * ns, v + 3 * ns);
-    free(v);
-    return rc;
-}
-
 static void representatives(const tt_meas *m, const tt_plogp *p, const tt_analysis_opts *o, int *rep)
 {
     int n = m->n;

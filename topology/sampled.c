@@ -32,18 +32,6 @@ static int cmp_tk(const void *a, const void *b)
     return x->k - y->k;
 }
 
-int tt_pair_rec_time(const tt_pair_rec *q, double m, tt_interp how, double *t)
-{
-    tt_plogp p;
-    if (!q || !t || tt_plogp_alloc(&p, 2) != 0)
-        return -1;
-    int rc = tt_pair_set_from_rec(&p, 0, 1, q);
-    if (rc == 0)
-        *t = tt_plogp_time(&p.pair[0], m, how);
-    tt_plogp_free(&p);
-    return rc;
-}
-
 int tt_sampled_distances(const tt_meas *m, const tt_analysis_opts *o, tt_analysis *a, char *err, size_t errlen)
 {
     int n = m->n, E = m->npairs, vec = o->dist == TT_DIST_VECTORS, rc = -1;
