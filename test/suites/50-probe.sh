@@ -169,6 +169,19 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     check "SMPI sample: topology loads" bash -c "'$PROBE' --check '$D/sample32.yaml' | grep -q 'levels: island(2) node(8) socket(16)'"
     OUT=$("$PROBE" --analyze "$D/sample32.txt" --truth test/platforms/fram-truth.txt -o "$D/sample32b.yaml" 2>&1)
     check "SMPI sample: --analyze reproduces the topology" cmp -s "$D/sample32.yaml" "$D/sample32b.yaml"
+    # the exhaustive run on the same ranks (--fast 1: all 496 pairs) finds
+    # the same levels and groups, and distance classes within 1 % (sample
+    # mode: medians of its measured pairs; exhaustive: of all pairs)
+    sim_probe fram "$D/hosts32.txt" 32 -M 256K -R 2 --batch-time 0 --max-insert 0 --fast 1 \
+          --truth test/platforms/fram-truth.txt -o "$D/full32.yaml" --save "$D/full32.txt"
+    check "SMPI exhaustive 32: all 496 pairs measured" has "^probe: measured 496 pairs in "
+    check "SMPI sample = exhaustive: the same levels, leaves and groups" \
+        cmp -s <(sed -n '/^  levels:/,/^  distance:/p' "$D/sample32.yaml") <(sed -n '/^  levels:/,/^  distance:/p' "$D/full32.yaml")
+    check "SMPI sample = exhaustive: distance classes within 1 %" awk '
+        /^    (levels|within):/ { gsub(/[][,]/, " "); for (k = 2; k <= NF; k++) v[FILENAME == ARGV[1], ++n[FILENAME == ARGV[1]]] = $k }
+        END { if (n[0] != n[1] || n[0] < 4) exit 1
+              for (k = 1; k <= n[0]; k++) { d = v[0, k] - v[1, k]; if (d < 0) d = -d; if (d > 0.01 * v[1, k]) exit 1 } }' \
+        "$D/sample32.yaml" "$D/full32.yaml"
     # concurrency that does not disturb: one pair at a time measures the
     # same pairs with the same values.  The simulator's solver precision
     # (1e-3) leaves up to ~0.2 % on small messages and ~2e-5 on large ones
