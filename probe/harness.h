@@ -38,6 +38,30 @@ int tbp_harness_run(MPI_Comm comm, const tbp_rounds *s, tbp_pair_fn fn, void *ct
  * by dissemination: ceil(log2 k) steps of one send and one receive. */
 int tbp_subset_barrier(MPI_Comm comm, const int *ranks, int k, int tag_base);
 
+/* Sample mode (sample_run.c, planned by sample_plan.h). */
+typedef struct tbp_sample_opts {
+    tt_concurrency conc;
+    double rel_gap;        /* times split at this relative jump (the analysis' --rel-gap) */
+    unsigned long seed;
+    double at;             /* the distance: t(at) ... */
+    tt_interp interp;      /* ... interpolated so */
+    tbp_progress_mode progress; /* NONE, or a line per phase on rank 0's stderr */
+} tbp_sample_opts;
+typedef struct tbp_sample_stats {
+    int phases;
+    long pairs, rounds;
+} tbp_sample_stats;
+struct tbp_measure_ctx;
+/** \brief Sample mode: phases of pairs planned on rank 0 from the times
+ *  measured so far, each broadcast as rounds and run by the harness with
+ *  tbp_measure_pair into c; collective on comm, groups the same on every
+ *  rank.  On rank 0, measured[0..n) is set to 1 for the ranks measured
+ *  between groups (the leaders), 0 else; *st holds the phases, pairs and
+ *  rounds (every rank).
+ *  \return MPI_SUCCESS, or an MPI error code (a failed plan aborts). */
+int tbp_sample_run(MPI_Comm comm, const int *group, const tbp_sample_opts *o, struct tbp_measure_ctx *c,
+                   int *measured, tbp_sample_stats *st);
+
 /** \brief Broadcasts the rounds s from root (collective on comm); the
  *  other ranks receive a copy into s, owned by s (tbp_rounds_free); out of
  *  memory there aborts the job (the others would wait forever).

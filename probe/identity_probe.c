@@ -14,7 +14,7 @@
 #include "plogp.h"
 #include "identity.h"
 
-int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out)
+int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out, int *group)
 {
     int me, size;
     MPI_Comm_rank(comm, &me);
@@ -49,21 +49,20 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out)
     MPI_Comm_rank(MPI_COMM_WORLD, &mine.world_rank);
     mine.measured = 1;
 
-    tt_rank_info *all = calloc((size_t)size, sizeof *all);
-    if (!all)
-        MPI_Abort(comm, 1);
     /* Fixed-size plain data; the job is assumed homogeneous, as MPI_BYTE
-     * does.  Gather and broadcast rather than allgather: simulators whose
-     * default allgather sends P^2 messages at once (SMPI) crawl at P=512. */
-    int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(all, (int)(sizeof mine * (size_t)size), MPI_BYTE, 0, comm);
-    if (rc != MPI_SUCCESS) {
-        free(all);
+     * does.  Only rank 0 keeps everyone's identity (P records on every
+     * rank would be P^2 of them, 4.9 GB in one simulation at P=4096); the
+     * others get the group ids. */
+    char *raw = NULL;
+    size_t got = 0;
+    int rc = tbp_gather_bytes(comm, &mine, sizeof mine, &raw, &got);
+    if (rc != MPI_SUCCESS)
         return rc;
-    }
+    tt_rank_info *all = (tt_rank_info *)raw; /* malloc'd: aligned */
+    if (me == 0 && got != (size_t)size * sizeof mine)
+        MPI_Abort(comm, 1);
     /* group = dense id of the host, by first appearance in rank order */
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; me == 0 && r < size; r++) {
         all[r].host[sizeof all[r].host - 1] = 0;
         all[r].group = -1;
         for (int q = 0; q < r && all[r].group < 0; q++)
@@ -76,6 +75,12 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out)
                     g = all[q].group + 1;
             all[r].group = g;
         }
+        group[r] = all[r].group;
+    }
+    rc = PMPI_Bcast(group, size, MPI_INT, 0, comm);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return rc;
     }
     *out = all;
     return MPI_SUCCESS;

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "harness.h"
 #include "plogp.h"
+#include "sample_plan.h"
 
 typedef struct cli {
     tt_meas_opts meas;
@@ -74,8 +75,13 @@ static void usage(FILE *out)
 "                          their closest measured rank in the group.  auto:\n"
 "                          as many as keep the inter-group pairs within the\n"
 "                          rounds the intra-group pairs take, at least one\n"
-"                          (the choice for large jobs; default 1 = all)\n"
-"  --seed S                seed of fast mode's choice (default 1)\n"
+"                          (default 1 = all); auto picks --sample instead\n"
+"                          when that would measure more than 4 pairs per rank\n"
+"                          (the choice for large jobs)\n"
+"  --sample                sample mode: pairs chosen phase by phase by pivots\n"
+"                          from the times measured so far; one rank per group\n"
+"                          between groups (probe/README.md, \"Sample mode\")\n"
+"  --seed S                seed of fast and sample modes' choices (default 1)\n"
 "\n"
 "Output and analysis:\n"
 "  --save FILE             write the measurements (format: probe/README.md)\n"
@@ -281,6 +287,8 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             c->quiet = 1;
         } else if (IS("--serial")) {
             c->meas.conc = TT_CONC_SERIAL;
+        } else if (IS("--sample")) {
+            c->meas.sample = 1;
         } else if (IS("--no-distance-matrix")) {
             c->no_distance = 1;
         } else if ((vo = find_value_opt(name)) != NULL) {
@@ -568,13 +576,9 @@ static int measure(const cli *c)
     memset(&m, 0, sizeof m);
     m.opt = c->meas;
     m.n = size;
-    if (tbp_identity_gather(comm, &m.rank) != MPI_SUCCESS)
-        MPI_Abort(comm, 1);
     int *group = malloc((size_t)size * sizeof *group), *measured = malloc((size_t)size * sizeof *measured);
-    if (!group || !measured)
+    if (!group || !measured || tbp_identity_gather(comm, &m.rank, group) != MPI_SUCCESS)
         MPI_Abort(comm, 1);
-    for (int r = 0; r < size; r++)
-        group[r] = m.rank[r].group;
     int nhosts = 0;
     for (int r = 0; r < size; r++)
         if (group[r] + 1 > nhosts)
@@ -593,58 +597,102 @@ static int measure(const cli *c)
             return 2;
         }
     }
-    if (c->meas.fast_auto)
-        m.opt.fast = tbp_fast_auto(size, group); /* the same on every rank */
-    tbp_fast_select(size, group, m.opt.fast, c->meas.seed, measured);
+    /* --fast auto: sample mode when fast mode would measure many pairs
+     * per rank (the same decision on every rank) */
+    if (c->meas.fast_auto && tbp_sample_auto(size, group))
+        m.opt.sample = 1;
+    if (m.opt.sample) {
+        m.opt.fast = 1.0;
+        for (int r = 0; r < size; r++)
+            measured[r] = 1; /* rank 0 learns the leaders from the sampler */
+    } else {
+        if (c->meas.fast_auto)
+            m.opt.fast = tbp_fast_auto(size, group); /* the same on every rank */
+        tbp_fast_select(size, group, m.opt.fast, c->meas.seed, measured);
+    }
     int ngroups = 0;
-    for (int r = 0; r < size; r++) {
-        m.rank[r].group = group[r];
-        m.rank[r].measured = measured[r];
+    for (int r = 0; r < size; r++)
         if (group[r] + 1 > ngroups)
             ngroups = group[r] + 1;
-    }
 
     tbp_rounds s;
     memset(&s, 0, sizeof s);
-    if (me == 0 && tbp_rounds_build(size, group, measured, c->meas.conc, &s) != 0) {
-        fprintf(stderr, "topobcast-probe: out of memory building the schedule\n");
-        MPI_Abort(comm, 1);
+    if (!m.opt.sample) {
+        if (me == 0 && tbp_rounds_build(size, group, measured, c->meas.conc, &s) != 0) {
+            fprintf(stderr, "topobcast-probe: out of memory building the schedule\n");
+            MPI_Abort(comm, 1);
+        }
+        tbp_rounds_bcast(&s, 0, comm);
     }
-    tbp_rounds_bcast(&s, 0, comm);
     long all_pairs = (long)size * (size - 1) / 2;
     if (me == 0 && !c->quiet) {
         printf("probe: %d ranks on %d hosts, %d independence groups; %s, M=%ld, R=%d\n", size, nhosts, ngroups,
                c->meas.mode == TT_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
-        printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs, all_pairs,
-               s.nrounds, tt_concurrency_name(c->meas.conc));
-        if (m.opt.fast < 1 || c->meas.fast_auto)
+        if (m.opt.sample)
+            printf("probe: schedule: sample mode%s, phases planned from the times measured, concurrency %s "
+                   "(seed %lu)\n",
+                   c->meas.fast_auto ? " (fast auto)" : "", tt_concurrency_name(c->meas.conc), c->meas.seed);
+        else
+            printf("probe: schedule: %d pairs (of P(P-1)/2 = %ld) in %d rounds, concurrency %s", s.npairs,
+                   all_pairs, s.nrounds, tt_concurrency_name(c->meas.conc));
+        if (!m.opt.sample && (m.opt.fast < 1 || c->meas.fast_auto))
             printf(", fast %s%g (seed %lu)", c->meas.fast_auto ? "auto = " : "", m.opt.fast, c->meas.seed);
-        printf("\n");
+        if (!m.opt.sample)
+            printf("\n");
         fflush(stdout);
     }
 
     tbp_measure_ctx ctx;
     if (tbp_measure_init(&ctx, &m.opt) != 0)
         MPI_Abort(comm, 1);
-    MPI_Reduce(&ctx.wtime, &m.wtime_overhead, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    /* the largest MPI_Wtime overhead (a gather: SMPI's reduce is as slow
+     * as its gather, gather.c) */
+    char *wt = NULL;
+    size_t nwt = 0;
+    if (tbp_gather_bytes(comm, &ctx.wtime, sizeof ctx.wtime, &wt, &nwt) != MPI_SUCCESS)
+        MPI_Abort(comm, 1);
+    for (size_t k = 0; me == 0 && k < nwt / sizeof(double); k++) {
+        double w;
+        memcpy(&w, wt + k * sizeof w, sizeof w);
+        if (k == 0 || w > m.wtime_overhead)
+            m.wtime_overhead = w;
+    }
+    free(wt);
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    int rc = tbp_harness_run(comm, &s, tbp_measure_pair, &ctx, c->quiet ? TBP_PROGRESS_NONE : c->progress);
+    tbp_progress_mode progress = c->quiet ? TBP_PROGRESS_NONE : c->progress;
+    tbp_sample_stats st = {0};
+    int rc;
+    if (m.opt.sample) {
+        tbp_sample_opts so = {.conc = c->meas.conc, .rel_gap = c->an.rel_gap > 0 ? c->an.rel_gap : 0.25,
+                              .seed = c->meas.seed, .at = c->an.at, .interp = c->an.interp, .progress = progress};
+        rc = tbp_sample_run(comm, group, &so, &ctx, measured, &st);
+    } else {
+        rc = tbp_harness_run(comm, &s, tbp_measure_pair, &ctx, progress);
+    }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "topobcast-probe: rank %d: MPI error %d during the measurement\n", me, rc);
         MPI_Abort(comm, 1);
     }
+    for (int r = 0; me == 0 && r < size; r++) {
+        m.rank[r].group = group[r];
+        m.rank[r].measured = measured[r];
+    }
     MPI_Barrier(comm);
     m.elapsed = MPI_Wtime() - t0;
-    m.nrounds = s.nrounds;
+    m.nrounds = m.opt.sample ? (int)st.rounds : s.nrounds;
+    int expect = m.opt.sample ? (int)st.pairs : s.npairs;
     tbp_results_gather(comm, &ctx, &m);
     tbp_measure_free(&ctx);
     int status = 0;
     if (me == 0) {
-        if (tt_meas_sort_pairs(&m) != 0 || m.npairs != s.npairs) {
-            fprintf(stderr, "topobcast-probe: internal error: %d results for %d pairs\n", m.npairs, s.npairs);
+        if (tt_meas_sort_pairs(&m) != 0 || m.npairs != expect) {
+            fprintf(stderr, "topobcast-probe: internal error: %d results for %d pairs\n", m.npairs, expect);
             status = 1;
         } else {
+            if (!c->quiet && m.opt.sample)
+                printf("probe: sample: %d pairs (of P(P-1)/2 = %ld) in %d rounds over %d phases\n", m.npairs,
+                       all_pairs, m.nrounds, st.phases);
             if (!c->quiet) {
                 printf("probe: measured %d pairs in %d rounds in %.3f s (MPI_Wtime; simulated time under SMPI)\n",
                        m.npairs, m.nrounds, m.elapsed);

@@ -24,7 +24,7 @@ $(PROBE_BIN): $(PROBE_OBJS) $(TT_A) $(LIB_A)
 # precedence over the generic unit-test rule of test/module.mk, which links
 # only libtopobcast.a.  (test_probe_analyze tests topology/: its rule is in
 # topology/module.mk.)
-TBP_PURE_OBJS   := $(patsubst %,$(BUILD)/obj/probe/%.o,timing_stats sizes loggp_fit pair_rounds)
+TBP_PURE_OBJS   := $(patsubst %,$(BUILD)/obj/probe/%.o,timing_stats sizes loggp_fit pair_rounds sample_plan)
 PROBE_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,\
                      $(filter-out test/unit/test_probe_analyze.c,$(wildcard test/unit/test_probe_*.c)))
 

@@ -223,6 +223,92 @@ void tbp_rounds_free(tbp_rounds *s)
     memset(s, 0, sizeof *s);
 }
 
+int tbp_rounds_pack(int n, int npairs, const int (*pair)[2], const int *res_start, const int *res, int nres,
+                    tbp_rounds *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n < 1 || npairs < 0 || nres < 1 || (npairs > 0 && (!pair || !res_start || !res)))
+        return -1;
+    for (int k = 0; k < npairs; k++) {
+        if (pair[k][0] < 0 || pair[k][1] < 0 || pair[k][0] >= n || pair[k][1] >= n || pair[k][0] == pair[k][1])
+            return -1;
+        for (int q = res_start[k]; q < res_start[k + 1]; q++)
+            if (res[q] < 0 || res[q] >= nres)
+                return -1;
+    }
+    busy b = {.nres = nres};
+    int *round = malloc((size_t)(npairs ? npairs : 1) * sizeof *round);
+    b.first_free = calloc((size_t)b.nres, sizeof *b.first_free);
+    int rc = (round && b.first_free && busy_grow(&b, 1) == 0) ? 0 : -1;
+    int nrounds = 0;
+    for (int k = 0; k < npairs && rc == 0; k++) {
+        const int *rs = res + res_start[k];
+        int nr = res_start[k + 1] - res_start[k];
+        size_t r = 0;
+        for (int q = 0; q < nr; q++)
+            if ((size_t)b.first_free[rs[q]] > r)
+                r = (size_t)b.first_free[rs[q]];
+        for (;;) {
+            if (r >= b.words * 64 && busy_grow(&b, r + 1) != 0) {
+                rc = -1;
+                break;
+            }
+            int q = 0;
+            while (q < nr && !is_busy(&b, rs[q], r))
+                q++;
+            if (q == nr)
+                break;
+            r++;
+        }
+        if (rc != 0)
+            break;
+        for (int q = 0; q < nr; q++) {
+            b.bits[(size_t)rs[q] * b.words + r / 64] |= (uint64_t)1 << (r % 64);
+            size_t f = (size_t)b.first_free[rs[q]];
+            while (f < b.words * 64 && is_busy(&b, rs[q], f))
+                f++;
+            b.first_free[rs[q]] = (int)f;
+        }
+        round[k] = (int)r;
+        if ((int)r + 1 > nrounds)
+            nrounds = (int)r + 1;
+    }
+    if (rc == 0) {
+        s->n = n;
+        s->npairs = npairs;
+        s->nrounds = nrounds;
+        s->pair = malloc((size_t)(npairs ? npairs : 1) * sizeof *s->pair);
+        s->round_start = calloc((size_t)nrounds + 2, sizeof *s->round_start);
+        if (!s->pair || !s->round_start)
+            rc = -1;
+    }
+    if (rc == 0) {
+        /* counting sort by round, stable: the given order within a round */
+        for (int k = 0; k < npairs; k++)
+            s->round_start[round[k] + 1]++;
+        for (int r = 0; r < nrounds; r++)
+            s->round_start[r + 1] += s->round_start[r];
+        int *fill = calloc((size_t)nrounds + 1, sizeof *fill);
+        if (!fill) {
+            rc = -1;
+        } else {
+            for (int k = 0; k < npairs; k++) {
+                int at = s->round_start[round[k]] + fill[round[k]]++;
+                int i = pair[k][0], j = pair[k][1];
+                s->pair[at][0] = i < j ? i : j;
+                s->pair[at][1] = i < j ? j : i;
+            }
+            free(fill);
+        }
+    }
+    free(round);
+    free(b.bits);
+    free(b.first_free);
+    if (rc != 0)
+        tbp_rounds_free(s);
+    return rc;
+}
+
 int tbp_rounds_build(int n, const int *group, const int *measured, tt_concurrency c, tbp_rounds *s)
 {
     memset(s, 0, sizeof *s);
@@ -240,81 +326,24 @@ int tbp_rounds_build(int n, const int *group, const int *measured, tt_concurrenc
         free(o.p);
         return -1;
     }
-    busy b = {.nres = n + ngroups + 1};
-    int *round = malloc((size_t)(o.n ? o.n : 1) * sizeof *round);
-    b.first_free = calloc((size_t)b.nres, sizeof *b.first_free);
-    int rc = (round && b.first_free && busy_grow(&b, 1) == 0) ? 0 : -1;
-    int nrounds = 0;
-    for (int k = 0; k < o.n && rc == 0; k++) {
-        int res[4];
-        int nr = tbp_pair_resources(n, ngroups, group, c, o.p[k][0], o.p[k][1], res);
-        size_t r = 0;
-        for (int q = 0; q < nr; q++)
-            if ((size_t)b.first_free[res[q]] > r)
-                r = (size_t)b.first_free[res[q]];
-        for (;;) {
-            if (r >= b.words * 64 && busy_grow(&b, r + 1) != 0) {
-                rc = -1;
-                break;
-            }
-            int q = 0;
-            while (q < nr && !is_busy(&b, res[q], r))
-                q++;
-            if (q == nr)
-                break;
-            r++;
-        }
-        if (rc != 0)
-            break;
-        for (int q = 0; q < nr; q++) {
-            b.bits[(size_t)res[q] * b.words + r / 64] |= (uint64_t)1 << (r % 64);
-            size_t f = (size_t)b.first_free[res[q]];
-            while (f < b.words * 64 && is_busy(&b, res[q], f))
-                f++;
-            b.first_free[res[q]] = (int)f;
-        }
-        round[k] = (int)r;
-        if ((int)r + 1 > nrounds)
-            nrounds = (int)r + 1;
-    }
+    /* each pair's resources (at most 4), then first fit over the order */
+    int *res_start = malloc(((size_t)o.n + 1) * sizeof *res_start);
+    int *res = malloc(((size_t)o.n * 4 + 1) * sizeof *res);
+    int rc = res_start && res ? 0 : -1;
     if (rc == 0) {
-        s->n = n;
-        s->npairs = o.n;
-        s->nrounds = nrounds;
-        s->pair = malloc((size_t)(o.n ? o.n : 1) * sizeof *s->pair);
-        s->round_start = calloc((size_t)nrounds + 2, sizeof *s->round_start);
-        if (!s->pair || !s->round_start)
-            rc = -1;
-    }
-    if (rc == 0) {
-        /* counting sort by round, stable: the tournament order within a round */
+        res_start[0] = 0;
         for (int k = 0; k < o.n; k++)
-            s->round_start[round[k] + 1]++;
-        for (int r = 0; r < nrounds; r++)
-            s->round_start[r + 1] += s->round_start[r];
-        int *fill = calloc((size_t)nrounds + 1, sizeof *fill);
-        if (!fill) {
-            rc = -1;
-        } else {
-            for (int k = 0; k < o.n; k++) {
-                int at = s->round_start[round[k]] + fill[round[k]]++;
-                s->pair[at][0] = o.p[k][0];
-                s->pair[at][1] = o.p[k][1];
-            }
-            free(fill);
-        }
+            res_start[k + 1] =
+                res_start[k] + tbp_pair_resources(n, ngroups, group, c, o.p[k][0], o.p[k][1], res + res_start[k]);
+        rc = tbp_rounds_pack(n, o.n, (const int (*)[2])o.p, res_start, res, n + ngroups + 1, s);
     }
     free(o.p);
-    free(round);
-    free(b.bits);
-    free(b.first_free);
-    if (rc != 0)
-        tbp_rounds_free(s);
+    free(res_start);
+    free(res);
     return rc;
 }
 
-/* splitmix64: a small seeded generator, identical on every rank. */
-static uint64_t next_rand(uint64_t *state)
+uint64_t tbp_rand_next(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -346,7 +375,7 @@ void tbp_fast_select(int n, const int *group, double f, unsigned long seed, int 
             continue;
         /* partial Fisher-Yates: the first `keep` are the chosen ones */
         for (int k = 0; k < keep; k++) {
-            int x = k + (int)(next_rand(&st) % (uint64_t)(s - k));
+            int x = k + (int)(tbp_rand_next(&st) % (uint64_t)(s - k));
             int t = m[k];
             m[k] = m[x];
             m[x] = t;
@@ -356,6 +385,33 @@ void tbp_fast_select(int n, const int *group, double f, unsigned long seed, int 
     }
     free(start);
     free(mem);
+}
+
+long tbp_wanted_pairs(int n, const int *group, const int *measured)
+{
+    int ngroups = 0;
+    for (int r = 0; r < n; r++)
+        if (group[r] + 1 > ngroups)
+            ngroups = group[r] + 1;
+    long *size = calloc((size_t)ngroups + 1, sizeof *size), *kept = calloc((size_t)ngroups + 1, sizeof *kept);
+    long total = -1;
+    if (size && kept) {
+        long all = 0, sq = 0;
+        total = 0;
+        for (int r = 0; r < n; r++) {
+            size[group[r]]++;
+            kept[group[r]] += !measured || measured[r];
+        }
+        for (int g = 0; g < ngroups; g++) {
+            total += size[g] * (size[g] - 1) / 2;
+            all += kept[g];
+            sq += kept[g] * kept[g];
+        }
+        total += (all * all - sq) / 2;
+    }
+    free(size);
+    free(kept);
+    return total;
 }
 
 /* Inter-group pairs when every group keeps min(k, size) ranks. */

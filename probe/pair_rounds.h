@@ -18,6 +18,8 @@
 #ifndef TBP_PAIR_ROUNDS_H
 #define TBP_PAIR_ROUNDS_H
 
+#include <stdint.h>
+
 #include "topology.h" /* tt_concurrency */
 
 typedef struct tbp_rounds {
@@ -33,6 +35,10 @@ typedef struct tbp_rounds {
  *  out; measured NULL: all are).
  *  \return 1 if wanted, else 0. */
 int tbp_pair_wanted(const int *group, const int *measured, int i, int j);
+/** \brief How many pairs tbp_pair_wanted wants of n ranks (the pairs
+ *  tbp_rounds_build schedules).
+ *  \return the count; -1 if out of memory. */
+long tbp_wanted_pairs(int n, const int *group, const int *measured);
 /** \brief Rounds for every wanted pair of n ranks (group[i] >= 0 dense
  *  ids; measured may be NULL for all).  Greedy first fit over a pair order
  *  built from round-robin tournaments (of groups, then of ranks), which is
@@ -42,6 +48,17 @@ int tbp_pair_wanted(const int *group, const int *measured, int i, int j);
  *  \return 0 with s filled (arrays malloc'd, owned by s: tbp_rounds_free);
  *  -1 on out of memory, s then freed. */
 int tbp_rounds_build(int n, const int *group, const int *measured, tt_concurrency c, tbp_rounds *s);
+/** \brief Rounds for an explicit list of pairs of n ranks (sample mode's
+ *  phases): pair k uses the resources res[res_start[k] .. res_start[k+1])
+ *  (ids in [0, nres); list its two ranks among them for rank-disjoint
+ *  rounds), and is placed by first fit, in the order given, into the
+ *  earliest round where none of its resources is busy.  Pairs are stored
+ *  i < j, in the given order within a round.  Deterministic.
+ *  \return 0 with s filled (arrays malloc'd, owned by s: tbp_rounds_free);
+ *  -1 on a pair or resource out of range or out of memory, s then
+ *  zeroed. */
+int tbp_rounds_pack(int n, int npairs, const int (*pair)[2], const int *res_start, const int *res, int nres,
+                    tbp_rounds *s);
 /** \brief Frees the arrays s owns and zeroes it (s itself is not freed).
  *  \return nothing. */
 void tbp_rounds_free(tbp_rounds *s);
@@ -50,6 +67,11 @@ void tbp_rounds_free(tbp_rounds *s);
  *  \return how many were written (2 to 4). */
 int tbp_pair_resources(int n, int ngroups, const int *group, tt_concurrency c, int i, int j,
                        int res[4]);
+
+/** \brief splitmix64: a small seeded generator, the same on every rank
+ *  (fast mode's choice, sample mode's order and matchings).
+ *  \return the next 64 random bits; *state advances. */
+uint64_t tbp_rand_next(uint64_t *state);
 
 /** \brief Fast mode: in each group keeps max(1, round(f * size)) ranks,
  *  chosen by a shuffle seeded with seed (the same on every rank); f >= 1

@@ -376,47 +376,24 @@ static const double *unpack_rec(const double *d, const double *end, tt_pair_rec 
 
 int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m)
 {
-    int me, size, rc;
+    int me;
     MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &size);
     size_t len = 0;
     for (int k = 0; k < c->nrec; k++)
         len += rec_len(&c->rec[k]);
-    if (len > (size_t)1 << 30)
-        MPI_Abort(comm, 1); /* beyond an int count of doubles: not a realistic run */
     double *mine = malloc((len ? len : 1) * sizeof *mine), *d = mine;
     if (!mine)
         MPI_Abort(comm, 1);
     for (int k = 0; k < c->nrec; k++)
         d = pack_rec(&c->rec[k], d);
-    int cnt = (int)len, *counts = NULL, *displs = NULL;
-    double *all = NULL;
-    if (me == 0) {
-        counts = malloc((size_t)size * sizeof *counts);
-        displs = malloc((size_t)size * sizeof *displs);
-        if (!counts || !displs)
-            MPI_Abort(comm, 1);
-    }
-    rc = MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    long total = 0;
-    if (rc == MPI_SUCCESS && me == 0) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = (int)total;
-            total += counts[r];
-        }
-        if (total > INT32_MAX)
-            MPI_Abort(comm, 1);
-        all = malloc((size_t)(total ? total : 1) * sizeof *all);
-        if (!all)
-            MPI_Abort(comm, 1);
-    }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Gatherv(mine, cnt, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+    char *all = NULL;
+    size_t total = 0;
+    int rc = tbp_gather_bytes(comm, mine, len * sizeof *mine, &all, &total);
     free(mine);
     if (rc == MPI_SUCCESS && me == 0) {
         int np = 0, capn = 1024;
         tt_pair_rec *pairs = malloc((size_t)capn * sizeof *pairs);
-        const double *p = all, *end = all + total;
+        const double *p = (const double *)all, *end = p + total / sizeof *p;
         while (pairs && p < end) {
             if (np == capn) {
                 capn *= 2;
@@ -436,7 +413,5 @@ int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m)
         m->npairs = np;
     }
     free(all);
-    free(counts);
-    free(displs);
     return rc;
 }

@@ -93,9 +93,22 @@ void tbp_spin_until(double t);
  *  \return the overhead of one call in seconds, at least 0. */
 double tbp_wtime_overhead(void);
 
-/* Everyone's identity, allgathered: host (MPI processor name), hwloc
- * place, world rank; group = dense id of the host.  *out is malloc'd. */
-int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out);
+/** \brief Everyone's identity to rank 0: host (MPI processor name), hwloc
+ *  place, world rank, group = dense id of the host by first appearance;
+ *  the group ids to every rank (collective on comm).
+ *  \return MPI_SUCCESS with *out malloc'd on rank 0 (P records, the
+ *  caller's), NULL elsewhere, and group[0..P) filled on every rank; an MPI
+ *  error code otherwise. */
+int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out, int *group);
+
+/** \brief Collective on comm: rank 0 receives every rank's len bytes
+ *  (len may differ between ranks), concatenated in rank order, by a
+ *  binomial tree of messages (gather.c: SMPI's own gather is quadratic in
+ *  the simulator's time).
+ *  \return MPI_SUCCESS with, on rank 0, *all malloc'd (the caller's) and
+ *  *total its length (other ranks: untouched); an MPI error code or
+ *  MPI_ERR_NO_MEM otherwise. */
+int tbp_gather_bytes(MPI_Comm comm, const void *mine, size_t len, char **all, size_t *total);
 
 /* Collective: rank 0 appends every rank's records to m->pair. */
 int tbp_results_gather(MPI_Comm comm, tbp_measure_ctx *c, tt_meas *m);

@@ -7,13 +7,16 @@
  * that is closest to it by the (always fully measured) intra-group times,
  * and an unmeasured pair (u, v) takes the measurements of (rep(u), rep(v)):
  * ranks of one socket stand in for each other, while the intra-group
- * structure (sockets inside a host) stays measured. */
+ * structure (sockets inside a host) stays measured.  Sample mode's runs
+ * are completed differently (sampled.c); everything after the distance
+ * matrices is the same for all. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "topology.h"
+#include "analysis_internal.h"
 #include "hier.h"      /* TB_LEVEL_NAME_MAX */
 #include "algorithm.h" /* TB_MAX_LEVELS */
 
@@ -38,23 +41,6 @@ void tt_analysis_free(tt_analysis *a)
     free(a->rep);
     tt_hierarchy_free(&a->h);
     memset(a, 0, sizeof *a);
-}
-
-static int set_from_rec(tt_plogp *p, const tt_pair_rec *q)
-{
-    int ns = q->nsizes;
-    double *v = malloc(4 * (size_t)ns * sizeof *v);
-    if (!v)
-        return -1;
-    for (int k = 0; k < ns; k++) {
-        v[k] = q->s[k].m;
-        v[ns + k] = q->s[k].o_s;
-        v[2 * ns + k] = q->s[k].o_r;
-        v[3 * ns + k] = q->s[k].g;
-    }
-    int rc = tt_plogp_set_pair(p, q->i, q->j, q->L, ns, v, v + ns, v + 2 * ns, v + 3 * ns);
-    free(v);
-    return rc;
 }
 
 static void representatives(const tt_meas *m, const tt_plogp *p, const tt_analysis_opts *o, int *rep)
@@ -163,12 +149,12 @@ static int levels(const double *D, int n, const tt_analysis_opts *o, tt_hierarch
     return 0;
 }
 
-int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *truth, tt_analysis *a,
-               char *err, size_t errlen)
+/* Fast mode (and all pairs measured): unmeasured pairs take their ranks'
+ * representatives' measurements; T = t(m), D = T or the vector distance. */
+static int represented_distances(const tt_meas *m, const tt_analysis_opts *o, tt_analysis *a, char *err,
+                                 size_t errlen)
 {
-    memset(a, 0, sizeof *a);
     int n = m->n;
-    a->n = n;
     tt_plogp p;
     if (tt_plogp_alloc(&p, n) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -176,38 +162,49 @@ int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *t
     }
     int rc = -1;
     for (int k = 0; k < m->npairs; k++)
-        if (set_from_rec(&p, &m->pair[k]) != 0) {
+        if (tt_pair_set_from_rec(&p, m->pair[k].i, m->pair[k].j, &m->pair[k]) != 0) {
             snprintf(err, errlen, "pair (%d, %d): unusable measurements", m->pair[k].i, m->pair[k].j);
             goto out;
         }
-    a->rep = malloc((size_t)n * sizeof *a->rep);
-    a->D = malloc((size_t)n * (size_t)n * sizeof *a->D);
-    if (!a->rep || !a->D) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
     representatives(m, &p, o, a->rep);
     if (extend(m, &p, a->rep, &a->extended, err, errlen) != 0)
         goto out;
-    a->T = malloc((size_t)n * (size_t)n * sizeof *a->T);
-    if (!a->T) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
     tt_distance_time(&p, o->at, o->interp, a->T);
     if (o->dist == TT_DIST_VECTORS)
         tt_distance_vectors(&p, o->at, o->interp, 1, a->D);
     else
         memcpy(a->D, a->T, (size_t)n * (size_t)n * sizeof *a->D);
+    rc = 0;
+out:
+    tt_plogp_free(&p);
+    return rc;
+}
+
+int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *truth, tt_analysis *a,
+               char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    int n = m->n;
+    a->n = n;
+    a->rep = malloc((size_t)n * sizeof *a->rep);
+    a->D = malloc((size_t)n * (size_t)n * sizeof *a->D);
+    a->T = malloc((size_t)n * (size_t)n * sizeof *a->T);
+    if (!a->rep || !a->D || !a->T) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if ((m->opt.sample ? tt_sampled_distances(m, o, a, err, errlen) : represented_distances(m, o, a, err, errlen)) !=
+        0)
+        goto fail;
     if (tt_distance_check(a->D, n) != 0 || tt_distance_check(a->T, n) != 0) {
         snprintf(err, errlen, "the distance matrix is not usable (a time that is not finite or negative)");
-        goto out;
+        goto fail;
     }
     char how[160];
     how[0] = 0;
     if (levels(a->D, n, o, &a->h, how, sizeof how) != 0) {
         snprintf(err, errlen, "clustering failed");
-        goto out;
+        goto fail;
     }
     snprintf(a->desc, sizeof a->desc, "%s at m=%g B (%s); %s",
              o->dist == TT_DIST_VECTORS ? "distance of standardised (L,o_s,o_r,g) vectors"
@@ -225,17 +222,14 @@ int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *t
         for (int q = 0; q < l; q++)
             if (strcmp(a->h.name[l], a->h.name[q]) == 0)
                 snprintf(a->h.name[l], TT_NAME_MAX, "level-%d-%d", l + 1, q + 1);
-    rc = 0;
-out:
-    tt_plogp_free(&p);
-    if (rc != 0) {
-        free(a->D);
-        free(a->T);
-        free(a->rep);
-        a->D = a->T = NULL;
-        a->rep = NULL;
-    }
-    return rc;
+    return 0;
+fail:
+    free(a->D);
+    free(a->T);
+    free(a->rep);
+    a->D = a->T = NULL;
+    a->rep = NULL;
+    return -1;
 }
 
 /* ---- graph view ------------------------------------------------------------ */

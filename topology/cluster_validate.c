@@ -52,26 +52,29 @@ static int dense_ids(const int *in, int n, int *out, int noise_singletons)
     return k;
 }
 
-/* Maximum-weight assignment on a K x K matrix of counts (Hungarian method
- * with potentials, O(K^3)); returns the total weight. */
-static long hungarian_max(const int *w, int K)
+/* Maximum-weight assignment of the R rows of an R x C matrix of counts
+ * (R <= C) to distinct columns (Hungarian method with potentials,
+ * O(R^2 C)); returns the total weight.  Rows are the smaller side, so a
+ * partition into many groups (every rank alone) against a few costs
+ * little. */
+static long hungarian_max(const int *w, int R, int C)
 {
     long maxw = 0;
-    for (long i = 0; i < (long)K * K; i++)
+    for (long i = 0; i < (long)R * C; i++)
         if (w[i] > maxw)
             maxw = w[i];
-    long *u = calloc((size_t)K + 1, sizeof *u), *v = calloc((size_t)K + 1, sizeof *v);
-    int *p = calloc((size_t)K + 1, sizeof *p), *way = calloc((size_t)K + 1, sizeof *way);
-    long *minv = malloc(((size_t)K + 1) * sizeof *minv);
-    char *used = malloc((size_t)K + 1);
+    long *u = calloc((size_t)R + 1, sizeof *u), *v = calloc((size_t)C + 1, sizeof *v);
+    int *p = calloc((size_t)C + 1, sizeof *p), *way = calloc((size_t)C + 1, sizeof *way);
+    long *minv = malloc(((size_t)C + 1) * sizeof *minv);
+    char *used = malloc((size_t)C + 1);
     long total = -1;
     if (!u || !v || !p || !way || !minv || !used)
         goto out;
     /* minimise cost = maxw - w (1-based arrays, as in the textbook form) */
-    for (int i = 1; i <= K; i++) {
+    for (int i = 1; i <= R; i++) {
         p[0] = i;
         int j0 = 0;
-        for (int j = 0; j <= K; j++) {
+        for (int j = 0; j <= C; j++) {
             minv[j] = LONG_MAX;
             used[j] = 0;
         }
@@ -79,10 +82,10 @@ static long hungarian_max(const int *w, int K)
             used[j0] = 1;
             int i0 = p[j0], j1 = 0;
             long delta = LONG_MAX;
-            for (int j = 1; j <= K; j++) {
+            for (int j = 1; j <= C; j++) {
                 if (used[j])
                     continue;
-                long cur = (maxw - w[(size_t)(i0 - 1) * K + (j - 1)]) - u[i0] - v[j];
+                long cur = (maxw - w[(size_t)(i0 - 1) * C + (j - 1)]) - u[i0] - v[j];
                 if (cur < minv[j]) {
                     minv[j] = cur;
                     way[j] = j0;
@@ -92,7 +95,7 @@ static long hungarian_max(const int *w, int K)
                     j1 = j;
                 }
             }
-            for (int j = 0; j <= K; j++) {
+            for (int j = 0; j <= C; j++) {
                 if (used[j]) {
                     u[p[j]] += delta;
                     v[j] -= delta;
@@ -109,9 +112,9 @@ static long hungarian_max(const int *w, int K)
         } while (j0);
     }
     total = 0;
-    for (int j = 1; j <= K; j++)
+    for (int j = 1; j <= C; j++)
         if (p[j])
-            total += w[(size_t)(p[j] - 1) * K + (j - 1)];
+            total += w[(size_t)(p[j] - 1) * C + (j - 1)];
 out:
     free(u); free(v); free(p); free(way); free(minv); free(used);
     return total;
@@ -137,14 +140,15 @@ double tt_accuracy(const int *pred, const int *truth, int n)
             noise_id = pt[i];
             break;
         }
-    int K = kp > kt ? kp : kt;
-    w = calloc((size_t)K * K, sizeof *w);
+    /* the smaller partition's groups are the rows */
+    int R = kp < kt ? kp : kt, C = kp < kt ? kt : kp;
+    w = calloc((size_t)R * C, sizeof *w);
     if (!w)
         goto out;
     for (int i = 0; i < n; i++)
         if (pt[i] != noise_id)
-            w[(size_t)pt[i] * K + tt[i]]++;
-    long matched = hungarian_max(w, K);
+            w[kp <= kt ? (size_t)pt[i] * C + tt[i] : (size_t)tt[i] * C + pt[i]]++;
+    long matched = hungarian_max(w, R, C);
     if (matched >= 0)
         acc = (double)matched / n;
 out:

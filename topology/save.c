@@ -23,10 +23,10 @@ int tt_save_write(const tt_meas *m, FILE *out)
     fprintf(out,
             "options reps=%d max-size=%ld eps=%.17g max-insert=%d min-spacing=%d k-wait=%.17g gsat-max=%ld "
             "gsat-cap=%d batch-time=%.17g stat=%s prtt-n=%d concurrency=%s fast=%.17g seed=%lu agree=%.17g "
-            "max-reps=%d rep-budget=%.17g\n",
+            "max-reps=%d rep-budget=%.17g sample=%d\n",
             o->reps, o->max_size, o->eps, o->max_insert, o->min_spacing, o->k_wait, o->gsat_max, o->gsat_cap,
             o->batch_time, o->use_min ? "min" : "median", o->prtt_n, tt_concurrency_name(o->conc), o->fast,
-            o->seed, o->agree, o->max_reps, o->rep_budget);
+            o->seed, o->agree, o->max_reps, o->rep_budget, o->sample);
     fprintf(out, "run pairs=%d rounds=%d elapsed=%.17g wtime-overhead=%.17g\n", m->npairs, m->nrounds,
             m->elapsed, m->wtime_overhead);
     for (int r = 0; r < m->n; r++) {
@@ -159,6 +159,10 @@ static int read_options(reader *R, tt_meas_opts *o)
     o->rep_budget = 0;
     if ((value_of(R->buf, "max-reps", v, sizeof v) && get_int(R, "max-reps", &o->max_reps) != 0) ||
         (value_of(R->buf, "rep-budget", v, sizeof v) && get_num(R, "rep-budget", &o->rep_budget) != 0))
+        return -1;
+    /* and sample=: before it, every run measured all pairs or fast mode's */
+    o->sample = 0;
+    if (value_of(R->buf, "sample", v, sizeof v) && get_int(R, "sample", &o->sample) != 0)
         return -1;
     if (!value_of(R->buf, "stat", v, sizeof v) || (strcmp(v, "min") && strcmp(v, "median")))
         return fail(R, "stat=min or stat=median");

@@ -2,7 +2,9 @@
  * library's tb_config_load.  O(P) bytes: each host named once, leaves as
  * short integer lists referring to their host by index, groups as rank
  * ranges, distances as one class per level (the median of the measured
- * pairs whose coarsest differing level it is); the full matrix stays in the
+ * pairs whose coarsest differing level it is; fast mode's extended pairs
+ * count as their representatives' measurements, sample mode's paths not at
+ * all); the full matrix stays in the
  * measurements file.  Leaves carry the recorded identity of each
  * calibration rank so that a later job can be mapped onto them by
  * (host, PU).  Everything printed derives from the saved measurements and
@@ -78,39 +80,64 @@ static int float_cmp(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* Distance classes in microseconds: cls[l] = median t(m) of the ordered
- * pairs whose coarsest differing level is l, cls[L] of the pairs sharing
- * every group.  An empty class takes its finer neighbour's value (within:
- * its coarser one), then the classes are made non-increasing toward finer
- * levels (a finer one above a coarser is noise; the loader requires it).
- * Memory: the largest class as floats. */
-static int distance_classes(const tt_analysis *a, int *const *lab, int L, double *cls)
+/* The pairs the classes are medians of: in sample mode the measured ones
+ * (E, each once; an unmeasured pair's minimax path time is the least a
+ * path allows, not a measurement), otherwise every ordered pair of a->T
+ * (fast mode's extended pairs are copies of measured ones).  Pair x is
+ * (i, j); the count is returned. */
+static size_t class_pairs(const tt_meas *m, int n)
+{
+    return m->opt.sample ? (size_t)m->npairs : (size_t)n * (size_t)n;
+}
+
+static void class_pair(const tt_meas *m, int n, size_t x, int *i, int *j)
+{
+    if (m->opt.sample) {
+        *i = m->pair[x].i;
+        *j = m->pair[x].j;
+    } else {
+        *i = (int)(x / (size_t)n);
+        *j = (int)(x % (size_t)n);
+    }
+}
+
+/* Distance classes in microseconds: cls[l] = median t(m) of the pairs
+ * (class_pairs) whose coarsest differing level is l, cls[L] of the pairs
+ * sharing every group.  An empty class takes its finer neighbour's value
+ * (within: its coarser one), then the classes are made non-increasing
+ * toward finer levels (a finer one above a coarser is noise; the loader
+ * requires it).  Memory: a byte per pair and the largest class as floats. */
+static int distance_classes(const tt_meas *m, const tt_analysis *a, int *const *lab, int L, double *cls)
 {
     int n = a->n;
+    size_t np = class_pairs(m, n);
     size_t *count = calloc((size_t)L + 1, sizeof *count);
-    unsigned char *cl = malloc((size_t)n * (size_t)n);
+    unsigned char *cl = malloc(np ? np : 1);
     if (!count || !cl) {
         free(count);
         free(cl);
         return -1;
     }
     size_t most = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            int c = 0;
-            while (c < L && lab[c][i] == lab[c][j])
-                c++;
-            cl[(size_t)i * n + j] = (unsigned char)c;
-            if (i != j && ++count[c] > most)
-                most = count[c];
-        }
+    for (size_t x = 0; x < np; x++) {
+        int i, j, c = 0;
+        class_pair(m, n, x, &i, &j);
+        while (c < L && lab[c][i] == lab[c][j])
+            c++;
+        cl[x] = (unsigned char)c;
+        if (i != j && ++count[c] > most)
+            most = count[c];
+    }
     float *v = malloc(sizeof(float) * (most ? most : 1));
     int rc = v ? 0 : -1;
     for (int c = 0; c <= L && rc == 0; c++) {
         size_t k = 0;
-        for (size_t x = 0; x < (size_t)n * n; x++)
-            if (cl[x] == c && x / n != x % n)
-                v[k++] = (float)(a->T[x] * 1e6);
+        for (size_t x = 0; x < np; x++) {
+            int i, j;
+            class_pair(m, n, x, &i, &j);
+            if (cl[x] == c && i != j)
+                v[k++] = (float)(a->T[(size_t)i * n + j] * 1e6);
+        }
         cls[c] = -1.0;
         if (k) {
             qsort(v, k, sizeof *v, float_cmp);
@@ -169,7 +196,7 @@ int tt_topo_write(FILE *out, const tt_meas *m, const tt_analysis *a, int with_di
         snprintf(t.level_name[l], sizeof t.level_name[l], "%s", h->name[l]);
     }
     if (with_distance) {
-        if (distance_classes(a, t.group, L, cls) != 0)
+        if (distance_classes(m, a, t.group, L, cls) != 0)
             goto out;
         t.dist.given = 1;
         snprintf(t.dist.unit, sizeof t.dist.unit, "us");

@@ -100,6 +100,7 @@ typedef struct tt_meas_opts {
     double fast;         /* fraction of ranks per group in inter-group pairs; 1 = all */
     int fast_auto;       /* --fast auto: fast chosen from the groups (the probe's tbp_fast_auto) */
     double agree;        /* batches stop early once they agree within this (relative); 0 = never */
+    int sample;          /* sample mode (the probe's --sample): pairs chosen by pivots, phase by phase */
     unsigned long seed;
 } tt_meas_opts;
 
@@ -220,13 +221,15 @@ typedef struct tt_analysis {
     double *D;        /* n*n clustered distances: seconds, or standardised units for vectors */
     double *T;        /* n*n t(m) in seconds (the topology's distance matrix, the graph view) */
     int *rep;         /* [n]: the rank whose inter-group measurements stand in for each rank */
-    int extended;     /* pairs filled in from representatives (fast mode) */
+    int extended;     /* pairs filled in: from representatives (fast mode), from paths (sample mode) */
     tt_hierarchy h;  /* named levels, coarsest first, at least one */
     char desc[256];   /* how D and the levels were made */
 } tt_analysis;
 
 /** \brief From measurements to levels: pairs fast mode left out take the
- *  measurements of their ranks' representatives, then the distance matrix,
+ *  measurements of their ranks' representatives, pairs sample mode left out
+ *  the time of the minimax path through measured pairs (m->opt.sample);
+ *  then the distance matrix,
  *  the clustering by o->method into levels (one group when nothing
  *  separates the ranks), named after the truths they match (truth may be
  *  NULL).  Uses the measured times only; identities only name levels.
@@ -237,6 +240,13 @@ typedef struct tt_analysis {
  *  matrices then freed.  tt_analysis_free(a) is safe after either. */
 int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *truth, tt_analysis *a,
                char *err, size_t errlen);
+/** \brief The time of one message of m bytes over the measured pair q,
+ *  t(m) = L + (o_s(m) + o_r(m))/2 + g(m), parameters interpolated by how:
+ *  the distance tt_analyze clusters by default (the probe's sample mode
+ *  plans with it).
+ *  \return 0 with *t set; -1 if q's sizes are unusable (none, not
+ *  ascending) or out of memory. */
+int tt_pair_rec_time(const tt_pair_rec *q, double m, tt_interp how, double *t);
 /** \brief Frees what a owns and zeroes it (a itself is not freed); NULL
  *  is ignored.
  *  \return nothing. */

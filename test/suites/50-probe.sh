@@ -146,6 +146,59 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
         check "SMPI fast auto: $lvl accuracy 1.0" has "^$lvl +[0-9]+ +$lvl +[0-9]+ +1\.000 +1\.000"
     done
 
+    # Sample mode (--fast auto picks it here: fast mode would measure 136
+    # pairs > 4 per rank): 2 ranks on each of 16 sockets, 4 nodes of each
+    # island.  Between hosts the hierarchy is 2 islands x 4 nodes x 2
+    # sockets; the cost formula of probe/README.md ("Sample mode") gives
+    # C(2 islands of 8 hosts) = 15 + 7 + 2 x C(3 nodes of 2) = 22 + 2 x 9 =
+    # 40 pairs between hosts and 16 x 1 inside them: 56 of the 496 all
+    # pairs would take; rounds 22 + 9 + 1 = 32 (all pairs: 480).
+    for k in 1 2; do for n in 00 01 02 03 16 17 18 19; do for s in 0 1; do echo "fram-n$n-s$s"; done; done; done \
+        >"$D/hosts32.txt"
+    sim_probe fram "$D/hosts32.txt" 32 -M 256K -R 2 --batch-time 0 --max-insert 0 --fast auto \
+          --truth test/platforms/fram-truth.txt --validate -o "$D/sample32.yaml" --save "$D/sample32.txt"
+    check "SMPI sample: 32 ranks measured" [ "$RC" -eq 0 ]
+    check "SMPI sample: --fast auto chose sample mode" has "schedule: sample mode \(fast auto\)"
+    check "SMPI sample: 56 pairs of 496 in 32 rounds, as the cost formula says" \
+        has "sample: 56 pairs \(of P\(P-1\)/2 = 496\) in 32 rounds over [0-9]+ phases"
+    for lvl in island node socket; do
+        check "SMPI sample: $lvl accuracy 1.0, ARI 1.0" has "^$lvl +[0-9]+ +$lvl +[0-9]+ +1\.000 +1\.000"
+    done
+    check "SMPI sample: the file says sample=1 and holds 56 pairs" \
+        bash -c "grep -q ' sample=1\$' '$D/sample32.txt' && [ \$(grep -c '^pair ' '$D/sample32.txt') -eq 56 ]"
+    check "SMPI sample: topology loads" bash -c "'$PROBE' --check '$D/sample32.yaml' | grep -q 'levels: island(2) node(8) socket(16)'"
+    OUT=$("$PROBE" --analyze "$D/sample32.txt" --truth test/platforms/fram-truth.txt -o "$D/sample32b.yaml" 2>&1)
+    check "SMPI sample: --analyze reproduces the topology" cmp -s "$D/sample32.yaml" "$D/sample32b.yaml"
+    # the exhaustive run on the same ranks (--fast 1: all 496 pairs) finds
+    # the same levels and groups, and distance classes within 1 % (sample
+    # mode: medians of its measured pairs; exhaustive: of all pairs)
+    sim_probe fram "$D/hosts32.txt" 32 -M 256K -R 2 --batch-time 0 --max-insert 0 --fast 1 \
+          --truth test/platforms/fram-truth.txt -o "$D/full32.yaml" --save "$D/full32.txt"
+    check "SMPI exhaustive 32: all 496 pairs measured" has "^probe: measured 496 pairs in "
+    check "SMPI sample = exhaustive: the same levels, leaves and groups" \
+        cmp -s <(sed -n '/^  levels:/,/^  distance:/p' "$D/sample32.yaml") <(sed -n '/^  levels:/,/^  distance:/p' "$D/full32.yaml")
+    check "SMPI sample = exhaustive: distance classes within 1 %" awk '
+        /^    (levels|within):/ { gsub(/[][,]/, " "); for (k = 2; k <= NF; k++) v[FILENAME == ARGV[1], ++n[FILENAME == ARGV[1]]] = $k }
+        END { if (n[0] != n[1] || n[0] < 4) exit 1
+              for (k = 1; k <= n[0]; k++) { d = v[0, k] - v[1, k]; if (d < 0) d = -d; if (d > 0.01 * v[1, k]) exit 1 } }' \
+        "$D/sample32.yaml" "$D/full32.yaml"
+    # concurrency that does not disturb: one pair at a time measures the
+    # same pairs with the same values.  The simulator's solver precision
+    # (1e-3) leaves up to ~0.2 % on small messages and ~2e-5 on large ones
+    # (as between LGate's intra and serial schedules); a shared link would
+    # take tens of percent off the bandwidth-bound sizes (64 KiB and up).
+    sim_probe fram "$D/hosts32.txt" 32 -M 256K -R 2 --batch-time 0 --max-insert 0 --sample --concurrency serial \
+          --save "$D/sample32s.txt"
+    check "SMPI sample serial: 56 pairs in 56 rounds" has "sample: 56 pairs \(of P\(P-1\)/2 = 496\) in 56 rounds"
+    check "SMPI sample: concurrent values = serial ones (1% below 64 KiB, 0.1% from 64 KiB)" awk '
+        FNR == NR { if ($1 == "pair" || $1 == "s") A[++na] = $0; next }
+        $1 == "pair" || $1 == "s" { split(A[++nb], a, " ")
+            if ($1 != a[1] || $2 != a[2] || ($1 == "pair" && $3 != a[3])) bad = 1
+            if ($1 != "s") next
+            for (k = 3; k <= 6; k++) { d = a[k] - $k; if (d < 0) d = -d
+                if (d > ($2 < 65536 ? 0.01 : 1e-3) * a[k]) bad = 1 } }
+        END { exit bad || na != nb || na == 0 }' "$D/sample32.txt" "$D/sample32s.txt"
+
     # ARM1-like node (the SimGrid host is a NUMA domain): 2 ranks per NUMA
     # domain, round robin.  One physical node: the job; sockets and NUMA
     # domains found by measuring.

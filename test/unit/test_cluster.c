@@ -148,6 +148,16 @@ static void test_labels_and_scores(void)
            "renamed identical partition: ARI 1, accuracy 1");
     int p5[] = {0, 1, 2, 3, 4, 5};
     TAP_OK(tt_accuracy(p5, t3, 6) == 2.0 / 6.0, "all singletons: accuracy 2/6");
+    TAP_OK(tt_accuracy(t3, p5, 6) == 2.0 / 6.0, "against singletons as the truth: 2/6 (rows = the smaller side)");
+    /* every rank alone against 64 hosts at P=4096 (the validation's
+     * "(ranks)"): the assignment runs on 64 rows, not 4096 x 4096 */
+    static int alone[4096], host[4096];
+    for (int i = 0; i < 4096; i++) {
+        alone[i] = 4095 - i;
+        host[i] = i % 64;
+    }
+    TAP_OK(tt_accuracy(alone, host, 4096) == 64.0 / 4096 && tt_accuracy(host, alone, 4096) == 64.0 / 4096,
+           "4096 singletons against 64 groups: accuracy 64/4096 either way");
 
     /* silhouette: two tight pairs far apart */
     double D[16] = {0, 1, 10, 10, 1, 0, 10, 10, 10, 10, 0, 1, 10, 10, 1, 0};

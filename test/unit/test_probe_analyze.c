@@ -74,6 +74,24 @@ static char *topo_text(const tt_meas *m, const tt_analysis *a)
     return buf;
 }
 
+/* Loads a topology text with the library's loader (through a file).
+ * Returns tb_config_load's result. */
+static int load_text(const char *text, tb_config *cfg, char *err, size_t errlen)
+{
+    char path[] = "/tmp/test_probe_topoXXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s", path);
+        return -1;
+    }
+    fputs(text, f);
+    fclose(f);
+    int rc = tb_config_load(path, cfg, err, errlen);
+    remove(path);
+    return rc;
+}
+
 static int level_of(const tt_analysis *a, const char *name)
 {
     for (int l = 0; l < a->h.nlevels; l++)
@@ -137,13 +155,8 @@ int main(void)
     fclose(f);
 
     /* the YAML loads with the library's loader and says the same */
-    char path[] = "/tmp/test_probe_topoXXXXXX";
-    int fd = mkstemp(path);
-    f = fdopen(fd, "w");
-    fputs(t1, f);
-    fclose(f);
     tb_config cfg;
-    rc = tb_config_load(path, &cfg, err, sizeof err);
+    rc = load_text(t1, &cfg, err, sizeof err);
     TAP_OK(rc == 0, "tb_config_load accepts the topology (%s)", rc ? err : "ok");
     if (rc == 0) {
         const tb_topology *t = &cfg.topo;
@@ -157,7 +170,6 @@ int main(void)
         TAP_OK(ok, "loaded topology: levels, groups, leaves and distance classes (us) as analysed");
         tb_config_free(&cfg);
     }
-    remove(path);
     free(t1);
     free(t2);
     tt_analysis_free(&a2);
@@ -187,9 +199,77 @@ int main(void)
     TAP_OK(rc != 0 && strstr(err, "not measured"), "fast: unmeasured pairs with no stand-in are an error (%s)", err);
     tt_meas_free(&fm);
 
+    /* sample mode: rank 2 swept its host and the other host's pivot 5;
+     * within the sockets one pair each; the rest by minimax paths */
+    tt_meas sm;
+    make_meas(&sm, NULL);
+    sm.opt.sample = 1;
+    static const int keep[][2] = {{0, 2}, {1, 2}, {2, 3}, {2, 5}, {4, 5}, {5, 6}, {5, 7}, {0, 1}, {6, 7}};
+    int w = 0;
+    for (int p = 0; p < sm.npairs; p++) {
+        int k = 0, nk = (int)(sizeof keep / sizeof keep[0]);
+        while (k < nk && !(keep[k][0] == sm.pair[p].i && keep[k][1] == sm.pair[p].j))
+            k++;
+        if (k < nk)
+            sm.pair[w++] = sm.pair[p];
+        else
+            tt_pair_rec_free(&sm.pair[p]);
+    }
+    sm.npairs = w;
+    for (int x = 0; x < N; x++)
+        sm.rank[x].measured = x == 2 || x == 5;
+    rc = tt_analyze(&sm, &o, &truth, &fa, err, sizeof err);
+    TAP_OK(rc == 0 && fa.extended == 28 - 9, "sample: 19 pairs completed (%d; %s)", rc ? -1 : fa.extended,
+           rc ? err : "ok");
+    TAP_OK(rc == 0 && fa.h.nlevels == 2 && level_of(&fa, "node") == 0 && level_of(&fa, "socket") == 1 &&
+               tt_accuracy(fa.h.labels[1], truth.labels[1], N) == 1.0,
+           "sample: the same levels as the full measurement");
+    double t25, t02, t01;
+    tt_pair_rec_time(&sm.pair[4], 0, TT_INTERP_PIECEWISE, &t25); /* (2, 5) */
+    tt_pair_rec_time(&sm.pair[0], 0, TT_INTERP_PIECEWISE, &t01); /* (0, 1) */
+    tt_pair_rec_time(&sm.pair[1], 0, TT_INTERP_PIECEWISE, &t02); /* (0, 2) */
+    TAP_OK(rc == 0 && fa.T[0 * N + 7] == t25 && fa.T[3 * N + 4] == t25,
+           "sample: (0,7) and (3,4) take the one pair between the hosts");
+    TAP_OK(rc == 0 && fa.T[1 * N + 3] == (t01 > t02 ? t01 : t02) && fa.rep[0] == 2 && fa.rep[6] == 5,
+           "sample: (1,3) takes the largest time of its best path; ranks stand for by their measured rank");
+    /* the classes are medians of the measured pairs only: the socket
+     * class of (0,2), (1,2), (5,6), (5,7) (1.002, 1.006, 1.006, 1.002 us)
+     * is their middle two's mean, where the 8 pairs of the completed
+     * matrix (paths take the least: (0,3), (1,3), (4,7) at 1.002 us) would
+     * give 1.002 us */
+    double t12;
+    tt_pair_rec_time(&sm.pair[2], 0, TT_INTERP_PIECEWISE, &t12); /* (1, 2) */
+    char *ts = rc == 0 ? topo_text(&sm, &fa) : NULL;
+    int lrc = ts ? load_text(ts, &cfg, err, sizeof err) : -1;
+    TAP_OK(lrc == 0 && cfg.topo.dist.given && fabs(cfg.topo.dist.level[0] - t25 * 1e6) < 1e-4 &&
+               fabs(cfg.topo.dist.level[1] - 0.5 * (t02 + t12) * 1e6) < 1e-4 &&
+               fabs(cfg.topo.dist.level[1] - t02 * 1e6) > 1e-3 && fabs(cfg.topo.dist.within - t01 * 1e6) < 1e-4,
+           "sample: distance classes are medians of the measured pairs (%s; socket %.6g us, measured %.6g)",
+           lrc ? err : "ok", lrc ? -1.0 : cfg.topo.dist.level[1], 0.5 * (t02 + t12) * 1e6);
+    if (lrc == 0)
+        tb_config_free(&cfg);
+    free(ts);
+    tt_analysis_free(&fa);
+    /* a save file round trip keeps sample=1 */
+    f = tmpfile();
+    tt_save_write(&sm, f);
+    rewind(f);
+    rc = tt_save_read(f, "tmp", &r, err, sizeof err);
+    fclose(f);
+    TAP_OK(rc == 0 && r.opt.sample == 1 && r.npairs == 9, "sample: the save file keeps sample=1");
+    if (rc == 0)
+        tt_meas_free(&r);
+    /* without the pair between the hosts no path joins them */
+    tt_pair_rec_free(&sm.pair[4]);
+    sm.pair[4] = sm.pair[--sm.npairs];
+    rc = tt_analyze(&sm, &o, &truth, &fa, err, sizeof err);
+    TAP_OK(rc != 0 && strstr(err, "ranks 0 and 4 are joined by no measured pairs"), "sample: hosts no pair joins are an error (%s)",
+           err);
+    tt_meas_free(&sm);
+
     /* truth file: an extra coarse level, and a bad line */
     char tpath[] = "/tmp/test_probe_truthXXXXXX";
-    fd = mkstemp(tpath);
+    int fd = mkstemp(tpath);
     f = fdopen(fd, "w");
     fprintf(f, "# host truths\nnode0 island=a rack=r1\nnode1 island=a rack=r2\nother island=b rack=r3\n");
     fclose(f);
