@@ -95,8 +95,18 @@ static double fan_of(const double *fanout, int cls)
  * first (the first one's is in its arrival time, L + g); rendezvous
  * messages pay only the overheads of an empty one (the transfer is the
  * gap's). */
+/* k trees at once: a rank takes in k flows together, each at 1/k of its
+ * way in (the byte part of the gap k times over) */
+static void share_rx(tn_edge_cost *e, int k)
+{
+    if (k > 1) {
+        e->g += (k - 1) * e->gbw;
+        e->gbw *= k;
+    }
+}
+
 static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, const double *fanout, const tb_tree *t,
-                      const tb_alg_spec *spec, size_t n, const double *start, double *done, double *port)
+                      int ntrees, const tb_alg_spec *spec, size_t n, const double *start, double *done, double *port)
 {
     const int P = t->size;
     const size_t seg = seg_bytes(spec);
@@ -168,6 +178,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
             size_t cseg = tb_tree_edge_segment(t, ch[i], seg);
             full[i].len = end[i] - cursor[i] < cseg ? end[i] - cursor[i] : cseg;
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
+            share_rx(&full[i].e, ntrees);
             tn_edge_cost z;
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
             full[i].post = z.os;
@@ -200,6 +211,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                     const tn_edge_cost *e = &full[i].e;
                     if (len != full[i].len) {
                         tn_costs_edge(c, wr(world, r), wr(world, k), len, &last);
+                        share_rx(&last, ntrees);
                         e = &last;
                     }
                     if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
@@ -473,7 +485,7 @@ static double replay_plan(const tn_costs *c, const int *world, const tb_plan *p,
     /* two trees run at once: each rank done when both are (their sharing
      * of the rank's links is not modelled here: the resource term counts it) */
     for (int k = 0; ok && k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
-        ok = tree_phase(c, world, h, fanout, tb_plan_tree(p, k), spec, bytes, start, tdone, tport) == 0;
+        ok = tree_phase(c, world, h, fanout, tb_plan_tree(p, k), p->ntrees, spec, bytes, start, tdone, tport) == 0;
         for (int r = 0; ok && r < P; r++) {
             if (k == 0 || tdone[r] > now[r])
                 now[r] = tdone[r];
