@@ -144,22 +144,15 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
             if (o->warmup < 0)
                 return -1;
         } else if (!strcmp(a, "--root")) {
-            char *end;
-            long r = strtol(v, &end, 10);
             if (!strcmp(v, "rotate"))
                 o->root = -1;
-            else if (end == v || *end || r < 0 || r > INT32_MAX)
+            else if (tb_parse_int(v, 0, INT32_MAX, &o->root) != 0)
                 return -1;
-            else
-                o->root = (int)r;
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
         } else if (!strcmp(a, "--tests")) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (end == v || *end || n < 0 || n > 1000000)
+            if (tb_parse_int(v, 0, 1000000, &o->tests) != 0)
                 return -1;
-            o->tests = (int)n;
         } else {
             return -1;
         }

@@ -130,17 +130,6 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* The options that take a number, a size or a path, one line each: where
  * the value goes (an offset into cli) and the range it must lie in. */
 typedef enum {
@@ -200,7 +189,7 @@ static int set_value(cli *c, const value_opt *o, const char *val)
     long l;
     switch (o->kind) {
     case V_INT:
-        return parse_int(val, (long)o->lo, (long)o->hi, to);
+        return tb_parse_int(val, (long)o->lo, (long)o->hi, to);
     case V_REAL:
         return parse_double(val, o->lo, o->hi, to);
     case V_MICROS:

@@ -149,10 +149,8 @@ static int num_option_of(tn_opts *o, const char *a, num_option *n)
 static int parse_number(const num_option *n, const char *v)
 {
     char *end = NULL;
-    if (n->i) {
-        *n->i = (int)strtol(v, &end, 10);
-        return *end || *n->i < n->min ? -1 : 0;
-    }
+    if (n->i)
+        return tb_parse_int(v, (long)n->min, INT_MAX, n->i);
     *n->d = strtod(v, &end);
     return *end || !(*n->d >= n->min) ? -1 : 0;
 }

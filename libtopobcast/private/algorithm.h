@@ -96,5 +96,12 @@ int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b);
  * \return 0 with *out set, or -1 if malformed, not a whole number of bytes,
  * or beyond SIZE_MAX. */
 int tb_parse_size(const char *text, size_t *out);
+/* \brief Parses a decimal integer (strtol: optional sign, leading blanks,
+ * nothing after the digits) that must lie in [lo, hi] and fit an int.  The
+ * one integer parser of the library's spec parameters and the probe's
+ * options.
+ * \return 0 with *out set, or -1 (*out untouched) if malformed, out of
+ * range or beyond the range of long. */
+int tb_parse_int(const char *text, long lo, long hi, int *out);
 
 #endif

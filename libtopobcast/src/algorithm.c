@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +85,12 @@ int tb_parse_size(const char *text, size_t *out)
     return 0;
 }
 
-static int parse_int(const char *v, int lo, int hi, int *out)
+int tb_parse_int(const char *text, long lo, long hi, int *out)
 {
     char *end;
     errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < lo || x > hi)
+    long x = strtol(text, &end, 10);
+    if (end == text || *end || errno || x < lo || x > hi || x < INT_MIN || x > INT_MAX)
         return -1;
     *out = (int)x;
     return 0;
@@ -201,19 +202,19 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
     case TB_PARAM_SEND:
         return parse_either("send", val, "blocking", "nonblocking", &s->nonblocking, err, errlen);
     case TB_PARAM_OUTSTANDING:
-        if (parse_int(val, 1, 64, &s->outstanding) != 0) {
+        if (tb_parse_int(val, 1, 64, &s->outstanding) != 0) {
             snprintf(err, errlen, "outstanding=%s: expected an integer from 1 to 64", val);
             return -1;
         }
         return 0;
     case TB_PARAM_CHAINS:
-        if (parse_int(val, 1, 1 << 20, &s->chains) != 0) {
+        if (tb_parse_int(val, 1, 1 << 20, &s->chains) != 0) {
             snprintf(err, errlen, "chains=%s: expected a positive integer", val);
             return -1;
         }
         return 0;
     case TB_PARAM_RADIX:
-        if (parse_int(val, 2, 1 << 20, &s->radix) != 0) {
+        if (tb_parse_int(val, 2, 1 << 20, &s->radix) != 0) {
             snprintf(err, errlen, "radix=%s: expected an integer >= 2", val);
             return -1;
         }

@@ -28,3 +28,45 @@ if [ -n "$flags" ] && ! grep -q 'libtopobcast/src' <<<"$flags" && grep -q 'libto
 else
     echo "not ok $T TOOL_CFLAGS should name libtopobcast/private and not libtopobcast/src: '$flags'"
 fi
+# the map: every tracked source file is named in DESIGN.md, in the section
+# of its folder (a heading "## DIR/" or "### DIR/", the top level's "## Top
+# level"), as `BASENAME` or by its path; libtopobcast/'s files in
+# libtopobcast/DESIGN.md, by their path below libtopobcast/ or `BASENAME`.
+# Test data (test/fixtures/, test/fuzz/corpus/) is mapped per folder.
+if [ ! -f DESIGN.md ] || [ ! -f libtopobcast/DESIGN.md ]; then
+    echo "not ok $T DESIGN.md and libtopobcast/DESIGN.md exist"
+else
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        srcs=$(git ls-files '*.c' '*.h' '*.sh' '*.py' '*.mk' '*.F90' Makefile)
+    else
+        srcs=$(find . -path ./build -prune -o -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' \
+                    -o -name '*.mk' -o -name '*.F90' -o -name Makefile \) -print | sed 's|^\./||' | sort)
+    fi
+    srcs=$(grep -vE '^test/(fixtures|fuzz/corpus)/' <<<"$srcs")
+    # "DIR<TAB>`token`" for every backticked token of every folder's section
+    named=$(awk '/^##+ / { sec = ($0 ~ /^## Top level/) ? "." : $2; sub(/\/$/, "", sec); next }
+                 sec != "" { s = $0
+                     while (match(s, /`[^`]+`/)) { print sec "\t" substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH) } }' DESIGN.md)
+    missing=()
+    nfiles=0
+    while IFS= read -r f; do
+        [ -n "$f" ] || continue
+        nfiles=$((nfiles + 1))
+        b=$(basename "$f")
+        d=$(dirname "$f")
+        if [ "${f#libtopobcast/}" != "$f" ]; then
+            grep -qF -- "${f#libtopobcast/}" libtopobcast/DESIGN.md && continue
+            grep -qF -- "\`$b\`" libtopobcast/DESIGN.md && continue
+        else
+            grep -qF -- "$f" DESIGN.md && continue
+            grep -qxF -- "$d	\`$b\`" <<<"$named" && continue
+        fi
+        missing+=("$f")
+    done <<<"$srcs"
+    if [ ${#missing[@]} -eq 0 ] && [ "$nfiles" -gt 0 ]; then
+        echo "ok $T DESIGN.md and libtopobcast/DESIGN.md name every one of the $nfiles source files"
+    else
+        echo "not ok $T source files without a line in DESIGN.md (or libtopobcast/DESIGN.md): ${#missing[@]} of $nfiles"
+        printf '# %s\n' "${missing[@]}" | head -40
+    fi
+fi

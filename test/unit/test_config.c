@@ -54,20 +54,24 @@ static int load_text(const char *text, tb_config *cfg, char *err, size_t errlen)
     return tb_config_load_buffer(text, strlen(text), "t.yaml", cfg, err, errlen);
 }
 
-/* A small valid topology: 2 hosts x 2 sockets x 1 core = 4 leaves. */
-static const char *base_topo =
-    "topobcast: 2\n"
-    "topology:\n"
-    "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
-    "  levels: [node, socket]\n"
-    "  leaves:\n"
-    "    - [0, 0, -1, 0]\n"
-    "    - [0, 1, -1, 1]\n"
-    "    - [1, 0, -1, 0]\n"
-    "    - [1, 1, -1, 1]\n"
-    "  groups:\n"
-    "    node: [[0, 1], [2, 3]]\n"
+/* A small valid topology: 2 hosts x 2 sockets x 1 core = 4 leaves (the
+ * topology of base_topo and shape_sel, without distances or selection). */
+#define TOPO_2X2 \
+    "topobcast: 2\n" \
+    "topology:\n" \
+    "  fingerprint: {nprocs: 4, hosts: [a, b]}\n" \
+    "  levels: [node, socket]\n" \
+    "  leaves:\n" \
+    "    - [0, 0, -1, 0]\n" \
+    "    - [0, 1, -1, 1]\n" \
+    "    - [1, 0, -1, 0]\n" \
+    "    - [1, 1, -1, 1]\n" \
+    "  groups:\n" \
+    "    node: [[0, 1], [2, 3]]\n" \
     "    socket: [[0], [1], [2], [3]]\n"
+
+static const char *base_topo =
+    TOPO_2X2
     "  distance: {unit: us, levels: [5, 1], within: 0.5}\n"
     "selection:\n"
     "  - {comm: 1-inf, bytes: 0-16K, algorithm: binomial}\n"
@@ -1049,18 +1053,7 @@ static void test_identity(void)
 
 /* base_topo's levels are node (bit 0) and socket (bit 1). */
 static const char *shape_sel =
-    "topobcast: 2\n"
-    "topology:\n"
-    "  fingerprint: {nprocs: 4, hosts: [a, b]}\n"
-    "  levels: [node, socket]\n"
-    "  leaves:\n"
-    "    - [0, 0, -1, 0]\n"
-    "    - [0, 1, -1, 1]\n"
-    "    - [1, 0, -1, 0]\n"
-    "    - [1, 1, -1, 1]\n"
-    "  groups:\n"
-    "    node: [[0, 1], [2, 3]]\n"
-    "    socket: [[0], [1], [2], [3]]\n"
+    TOPO_2X2
     "selection:\n"
     "  - {nodes: 1, bytes: 0-64K, algorithm: binomial}\n"
     "  - {ppn: 1, levels: node, algorithm: flat}\n"
