@@ -27,7 +27,14 @@ typedef struct tbr_heatmap {
     int nlevels;                /* partitions outlined along the diagonal, coarsest first */
     const int *const *groups;   /* [nlevels][n] group of each rank */
     double clip_pct;            /* colours saturate at this percentile of the off-diagonal entries */
-    int max_cells;              /* per side; more ranks are averaged into blocks (0: 160) */
+    int max_cells;              /* a cell per rank up to this many ranks (0: 160) */
+    /* Above max_cells ranks the cells aggregate ranks, at most agg_cells per
+     * side (0: 64): the runs of cell_group along the order (a level's
+     * groups, one cell per pair of groups) when there are no more, else
+     * blocks of equal size. */
+    int agg_cells;
+    const int *cell_group;      /* [n] group of each rank, may be NULL */
+    const char *cell_level;     /* the groups' name in tips ("node") */
 } tbr_heatmap;
 
 typedef struct tbr_heatmap_info {
@@ -35,13 +42,23 @@ typedef struct tbr_heatmap_info {
     double clip;       /* top of the colour scale */
     int nclipped;      /* off-diagonal entries above clip */
     int noff;          /* finite off-diagonal entries */
-    int block;         /* ranks per cell side */
+    int block;         /* ranks per cell side (the largest; 1: a cell per pair of ranks) */
+    int grouped;       /* 1: a cell per pair of cell_group's groups */
     int ncells;        /* matrix cells drawn (rect class "cell") */
 } tbr_heatmap_info;
 
 /* p-th percentile (0..100) of the finite values of v[0..n), linear
  * interpolation between order statistics; NAN if none.  v is not changed. */
 double tbr_percentile(const double *v, int n, double p);
+/* \brief tbr_percentile of the finite off-diagonal entries of the n x n
+ *        matrix D, without a copy or a sort (a few passes over D).
+ * \return the same value as tbr_percentile on those entries; NAN if none
+ *         or out of memory. */
+double tbr_percentile_offdiag(const double *D, int n, double p);
+/* \brief The heatmap of h->D (cells: tbr_heatmap above), a colour bar and
+ *        the group outlines of h->groups.
+ * \return 0 with *info (may be NULL) filled, -1 on bad input or out of
+ *         memory. */
 int tbr_heatmap_svg(tbr_buf *b, const tbr_heatmap *h, tbr_heatmap_info *info);
 
 /* ---- dendrogram (dendrogram.c) ----------------------------------------- */

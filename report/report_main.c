@@ -320,10 +320,24 @@ static void fact(tbr_buf *b, const char *label, const char *value)
 }
 
 /* Heatmap of one matrix in rank order and in the hierarchy's order. */
+/* The finest level of at most TBR_HEATMAP_GROUPS groups (and at least
+ * two), whose groups are the cells of a large hierarchy-ordered heatmap;
+ * -1 if none. */
+#define TBR_HEATMAP_GROUPS 64
+static int heatmap_level(const tb_topology *t)
+{
+    int best = -1;
+    for (int l = 0; l < t->nlevels; l++)
+        if (t->ngroups[l] >= 2 && t->ngroups[l] <= TBR_HEATMAP_GROUPS)
+            best = l;
+    return best;
+}
+
 static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const double *T, int n,
                         const int *hier_order, const tb_topology *t, const char *const *names, double clip,
                         tbr_heatmap_info *info)
 {
+    int cl = heatmap_level(t);
     char levels[256];
     size_t lo_ = 0;
     levels[0] = 0;
@@ -337,7 +351,9 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
         snprintf(title, sizeof title, "%s, %s", what, k ? "ordered by the discovered hierarchy" : "rank order");
         tbr_heatmap h = {.id = id, .title = title, .D = T, .n = n, .order = k ? hier_order : NULL,
                          .names = names, .nlevels = k ? t->nlevels : 0,
-                         .groups = k ? (const int *const *)t->group : NULL, .clip_pct = clip};
+                         .groups = k ? (const int *const *)t->group : NULL, .clip_pct = clip,
+                         .agg_cells = TBR_HEATMAP_GROUPS, .cell_group = k && cl >= 0 ? t->group[cl] : NULL,
+                         .cell_level = cl >= 0 ? t->level_name[cl] : NULL};
         tbr_buf svg;
         tbr_buf_init(&svg);
         if (tbr_heatmap_svg(&svg, &h, info) != 0) {
@@ -350,11 +366,18 @@ static int heatmap_pair(tbr_buf *page, const char *key, const char *what, const 
             snprintf(cap, sizeof cap, "%s between every pair of ranks (row sends to column). Colours from %s to "
                      "%s (the %gth percentile); %d of %d off-diagonal entries lie above and are drawn in the top "
                      "colour.%s", what, lo, hi, clip, info->nclipped, info->noff,
-                     info->block > 1 ? " Ranks are averaged in blocks to keep the page small." : "");
+                     info->block > 1 ? " Ranks are averaged in blocks of consecutive ranks to keep the page "
+                     "small (report/README.md)." : "");
+        else if (info->grouped)
+            snprintf(cap, sizeof cap, "The same matrix with the ranks reordered by the topology's groups "
+                     "(%s), one cell per pair of %s groups: the mean of their ranks' pairs (hover for the "
+                     "range). White outlines mark the groups of each level as large as a cell or larger, "
+                     "thickest for the coarsest.", levels, t->level_name[cl]);
         else
             snprintf(cap, sizeof cap, "The same matrix with the ranks reordered by the topology's groups "
                      "(%s): white outlines mark the groups of each level, thickest for the coarsest. "
-                     "Blocks along the diagonal are the groups the clustering found.", levels);
+                     "Blocks along the diagonal are the groups the clustering found.%s", levels,
+                     info->block > 1 ? " Ranks are averaged in blocks." : "");
         tbr_html_figure(page, fid, svg.s, cap);
         tbr_buf_free(&svg);
     }
@@ -418,8 +441,9 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     const char **names = calloc((size_t)n, sizeof *names);
     int *hier = malloc((size_t)n * sizeof *hier), *pos = malloc((size_t)n * sizeof *pos);
     int *dorder = malloc((size_t)n * sizeof *dorder);
-    tbr_buf svg;
+    tbr_buf svg, heat;
     tbr_buf_init(&svg);
+    tbr_buf_init(&heat);
     tbr_catmap colors;
     memset(&colors, 0, sizeof colors);
     if (!names || !hier || !pos || !dorder)
@@ -428,14 +452,6 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         names[r] = m->rank[r].host;
     if (tt_analyze(m, &ao, &in->truth, &an, err, sizeof err) != 0) {
         fprintf(stderr, "topobcast-report: clustering the measurements: %s\n", err);
-        goto out;
-    }
-    tt_analysis_opts o0 = ao, oL = ao;
-    o0.at = 0;
-    oL.at = large;
-    if (tt_analyze(m, &o0, &in->truth, &a0, err, sizeof err) != 0 ||
-        tt_analyze(m, &oL, &in->truth, &aL, err, sizeof err) != 0) {
-        fprintf(stderr, "topobcast-report: distances: %s\n", err);
         goto out;
     }
     if (n >= 2) {
@@ -453,6 +469,39 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         goto out;
     }
     tbr_tree_order(tree, pos, hier);
+    free(an.D); /* the dendrogram is made: of the matrices only t(m) is left to draw */
+    an.D = NULL;
+
+    /* The heatmaps, drawn before the page around them so that one analysis'
+     * matrices at a time are alive: D(0) is the clustered analysis' t(m)
+     * when that was at m = 0, else an analysis of its own; then D(large). */
+    tt_analysis_opts o0 = ao, oL = ao;
+    o0.at = 0;
+    oL.at = large;
+    tbr_heatmap_info i0, iL;
+    const double *T0 = an.T;
+    if (ao.at != 0) {
+        if (tt_analyze(m, &o0, &in->truth, &a0, err, sizeof err) != 0) {
+            fprintf(stderr, "topobcast-report: distances: %s\n", err);
+            goto out;
+        }
+        T0 = a0.T;
+    }
+    if (heatmap_pair(&heat, "small", "D(0)", T0, n, hier, t, names, c->clip, &i0) != 0)
+        goto out;
+    tt_analysis_free(&a0);
+    free(an.T);
+    an.T = NULL;
+    if (tt_analyze(m, &oL, &in->truth, &aL, err, sizeof err) != 0) {
+        fprintf(stderr, "topobcast-report: distances: %s\n", err);
+        goto out;
+    }
+    tbr_fmt_bytes(large, tmp2, sizeof tmp2);
+    snprintf(tmp, sizeof tmp, "D(%s)", tmp2);
+    if (heatmap_pair(&heat, "large", tmp, aL.T, n, hier, t, names, c->clip, &iL) != 0)
+        goto out;
+    tt_analysis_free(&aL);
+
     *have_acc = in->truth.ntruth > 0 && tbr_accuracy_compute(t, &in->truth, acc) == 0;
 
     /* ---- header ---- */
@@ -514,14 +563,8 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     tbr_html_p(page, "note", "Outliers are clipped: the colour scale of each heatmap ends at the %gth percentile "
                "of its off-diagonal entries, and larger entries are drawn in the top colour (counts in the "
                "captions), so one slow pair cannot flatten the rest of the scale.", c->clip);
-    tbr_heatmap_info i0, iL;
-    tbr_fmt_bytes(0, tmp2, sizeof tmp2);
-    if (heatmap_pair(page, "small", "D(0)", a0.T, n, hier, t, names, c->clip, &i0) != 0)
-        goto out;
-    tbr_fmt_bytes(large, tmp2, sizeof tmp2);
-    snprintf(tmp, sizeof tmp, "D(%s)", tmp2);
-    if (heatmap_pair(page, "large", tmp, aL.T, n, hier, t, names, c->clip, &iL) != 0)
-        goto out;
+    if (heat.s)
+        tbr_puts(page, heat.s);
     tbr_html_section_end(page);
 
     /* ---- dendrogram ---- */
@@ -725,9 +768,10 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
     tbr_html_section_end(page);
     tbr_html_p(page, "meta", "Written by topobcast-report; self-contained (inline SVG and CSS, no scripts).");
     tbr_html_end(page);
-    rc = page->failed || svg.failed ? -1 : 0;
+    rc = page->failed || svg.failed || heat.failed ? -1 : 0;
 out:
     tbr_buf_free(&svg);
+    tbr_buf_free(&heat);
     tt_dendrogram_free(&dg);
     tt_analysis_free(&an);
     tt_analysis_free(&a0);
