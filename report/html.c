@@ -32,7 +32,7 @@ static const char style[] =
     "svg .axis{stroke:#666;stroke-width:1}svg .grid{stroke:#e6e6e6;stroke-width:1}"
     "svg .grid.minor{stroke:#f2f2f2}\n"
     "svg .cell{stroke:none;shape-rendering:crispEdges}svg .grp{stroke:#fff;fill:none}svg .bar-frame{stroke:#888;fill:none}\n"
-    "svg .link{stroke:#335;stroke-width:1.3}svg .cut{stroke:#d62728;stroke-width:1.4;stroke-dasharray:6 4}\n"
+    "svg .link{stroke:#335;stroke-width:1.3}svg .sub{stroke:#335;stroke-width:1;fill:#dde3ee}svg .cut{stroke:#d62728;stroke-width:1.4;stroke-dasharray:6 4}\n"
     "svg .cut-label{font-size:11.5px;fill:#b01c1d}\n"
     "svg .edge{stroke:#999;stroke-width:1.2}svg .tnode{stroke:#7a8ca0;stroke-width:1}\n"
     "svg .tlabel{font-size:12px;font-weight:600}svg .tsub{font-size:11px;fill:#555}"

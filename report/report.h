@@ -74,10 +74,16 @@ typedef struct tbr_dendro {
     double unit_scale;             /* merge distances are multiplied by this for labels; 1e6 means
                                       seconds, shown in us, ms or s as their size suits */
     const char *unit;              /* axis unit when unit_scale is not 1e6 */
+    int max_leaves;                /* every merge drawn up to this many ranks (0: 160) */
+    int agg_leaves;                /* above: the top agg_leaves - 1 merges only (0: 64) */
 } tbr_dendro;
 
-/* One polyline (class "link") per merge, one line (class "cut") per level
- * with a finite cut. */
+/* \brief One polyline (class "link") per merge drawn, one line (class
+ *        "cut") per level with a finite cut; above max_leaves ranks the
+ *        top agg_leaves - 1 merges, and each node they join that is a merge
+ *        a triangle (class "sub") up to its height, labelled with its
+ *        number of ranks and its first rank.
+ * \return 0, or -1 with fewer than 2 ranks or out of memory. */
 int tbr_dendrogram_svg(tbr_buf *b, const tbr_dendro *d);
 
 /* ---- topology tree (tree_view.c) --------------------------------------- */
