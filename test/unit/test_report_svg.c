@@ -302,6 +302,65 @@ static void test_heatmap(void)
     tbr_buf_free(&b);
     free(D);
 
+    /* large, by groups: 240 ranks in 12 groups of 20, listed in reverse
+     * order of their groups: one cell per pair of groups, the tips with the
+     * mean and range of its pairs */
+    n = 240;
+    D = clustered_matrix(n, 20, 0);
+    int *gid = malloc((size_t)n * sizeof *gid), *ord = malloc((size_t)n * sizeof *ord);
+    for (int r = 0; r < n; r++) {
+        gid[r] = r / 20;
+        ord[r] = n - 1 - r;
+    }
+    const int *glev[1] = {gid};
+    tbr_heatmap grp = {.id = "grp", .D = D, .n = n, .order = ord, .nlevels = 1, .groups = glev, .clip_pct = 95,
+                       .cell_group = gid, .cell_level = "node"};
+    tbr_buf_init(&b);
+    TAP_OK(tbr_heatmap_svg(&b, &grp, &info) == 0 && well_formed(&b, "grouped heatmap"), "240-rank heatmap by groups renders");
+    TAP_OK(info.grouped && info.block == 20 && info.ncells == 144 && count(b.s, "class=\"cell") == 144,
+           "240 ranks in 12 groups: 12 x 12 cells (%d, block %d)", info.ncells, info.block);
+    TAP_OK(strstr(b.s, "<title>node 11 (20 ranks) \xe2\x86\x92 node 11 (20 ranks): 1 \xc2\xb5s mean, 1 \xc2\xb5s-1") != NULL &&
+               strstr(b.s, "node 11 (20 ranks) \xe2\x86\x92 node 10 (20 ranks): 4 \xc2\xb5s mean") != NULL,
+           "a cell per pair of groups, first the last group (reverse order), mean and range in the tip");
+    TAP_OK(count(b.s, "class=\"grp\"") == 12, "the groups outlined");
+    tbr_buf_free(&b);
+    /* more groups than agg_cells: blocks again */
+    grp.agg_cells = 10;
+    tbr_buf_init(&b);
+    TAP_OK(tbr_heatmap_svg(&b, &grp, &info) == 0 && !info.grouped && info.block == 24 && info.ncells == 100 &&
+               count(b.s, "class=\"grp\"") == 0,
+           "12 groups, 10 cells a side: blocks of 24, no outlines finer than a cell (%d cells)", info.ncells);
+    tbr_buf_free(&b);
+    free(gid);
+    free(ord);
+
+    /* the exact percentile of the off-diagonal entries, without a sort:
+     * the same as tbr_percentile on them (ties, NAN, negatives included) */
+    int same = 1;
+    double *off = malloc((size_t)n * (size_t)n * sizeof *off);
+    unsigned seed = 7;
+    for (int trial = 0; trial < 4; trial++) {
+        int m = 0, nt = trial < 2 ? 5 : 60;
+        for (int i = 0; i < nt; i++)
+            for (int j = 0; j < nt; j++) {
+                seed = seed * 1103515245u + 12345u;
+                double x = trial == 1 ? (double)(seed % 3) : ((double)(seed >> 8) / 16777216.0 - 0.2) * 1e-5;
+                if (trial == 3 && seed % 17 == 0)
+                    x = NAN;
+                D[i * nt + j] = x;
+                if (i != j)
+                    off[m++] = x;
+            }
+        for (double p = 0; p <= 100; p += 12.5)
+            same &= tbr_percentile_offdiag(D, nt, p) == tbr_percentile(off, m, p);
+    }
+    TAP_OK(same, "percentile of the off-diagonal entries = tbr_percentile of them (4 matrices, 9 percentiles)");
+    for (int k = 0; k < 4; k++)
+        D[k] = k == 0 || k == 3 ? 0 : NAN;
+    TAP_OK(isnan(tbr_percentile_offdiag(D, 2, 50)), "no finite off-diagonal entry: NAN");
+    free(off);
+    free(D);
+
     double v[5] = {5, 1, NAN, 3, 2};
     TAP_OK(tbr_percentile(v, 5, 50) == 2.5 && tbr_percentile(v, 5, 100) == 5 && tbr_percentile(v, 5, 0) == 1,
            "percentile ignores NAN and interpolates");
@@ -340,6 +399,20 @@ static void test_dendrogram(void)
     TAP_OK(count(b.s, "class=\"cut\"") == 2, "one dashed cut per level");
     TAP_OK(count(b.s, "class=\"cut-label\"") == 2 && strstr(b.s, "2 groups") && strstr(b.s, "6 groups"),
            "cuts labelled with their group counts");
+    tbr_buf_free(&b);
+    /* collapsed: the top 3 merges only, over the 4 nodes they join */
+    d.max_leaves = 8;
+    d.agg_leaves = 4;
+    tbr_buf_init(&b);
+    TAP_OK(tbr_dendrogram_svg(&b, &d) == 0 && well_formed(&b, "collapsed dendrogram"),
+           "collapsed dendrogram is well-formed");
+    TAP_OK(count(b.s, "class=\"link\"") == 3 && count(b.s, "class=\"sub\"") == 4 &&
+               count(b.s, "ranks merged at or below") == 4 && count(b.s, "class=\"cut\"") == 2,
+           "12 ranks, 4 leaves: 3 links, 4 subtrees, the 2 cuts (%d links, %d subtrees)", count(b.s, "class=\"link\""),
+           count(b.s, "class=\"sub\""));
+    /* the merges inside islands tie at 2 us: the top 3 are the root and
+     * both of one island, over the other island and that island's sockets */
+    TAP_OK(count(b.s, "(6) ") == 1 && count(b.s, "(2) ") == 3, "subtrees labelled with their rank counts (6, 2, 2, 2)");
     tbr_buf_free(&b);
     tt_hierarchy_free(&h);
     tt_dendrogram_free(&dg);
