@@ -3,8 +3,9 @@
 # expanded from a SimGrid run, topology made by topobcast-probe --analyze, the
 # tuner's table and --compare CSV) and a page from a real 2-rank probe run on
 # this machine; both rendered in headless Chromium, which must log no console
-# message and whose DOM must hold every figure; a screenshot of the FRAM page
-# is kept in $BUILD/test/report/ for a human to look at.
+# message and whose DOM must hold every figure; screenshots of the FRAM page
+# and of a synthetic sampled P=4096 page (at most 5 MB) are kept in
+# $BUILD/test/report/ for a human to look at.
 cd "$(dirname "$0")/../.." || exit 1
 . test/suites/lib.sh
 
@@ -122,6 +123,32 @@ check "2-rank summary: one level, one group" has "^hierarchy \(1 level, coarsest
 check "mismatched inputs are refused" bash -c "! '$REPORT' --measurements '$D/local.txt' --topology '$D/fram8.yaml' \
     -o '$D/x.html' 2>/dev/null"
 
+# ---- a sampled P=4096 run (synthetic): figures aggregated, page <= 5 MB -----------
+# bench/scale/report_gen.py: 64 hosts of 64 ranks (8 islands, 2 sockets x 2
+# NUMA domains a host), ~6300 pairs as sample mode measures them
+S=$D/p4096
+python3 bench/scale/report_gen.py 4096 "$S"
+check "P=4096 inputs generated" [ -s "$S/meas.txt" ]
+"$PROBE" --analyze "$S/meas.txt" --truth "$S/truth.txt" -o "$S/topo.yaml" >/dev/null 2>&1
+check "P=4096 measurements analysed: island(8) node(64) socket(128) numa(256)" \
+    grep -q "levels: island(8) node(64) socket(128) numa(256)" <("$PROBE" --check "$S/topo.yaml" 2>&1)
+OUT=$("$REPORT" --measurements "$S/meas.txt" --topology "$S/topo.yaml" --truth "$S/truth.txt" \
+      --table "$S/table.yaml" --compare "$S/compare.csv" -o "$S/p4096.html" 2>&1)
+RC=$?
+check "P=4096 report written" bash -c "[ $RC -eq 0 ] && [ -s '$S/p4096.html' ]"
+SZ=$(stat -c %s "$S/p4096.html" 2>/dev/null || echo 0)
+echo "# P=4096 page: $SZ bytes"
+check "P=4096 page is at most 5 MB ($SZ bytes)" [ "$SZ" -le 5000000 ]
+H4=$S/p4096.html
+check "P=4096 rank-order heatmaps: blocks of 64 ranks, 64 x 64 cells" \
+    bash -c "[ \$(grep -c 'class=\"cell' <(sed -n '/id=\"svg-heatmap-small-rank/,/<\/svg>/p' '$H4')) -eq 4096 ]"
+check "P=4096 hierarchy heatmaps: one cell per pair of nodes (64 x 64), tips name the nodes" \
+    bash -c "hm=\$(sed -n '/id=\"svg-heatmap-large-hier/,/<\/svg>/p' '$H4'); [ \$(grep -c 'class=\"cell' <<<\"\$hm\") -eq 4096 ] &&
+             grep -q '<title>node [0-9]* (64 ranks, c00[0-9]*\.isl[0-9]*\.example\.org) .* mean, ' <<<\"\$hm\""
+check "P=4096 dendrogram: the top 63 merges, 64 subtrees with their rank counts" \
+    bash -c "[ \$(grep -c 'class=\"link\"' '$H4') -eq 63 ] && [ \$(grep -c 'class=\"sub\"' '$H4') -eq 64 ] &&
+             grep -q '>(64) [0-9]* c00' '$H4'"
+
 # ---- headless Chromium ----------------------------------------------------------
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then
@@ -177,4 +204,10 @@ check "Chromium renders the 2-rank page" [ $? -eq 0 ]
 check "2-rank page: no console messages" console_clean "$D/local.dom.log"
 check "2-rank page: its 8 figures in the DOM" figures "$D/local.dom" fig-heatmap-small-rank fig-heatmap-small-hier \
     fig-heatmap-large-rank fig-heatmap-large-hier fig-dendrogram fig-topology fig-accuracy fig-plogp
-echo "# screenshot: $D/fram8.png"
+render "$H4" "$D/p4096.dom" "$D/p4096.png"
+check "Chromium renders the P=4096 page" [ $? -eq 0 ]
+check "P=4096 page: no console messages" console_clean "$D/p4096.dom.log"
+# shellcheck disable=SC2086
+check "P=4096 page: all 10 figures in the DOM" figures "$D/p4096.dom" $FIGS_ALL
+grep ':CONSOLE' "$D/p4096.dom.log" | head -5 | sed 's/^/# /'
+echo "# screenshot: $D/fram8.png, $D/p4096.png"
