@@ -9,7 +9,7 @@ FUZZ_BIN     := $(BUILD)/fuzz/fuzz_config
 # The loader and what it reaches: the descriptor table reaches every tree,
 # plan and exchange builder (plain C, no MPI call).
 FUZZ_SRCS    := test/fuzz/fuzz_config.c $(addprefix libtopobcast/src/,config_yaml.c config_select.c algorithm.c \
-                alg_desc.c topo_derive.c topo_index.c hier.c) $(wildcard $(addprefix libtopobcast/src/,tree*.c plan*.c xchg*.c))
+                alg_desc.c topo_derive.c topo_index.c hier.c shape.c) $(wildcard $(addprefix libtopobcast/src/,tree*.c plan*.c xchg*.c))
 # topo_map.h includes mpi.h; nothing MPI is linked (no PMPI call is reached)
 FUZZ_MPI_INC  = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
 FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
