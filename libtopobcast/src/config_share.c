@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "config.h"
 
 enum { KIND_NONE = 0, KIND_BYTES = 1, KIND_ERROR = 2 };
@@ -89,14 +90,11 @@ void tb_config_share_at_init(const char *path, int keep)
 {
     int rank;
     MPI_Comm comm = MPI_COMM_WORLD;
-    MPI_Errhandler saved;
     if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
         return;
     /* errors returned, never fatal: a failure means each process reads */
-    /* (SMPI gives MPI_ERRHANDLER_NULL inside MPI_Init and warns on every
-     * use of it: there the world's handler is left alone) */
-    int swapped = PMPI_Comm_get_errhandler(comm, &saved) == MPI_SUCCESS && saved != MPI_ERRHANDLER_NULL &&
-                  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
     int64_t hdr[3] = {KIND_NONE, 0, 0};
     char *payload = NULL;
     if (rank == 0 && path && *path)
@@ -108,10 +106,7 @@ void tb_config_share_at_init(const char *path, int keep)
             payload = keep ? malloc(n + 1) : NULL;
         rc = bcast_bytes(payload, n, comm);
     }
-    if (swapped) {
-        PMPI_Comm_set_errhandler(comm, saved);
-        PMPI_Errhandler_free(&saved);
-    }
+    tb_quiet_end(comm, &q);
     if (rc != MPI_SUCCESS || hdr[0] == KIND_NONE || !keep || !payload) {
         free(payload);
         return;
