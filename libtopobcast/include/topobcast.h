@@ -41,7 +41,8 @@ int topobcast_spec_check(const char *spec, char *err, int errlen);
 
 /* The algorithm the library would use for this call on comm (after the
  * configuration agreement), written as a spec into buf.  Collective on first
- * use of comm.  Returns an MPI error code. */
+ * use of comm, and on the first call whose count needs comm's topology
+ * (call it on every rank with the same count).  Returns an MPI error code. */
 int topobcast_selected_algorithm(MPI_Comm comm, MPI_Count count, MPI_Datatype datatype, char *buf, int len);
 
 const char *topobcast_version(void);

@@ -164,6 +164,12 @@ const tb_rule *tb_config_select(const tb_config *cfg, const tb_shape *shape, siz
  * \return B: 0 if 1 byte already selects another algorithm, SIZE_MAX if
  * every size selects default. */
 size_t tb_config_default_upto(const tb_config *cfg, const tb_shape *shape);
+/* \brief The same for every shape a communicator of `size` ranks may have:
+ * the largest B such that 1..B bytes select default whatever the shape, so
+ * that a call of at most B bytes needs neither the communicator's
+ * hierarchy nor its shape.
+ * \return B (at most tb_config_default_upto of any shape of that size). */
+size_t tb_config_default_upto_any(const tb_config *cfg, long size);
 /* \brief The level list rule keys and shapes number levels by: the
  * topology's levels, or node, package, numa (the zero-configuration
  * hierarchy's) without one.

@@ -38,7 +38,9 @@ const tb_tool_setup *tb_tool_setup_get(void);
 
 /* \brief comm's hierarchy as the library derived it (from the topology file
  * when the ranks agree on a usable one, else from MPI + hwloc).  Collective
- * over comm on first use (the library's communicator set-up).
+ * over comm on first use, and on the first use after broadcasts that did
+ * not need the hierarchy (the library's communicator set-up completes
+ * only when a call needs it).
  * \return the hierarchy, valid while comm lives, or NULL when comm has one
  * rank, is an intercommunicator, or the set-up failed; *usable (if not
  * NULL) is 1 when every rank of comm agreed on the configuration and mapped

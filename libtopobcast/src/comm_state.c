@@ -50,41 +50,22 @@ static void keyval_create(void)
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &keyval, NULL);
 }
 
-/* Runs a collective on the application's communicator with errors returned
- * rather than fatal, so that a failure (context ids exhausted by the
- * application) becomes a fallback, never an abort. */
-typedef struct {
-    MPI_Errhandler saved;
-    int swapped;
-} quiet_errors;
-
-static void quiet_begin(MPI_Comm comm, quiet_errors *q)
-{
-    q->swapped = PMPI_Comm_get_errhandler(comm, &q->saved) == MPI_SUCCESS &&
-                 PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
-}
-
-static void quiet_end(MPI_Comm comm, quiet_errors *q)
-{
-    if (q->swapped) {
-        PMPI_Comm_set_errhandler(comm, q->saved);
-        PMPI_Errhandler_free(&q->saved);
-    }
-}
-
 /* One allreduce settles whether every rank may use the library's
- * configuration on this communicator: same settings hash, config loaded,
- * mapping succeeded everywhere.  It runs on the application's communicator:
- * a collective there cannot match the application's point-to-point
+ * configuration on this communicator (same settings hash, config loaded;
+ * at completion: mapping succeeded everywhere) and whether any rank wants
+ * the hierarchy at once.  It runs on the application's communicator: a
+ * collective there cannot match the application's point-to-point
  * messages, and every rank is inside the same MPI_Bcast call. */
-static int agree(MPI_Comm comm, uint64_t hash, int why_local, int *why_all, int *same)
+static int agree(MPI_Comm comm, uint64_t hash, int why_local, int want_local, int *why_all, int *same,
+                 int *want_all)
 {
-    long long v[3] = {(long long)(hash >> 1), -(long long)(hash >> 1), why_local};
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, comm);
+    long long v[4] = {(long long)(hash >> 1), -(long long)(hash >> 1), why_local, want_local};
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_LONG_LONG, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     *same = v[0] == -v[1];
     *why_all = (int)v[2];
+    *want_all = (int)v[3];
     return MPI_SUCCESS;
 }
 
@@ -127,47 +108,71 @@ static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all,
     warn_job(cs, cs->why, text);
 }
 
-static tb_comm_state *state_create(MPI_Comm comm)
+/* The dispatch's fast path: the same choice it would make, precomputed
+ * (stats count each call by rule, so they take the full path).  Before the
+ * state is complete, the bound that holds for every shape. */
+static void set_default_upto(tb_comm_state *cs, const tb_settings *st)
 {
+    if (st->stats)
+        cs->default_upto = 0;
+    else if (!cs->usable)
+        cs->default_upto = SIZE_MAX;
+    else if (st->forced)
+        cs->default_upto = st->forced_spec.id == TB_ALG_DEFAULT ? SIZE_MAX : 0;
+    else if (!cs->complete)
+        cs->default_upto = tb_config_default_upto_any(&st->config, cs->size);
+    else
+        cs->default_upto = tb_config_default_upto(&st->config, &cs->shape);
+}
+
+/* The calls of more than hier_above bytes need the hierarchy: from agreed
+ * inputs only (usable, and the settings the agreed hash covers), so every
+ * rank completes the state in the same call. */
+static void set_hier_above(tb_comm_state *cs, const tb_settings *st)
+{
+    if (!cs->usable)
+        cs->hier_above = SIZE_MAX;
+    else if (st->forced)
+        cs->hier_above = st->forced_spec.id == TB_ALG_DEFAULT ? SIZE_MAX : 0;
+    else
+        cs->hier_above = tb_config_default_upto_any(&st->config, cs->size);
+}
+
+int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
+{
+    if (cs->complete)
+        return MPI_SUCCESS;
     const tb_settings *st = tb_settings_get();
-    tb_comm_state *cs = calloc(1, sizeof *cs);
-    if (!cs)
-        return NULL;
-    cs->dup = MPI_COMM_NULL;
-    PMPI_Comm_size(comm, &cs->size);
-    PMPI_Comm_rank(comm, &cs->rank);
     int world_size;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-
     tb_ident_rec *ids = NULL;
     tb_identity self;
-    quiet_errors q;
-    quiet_begin(comm, &q);
-    int rc = tb_topo_exchange(comm, &ids, &self);
-    quiet_end(comm, &q);
-    if (rc != MPI_SUCCESS) {
-        state_free(cs);
-        return NULL;
-    }
     char why[512] = "";
-    int why_local = WHY_NONE, derived = 0;
-    if (!st->config_ok) {
-        why_local = WHY_CONFIG;
-    } else if (st->config.has_topology) {
+    int derived = 0;
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
+    int rc = tb_topo_exchange(comm, &ids, &self);
+    if (rc == MPI_SUCCESS && cs->usable && st->config.has_topology) {
+        /* a rank that cannot be placed in the topology makes every rank
+         * fall back: agreed (usable and the topology are agreed inputs, so
+         * every rank makes this allreduce or none does) */
+        int why_local = WHY_NONE, why_all = 0, same = 1, want = 0;
         if (tb_topo_derive(ids, cs->size, world_size, &st->config, &cs->hier, why, sizeof why) == 0)
             derived = 1;
         else
             why_local = WHY_MAPPING;
+        rc = agree(comm, 0, why_local, 0, &why_all, &same, &want);
+        if (rc == MPI_SUCCESS && why_all != WHY_NONE) {
+            cs->usable = 0;
+            warn_fallback(cs, st, why_all, 1, why);
+        }
     }
-    int why_all = 0, same = 0;
-    if (agree(comm, st->agree_hash, why_local, &why_all, &same) != MPI_SUCCESS) {
+    tb_quiet_end(comm, &q);
+    if (rc != MPI_SUCCESS) {
+        tb_hier_free(&cs->hier);
         free(ids);
-        state_free(cs);
-        return NULL;
+        return rc;
     }
-    cs->usable = same && why_all == WHY_NONE;
-    if (!cs->usable)
-        warn_fallback(cs, st, why_all, same, why);
     if (!cs->usable || !derived) {
         if (derived)
             tb_hier_free(&cs->hier);
@@ -175,6 +180,7 @@ static tb_comm_state *state_create(MPI_Comm comm)
         why[0] = '\0';
         if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, sizeof why) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
+        derived = 0;
     }
     /* the shape the table's rules see: a function of the hierarchy and the
      * allgathered node ids, the same on every rank */
@@ -184,16 +190,9 @@ static tb_comm_state *state_create(MPI_Comm comm)
     if (tb_shape_derive(&cs->hier, node_of, cs->size, &st->config, &cs->shape) != 0)
         tb_shape_unknown(&cs->shape, cs->size); /* out of memory on some rank: rules without shape keys only */
     free(node_of);
-    /* the dispatch's fast path: the same choice it would make, precomputed
-     * (stats count each call by rule, so they take the full path) */
-    if (st->stats)
-        cs->default_upto = 0;
-    else if (!cs->usable)
-        cs->default_upto = SIZE_MAX;
-    else if (st->forced)
-        cs->default_upto = st->forced_spec.id == TB_ALG_DEFAULT ? SIZE_MAX : 0;
-    else
-        cs->default_upto = tb_config_default_upto(&st->config, &cs->shape);
+    cs->complete = 1;
+    set_default_upto(cs, st);
+    cs->hier_above = SIZE_MAX;
     if (st->verbose >= 1 && cs->rank == 0) {
         tb_log("communicator of %d processes: %s; hierarchy from %s:", cs->size,
                cs->usable ? "topobcast active" : "falling back to MPI_Bcast",
@@ -207,6 +206,40 @@ static tb_comm_state *state_create(MPI_Comm comm)
         tb_log("shape: %s", shape);
     }
     free(ids);
+    return MPI_SUCCESS;
+}
+
+/* The agreement alone (one allreduce); the hierarchy waits for the first
+ * call that needs it (tb_comm_state_complete), unless some rank asks for
+ * TOPOBCAST_STATS or TOPOBCAST_VERBOSE, which report it per communicator. */
+static tb_comm_state *state_create(MPI_Comm comm)
+{
+    const tb_settings *st = tb_settings_get();
+    tb_comm_state *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return NULL;
+    cs->dup = MPI_COMM_NULL;
+    PMPI_Comm_size(comm, &cs->size);
+    PMPI_Comm_rank(comm, &cs->rank);
+    int why_all = 0, same = 0, want_all = 0;
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
+    int rc = agree(comm, st->agree_hash, st->config_ok ? WHY_NONE : WHY_CONFIG, st->stats || st->verbose >= 1,
+                   &why_all, &same, &want_all);
+    tb_quiet_end(comm, &q);
+    if (rc != MPI_SUCCESS) {
+        state_free(cs);
+        return NULL;
+    }
+    cs->usable = same && why_all == WHY_NONE;
+    if (!cs->usable)
+        warn_fallback(cs, st, why_all, same, "");
+    set_default_upto(cs, st);
+    set_hier_above(cs, st);
+    if (want_all && tb_comm_state_complete(cs, comm) != MPI_SUCCESS) {
+        state_free(cs);
+        return NULL;
+    }
     return cs;
 }
 
@@ -219,12 +252,12 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
      * duplicate or none does. */
     const tb_settings *st = tb_settings_get();
     int room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms, all = 0;
-    quiet_errors q;
-    quiet_begin(comm, &q);
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
     if (PMPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all &&
         PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS)
         cs->dup = MPI_COMM_NULL;
-    quiet_end(comm, &q);
+    tb_quiet_end(comm, &q);
     if (cs->dup == MPI_COMM_NULL) {
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
         cs->no_dup = 1;

@@ -26,18 +26,31 @@ typedef struct tb_comm_state {
     MPI_Comm dup;          /* private duplicate; MPI_COMM_NULL until an algorithm first runs */
     int no_dup;            /* agreed: no duplicate to be had (TOPOBCAST_MAX_COMMS, or MPI refused) */
     int size, rank;
-    int usable;            /* every rank loaded the same config and mapped itself */
+    int usable;            /* every rank loaded the same config (and, once complete, mapped itself) */
     int why;               /* tb_fallback_why, when !usable or no_dup */
     size_t default_upto;   /* calls of 1..default_upto bytes go to MPI_Bcast (0 with TOPOBCAST_STATS) */
-    tb_hier hier;          /* from the topology file when usable, else from MPI + hwloc */
-    tb_shape shape;        /* of hier and the ranks' nodes: what the table's shape keys see */
+    int complete;          /* hier and shape derived (tb_comm_state_complete) */
+    size_t hier_above;     /* agreed: a call of more bytes needs hier and shape (SIZE_MAX once complete) */
+    tb_hier hier;          /* once complete: from the topology file when usable, else from MPI + hwloc */
+    tb_shape shape;        /* once complete: of hier and the ranks' nodes, what the table's shape keys see */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
 } tb_comm_state;
 
 /* Returns comm's state, creating it collectively on first use (comm must be
- * an intracommunicator of size > 1).  NULL only if creation failed. */
+ * an intracommunicator of size > 1): one allreduce agrees on the settings;
+ * the hierarchy waits for tb_comm_state_complete (at once if some rank has
+ * TOPOBCAST_STATS or TOPOBCAST_VERBOSE).  NULL only if creation failed. */
 tb_comm_state *tb_comm_state_get(MPI_Comm comm);
+/* \brief Completes cs (comm's state): the identity exchange (topo_map.c),
+ * the hierarchy, the shape, and, with a topology, one allreduce agreeing
+ * that every rank was placed in it (else cs->usable becomes 0 on every
+ * rank, with one warning).  Collective over comm when cs is not complete:
+ * call it on every rank in the same call, decided from agreed inputs
+ * (cs->hier_above, an explicit spec).  Nothing when already complete.
+ * \return MPI_SUCCESS, or the MPI error of the exchange (cs stays
+ * incomplete; the caller uses MPI_Bcast). */
+int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm);
 /* comm's state if it has one (it is then an intracommunicator of size > 1),
  * else NULL; never creates. */
 tb_comm_state *tb_comm_state_find(MPI_Comm comm);

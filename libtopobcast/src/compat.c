@@ -61,3 +61,18 @@ int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, 
     return PMPI_Bcast_init(buf, (int)count, type, root, comm, info, req);
 }
 #endif
+
+void tb_quiet_begin(MPI_Comm comm, tb_quiet_errors *q)
+{
+    q->swapped = PMPI_Comm_get_errhandler(comm, &q->saved) == MPI_SUCCESS && q->saved != MPI_ERRHANDLER_NULL &&
+                 PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+}
+
+void tb_quiet_end(MPI_Comm comm, tb_quiet_errors *q)
+{
+    if (q->swapped) {
+        PMPI_Comm_set_errhandler(comm, q->saved);
+        PMPI_Errhandler_free(&q->saved);
+        q->swapped = 0;
+    }
+}

@@ -37,4 +37,20 @@ int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, 
                        MPI_Request *req);
 #endif
 
+/* A communicator's error handler swapped for MPI_ERRORS_RETURN around the
+ * library's collectives on it, so that a failure (context ids exhausted by
+ * the application) becomes a fallback, never an abort. */
+typedef struct tb_quiet_errors {
+    MPI_Errhandler saved;
+    int swapped;
+} tb_quiet_errors;
+/* \brief Sets MPI_ERRORS_RETURN on comm, keeping its handler in *q.  A
+ * null handler (SimGrid SMPI gives one for MPI_COMM_WORLD, and warns on
+ * every use of it) is left alone: nothing is swapped.
+ * \return nothing. */
+void tb_quiet_begin(MPI_Comm comm, tb_quiet_errors *q);
+/* \brief Puts back (and releases) what tb_quiet_begin kept.
+ * \return nothing. */
+void tb_quiet_end(MPI_Comm comm, tb_quiet_errors *q);
+
 #endif

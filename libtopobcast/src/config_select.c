@@ -71,17 +71,51 @@ const tb_rule *tb_config_select(const tb_config *cfg, const tb_shape *shape, siz
     return NULL;
 }
 
-size_t tb_config_default_upto(const tb_config *cfg, const tb_shape *shape)
+/* The largest B such that 1..B bytes select default on a communicator of
+ * `size` ranks whose shape is `shape`, or any shape when shape is NULL.
+ * From b = upto + 1 on, the rules that may fire for b are scanned in order
+ * up to the first that surely fires (its shape keys accept the shape, or
+ * accept every shape); until the next byte count where one of them ends or
+ * a skipped rule starts, the same rules apply, so one non-default among
+ * them ends the range.  O(rules^2). */
+static size_t default_upto(const tb_config *cfg, long size, const tb_shape *shape)
 {
+    tb_shape_cond any;
+    tb_shape_cond_any(&any);
     size_t upto = 0;
     for (;;) {
-        const tb_rule *r = tb_config_select(cfg, shape, upto + 1, NULL);
-        if (!r || r->spec.id != TB_ALG_DEFAULT)
-            return upto;
-        if (r->msg_hi == SIZE_MAX)
+        size_t b = upto + 1, next = SIZE_MAX;
+        for (int i = 0; i < cfg->nrules; i++) {
+            const tb_rule *r = &cfg->rules[i];
+            if (size < r->comm_lo || size > r->comm_hi || r->msg_hi < b ||
+                (shape && !tb_shape_cond_matches(&r->shape, shape)))
+                continue;
+            if (r->msg_lo > b) { /* may fire from msg_lo on */
+                if (r->msg_lo - 1 < next)
+                    next = r->msg_lo - 1;
+                continue;
+            }
+            if (r->spec.id != TB_ALG_DEFAULT)
+                return upto;
+            if (r->msg_hi < next)
+                next = r->msg_hi;
+            if (shape || tb_shape_cond_equal(&r->shape, &any))
+                break; /* fires for b..next whatever follows */
+        }
+        if (next == SIZE_MAX)
             return SIZE_MAX;
-        upto = r->msg_hi; /* rule r covers upto + 1 .. msg_hi */
+        upto = next;
     }
+}
+
+size_t tb_config_default_upto(const tb_config *cfg, const tb_shape *shape)
+{
+    return default_upto(cfg, shape->size, shape);
+}
+
+size_t tb_config_default_upto_any(const tb_config *cfg, long size)
+{
+    return default_upto(cfg, size, NULL);
 }
 
 /* A name in levels= that no level of the configuration carries is a typo,

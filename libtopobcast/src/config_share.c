@@ -9,9 +9,14 @@
  *   header   3 x int64: kind (none / bytes / error), path length, length
  *   payload  path + bytes (or rank 0's error message), in 64 KiB pieces
  *
- * on a duplicate of MPI_COMM_WORLD freed right after, so that the library
- * holds no context id and touches neither the application's communicator
- * nor its tags.  The header comes from rank 0 alone, so every process makes
+ * on MPI_COMM_WORLD itself.  Inside MPI_Init the application has made no
+ * call yet, so these collectives come first in every process's order of
+ * collectives on MPI_COMM_WORLD and cannot match any of the application's
+ * (nor its point-to-point messages, which collectives never match): the
+ * library takes neither a context id nor a tag.  (It used a duplicate of
+ * MPI_COMM_WORLD, freed at once; under SimGrid SMPI, where every rank is in
+ * one process, each duplicate copied the world's group, O(P) per rank.)
+ * The header comes from rank 0 alone, so every process makes
  * the same calls whatever its own environment.  Each process still parses
  * the bytes itself (agreement compares each one's hash of them, as before)
  * and still applies its own TOPOBCAST_CONFIG and TOPOBCAST_CONFIG_MAX_BYTES:
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "config.h"
 
 enum { KIND_NONE = 0, KIND_BYTES = 1, KIND_ERROR = 2 };
@@ -83,35 +89,24 @@ static void read_at_root(const char *path, int64_t *hdr, char **payload)
 void tb_config_share_at_init(const char *path, int keep)
 {
     int rank;
-    MPI_Comm comm;
-    MPI_Errhandler saved;
-    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
         return;
     /* errors returned, never fatal: a failure means each process reads */
-    /* (SMPI gives MPI_ERRHANDLER_NULL inside MPI_Init and warns on every
-     * use of it: there the world's handler is left alone) */
-    int swapped = PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved) == MPI_SUCCESS && saved != MPI_ERRHANDLER_NULL &&
-                  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
-    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    if (swapped) {
-        PMPI_Comm_set_errhandler(MPI_COMM_WORLD, saved);
-        PMPI_Errhandler_free(&saved);
-    }
-    if (rc != MPI_SUCCESS)
-        return;
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
     int64_t hdr[3] = {KIND_NONE, 0, 0};
     char *payload = NULL;
     if (rank == 0 && path && *path)
         read_at_root(path, hdr, &payload);
-    rc = PMPI_Bcast(hdr, 3, MPI_INT64_T, 0, comm);
+    int rc = PMPI_Bcast(hdr, 3, MPI_INT64_T, 0, comm);
     if (rc == MPI_SUCCESS && hdr[0] != KIND_NONE) {
         size_t n = (size_t)hdr[1] + (size_t)hdr[2];
         if (rank != 0)
             payload = keep ? malloc(n + 1) : NULL;
         rc = bcast_bytes(payload, n, comm);
     }
-    PMPI_Comm_free(&comm);
+    tb_quiet_end(comm, &q);
     if (rc != MPI_SUCCESS || hdr[0] == KIND_NONE || !keep || !payload) {
         free(payload);
         return;

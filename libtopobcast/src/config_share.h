@@ -18,8 +18,9 @@ typedef struct tb_config_shared {
  * every process: world rank 0 reads path (its TOPOBCAST_CONFIG; NULL: it
  * has none, or the library is disabled there) as tb_config_load would
  * (regular file, TOPOBCAST_CONFIG_MAX_BYTES), then broadcasts the path and
- * the bytes (or its error message) on a private duplicate of
- * MPI_COMM_WORLD, freed before returning.  Every process keeps what it
+ * the bytes (or its error message) on MPI_COMM_WORLD, before any call of
+ * the application's (so no collective of the application's can match
+ * them; no context id taken).  Every process keeps what it
  * received when keep is 1 (tb_config_share_take hands it over), else drops
  * it.  Each collective call is the same on every process whatever its own
  * environment, so none can hang.

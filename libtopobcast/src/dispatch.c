@@ -42,6 +42,16 @@ static tb_comm_state *state_setup(MPI_Comm comm)
     return tb_comm_state_get(comm);
 }
 
+/* Whether a call of `bytes` (explicit_spec: topobcast_bcast_algorithm's)
+ * needs cs's hierarchy first: from agreed inputs only, so every rank of the
+ * communicator completes the state in the same call or none does. */
+static int needs_hier(const tb_comm_state *cs, size_t bytes, const tb_alg_spec *explicit_spec)
+{
+    if (cs->complete)
+        return 0;
+    return explicit_spec ? explicit_spec->id != TB_ALG_DEFAULT : bytes > cs->hier_above;
+}
+
 /* Same inputs on every rank (settings agreed, the communicator's shape,
  * byte count), so every rank makes the same choice. */
 static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int *rule)
@@ -52,6 +62,10 @@ static void choose(const tb_comm_state *cs, size_t bytes, tb_alg_spec *spec, int
         tb_alg_spec_default(spec, TB_ALG_DEFAULT);
     } else if (st->forced) {
         *spec = st->forced_spec;
+    } else if (!cs->complete) {
+        /* bytes <= cs->hier_above (callers complete the state above it):
+         * default whatever the shape */
+        tb_alg_spec_default(spec, TB_ALG_DEFAULT);
     } else {
         const tb_rule *r = tb_config_select(&st->config, &cs->shape, bytes, rule);
         if (r)
@@ -95,6 +109,8 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
         return TB_CALL_NOTHING;
 
     if (!cs && !(cs = state_setup(comm)))
+        return TB_CALL_MPI;
+    if (needs_hier(cs, c->msg.bytes, explicit_spec) && tb_comm_state_complete(cs, comm) != MPI_SUCCESS)
         return TB_CALL_MPI;
     c->is_root = cs->rank == root;
     c->rule = -1;
@@ -185,7 +201,8 @@ int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_sp
     if (st->disabled || pass_through(comm, count, type, 0, &size, &cs) || size == 1 ||
         tb_msg_init(&msg, NULL, count, type) != MPI_SUCCESS || msg.bytes == 0 || msg.bytes > tb_max_bytes())
         return MPI_SUCCESS;
-    if (cs || (cs = state_setup(comm)))
+    if ((cs || (cs = state_setup(comm))) &&
+        (!needs_hier(cs, msg.bytes, NULL) || tb_comm_state_complete(cs, comm) == MPI_SUCCESS))
         choose(cs, msg.bytes, out, &rule);
     return MPI_SUCCESS;
 }

@@ -8,6 +8,18 @@
 
 #include "identity.h"
 
+/* Under SimGrid SMPI the simulated ranks share one real machine: its binding
+ * means nothing there, and loading hwloc once per simulated rank cost 13% of
+ * the CPU of a trivial P=1024 job.  smpicc pre-includes smpi_helpers.h in
+ * every file (SMPI_H comes only with <mpi.h>, not included here). */
+#if defined(SMPI_H) || defined(SMPI_HELPERS_H)
+#define TB_IDENTITY_HWLOC 0
+#else
+#define TB_IDENTITY_HWLOC 1
+#endif
+
+#if TB_IDENTITY_HWLOC
+
 /* Loading an hwloc topology costs milliseconds; one per process is enough
  * (the machine does not change, only the binding is asked each time).  It
  * is kept until exit on purpose. */
@@ -64,6 +76,8 @@ static void describe_binding(hwloc_topology_t topo, hwloc_cpuset_t set, tb_ident
     id->numa = numa_containing(topo, set);
 }
 
+#endif /* TB_IDENTITY_HWLOC */
+
 int tb_identity_self(tb_identity *id)
 {
     memset(id, 0, sizeof *id);
@@ -74,11 +88,7 @@ int tb_identity_self(tb_identity *id)
         strcpy(id->host, "unknown");
     id->host[sizeof id->host - 1] = 0;
 
-#ifdef SMPI_H
-    /* simulated ranks share one real machine: its binding means nothing, and
-     * loading hwloc per simulated rank costs ~40 ms each */
-    return 0;
-#endif
+#if TB_IDENTITY_HWLOC
     pthread_once(&machine_once, machine_load);
     if (!machine_ok)
         return 0; /* no hwloc: unbound, node level only */
@@ -88,5 +98,6 @@ int tb_identity_self(tb_identity *id)
     if (hwloc_get_cpubind(machine, set, 0) == 0 || hwloc_get_cpubind(machine, set, HWLOC_CPUBIND_THREAD) == 0)
         describe_binding(machine, set, id);
     hwloc_bitmap_free(set);
+#endif
     return 0;
 }

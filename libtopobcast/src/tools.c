@@ -38,7 +38,8 @@ static tb_comm_state *tool_state(MPI_Comm comm)
         PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2)
         return NULL;
     tb_finalize_arm(); /* as the dispatch does before setting comm up */
-    return tb_comm_state_get(comm);
+    tb_comm_state *cs = tb_comm_state_get(comm);
+    return cs && tb_comm_state_complete(cs, comm) == MPI_SUCCESS ? cs : NULL;
 }
 
 const tb_hier *tb_tool_comm_hier(MPI_Comm comm, int *usable)

@@ -4,7 +4,8 @@
 # TOPOBCAST_MAX_COMMS duplicates; beyond that it falls back to MPI_Bcast with
 # one warning.  Configuration warnings come once per job, from world rank 0,
 # even when several communicators meet the problem; the stats give the same
-# reason as the warning.
+# reason as the warning.  Calls that stay default never set up the
+# communicator's hierarchy (the topology is mapped only when a call needs it).
 cd "$(dirname "$0")/../.." || exit 1
 . test/suites/lib.sh
 APP=$T/comm_capacity
@@ -69,3 +70,25 @@ for c in "$D/missing.yaml:expected a readable file" "$D/n2.yaml:measured with 2 
     check "split communicators, $text: stats give the same reason" \
         grep -q "^topobcast: stats: fallback calls=6 (.*$text" <<<"$OUT"
 done
+
+# A communicator whose calls all stay default never needs its hierarchy:
+# the library then neither exchanges identities nor maps the ranks onto the
+# topology (nor duplicates the communicator).  The same topology that does
+# not fit this 4-rank job (measured with 2 processes) is only found out --
+# and warned about once -- when a call needs it: the split run's 4000-byte
+# broadcasts are default up to 4 KiB, binomial from 3 KiB on.  With
+# TOPOBCAST_STATS (per-communicator reports) the set-up is whole at once.
+for upto in 4K 3K; do
+    sed '/^selection:/,$d' "$D/n2.yaml" >"$D/n2-$upto.yaml"
+    printf 'selection:\n  - {bytes: 0-%s, algorithm: default}\n  - {algorithm: binomial}\n' "$upto" >>"$D/n2-$upto.yaml"
+done
+run_mpi 4 60 TOPOBCAST_CONFIG="$D/n2-4K.yaml" -- "$APP" split
+check "default up to 4 KiB, 4000-byte calls: data correct" grep -q "all data correct" <<<"$OUT"
+check "default up to 4 KiB, 4000-byte calls: topology never mapped, no warning" [ "$(warnings)" -eq 0 ]
+run_mpi 4 60 TOPOBCAST_CONFIG="$D/n2-3K.yaml" -- "$APP" split
+check "default up to 3 KiB, 4000-byte calls: data correct" grep -q "all data correct" <<<"$OUT"
+check "default up to 3 KiB, 4000-byte calls: the topology is mapped and refused, one warning" \
+    [ "$(warnings)" -eq 1 ] && grep -q "^topobcast: .*measured with 2 processes, this job has 4" <<<"$OUT"
+run_mpi 4 60 TOPOBCAST_CONFIG="$D/n2-4K.yaml" TOPOBCAST_STATS=1 -- "$APP" split
+check "default up to 4 KiB with TOPOBCAST_STATS: mapped at set-up, one warning, stats say why" \
+    [ "$(warnings)" -eq 1 ] && grep -q "^topobcast: stats: fallback calls=6 (.*measured with 2 processes, this job has 4" <<<"$OUT"

@@ -125,7 +125,7 @@ if [ -x "$bin" ]; then
     # circulant among the halves' leaders, dbt trees among the node leaders.
     topo=$logdir/fram16-topology.yaml
     {
-        echo "topobcast: 1"
+        echo "topobcast: 2"
         echo "topology:"
         printf '  fingerprint: {nprocs: 16, hosts: ['
         sep=
@@ -136,7 +136,7 @@ if [ -x "$bin" ]; then
         echo "]}"
         echo "  levels: [half, node]"
         echo "  leaves:"
-        for r in $(seq 0 15); do printf '    - {rank: %d, host: fram-n%02d-s%d}\n' "$r" $((r / 2)) $((r % 2)); done
+        for r in $(seq 0 15); do echo "    - [$r, -1]"; done
         echo "  groups:"
         echo "    half: [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]"
         echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]]"

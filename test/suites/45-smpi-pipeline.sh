@@ -173,8 +173,9 @@ fi
 # ---- a selector that cannot run on the layout ------------------------------------------
 # ARM1-like, P=12 round-robin: 3 ranks per NUMA host, where SMPI 3.32's mpich
 # selector fails: it deadlocks (smpirun still exits 0) or, as soon as a
-# program broadcasts on a duplicate of MPI_COMM_WORLD (the library does
-# inside MPI_Init), aborts with MPI_ERR_TRUNCATE -- a plain MPI program with
+# program broadcasts on a duplicate of MPI_COMM_WORLD (the library's
+# MPI_Init did, until it used MPI_COMM_WORLD itself), aborts with
+# MPI_ERR_TRUNCATE -- a plain MPI program with
 # MPI_Comm_dup and MPI_Bcast of 3 MPI_INT64_T aborts the same way, without
 # the library.  The pipeline must go on under
 # ompi, name the mpich failure, and compare against MPICH's generic rules

@@ -1106,7 +1106,33 @@ static void test_shape_rules(void)
     TAP_OK(pick_shape(&cfg, unknown, 1) == 5, "a shape of unknown nodes matches only rules without shape keys");
     TAP_OK(tb_config_default_upto(&cfg, &one_node) == 0 && tb_config_default_upto(&cfg, &unknown) == SIZE_MAX,
            "default_upto per shape: 0 for one node (binomial from 1 B), all sizes for the unknown shape");
+    TAP_OK(tb_config_default_upto_any(&cfg, 4) == 0 && tb_config_default_upto_any(&cfg, 64) == 0,
+           "default_upto for any shape: 0 (some shape of 4 or 64 ranks takes a rule with shape keys from 1 B)");
     tb_config_free(&cfg);
+
+    /* an earlier rule that starts at a larger size, then shape keys above
+     * 1 KiB only: the bound stops where either may fire */
+    static const char *later =
+        TOPO_2X2
+        "selection:\n"
+        "  - {comm: 2-8, bytes: 100-200, algorithm: binomial}\n"
+        "  - {nodes: 2-inf, bytes: 1K-inf, algorithm: flat}\n"
+        "  - {nodes: 1, bytes: 0-512, algorithm: default}\n"
+        "  - {algorithm: default}\n";
+    rc = load_text(later, &cfg, err, sizeof err);
+    TAP_OK(rc == 0, "later-starting rules load (%s)", err);
+    if (rc == 0) {
+        tb_shape two = mk(16, 2, 8, 8, 1, 1u, 2, 0), one = mk(16, 1, 16, 16, 1, 1u, 1, 0);
+        TAP_OK(tb_config_default_upto(&cfg, &unknown) == 99 && tb_config_default_upto_any(&cfg, 4) == 99,
+               "a first rule from 100 B bounds 4 ranks at 99 B (got %zu, any %zu)",
+               tb_config_default_upto(&cfg, &unknown), tb_config_default_upto_any(&cfg, 4));
+        TAP_OK(tb_config_default_upto(&cfg, &two) == 1023 && tb_config_default_upto(&cfg, &one) == SIZE_MAX &&
+                   tb_config_default_upto_any(&cfg, 16) == 1023,
+               "16 ranks: 2 nodes up to 1023 B, one node all sizes, any shape 1023 B (got %zu %zu %zu)",
+               tb_config_default_upto(&cfg, &two), tb_config_default_upto(&cfg, &one),
+               tb_config_default_upto_any(&cfg, 16));
+        tb_config_free(&cfg);
+    }
 
     static const edit_case edits[] = {
         {"nodes 0", &shape_sel, "{nodes: 1, bytes", "{nodes: 0, bytes",
