@@ -36,7 +36,7 @@ check "calibrate.sbatch: nodelist is this job's" grep -qx "$HOST" "$OUTDIR/nodel
 check "calibrate.sbatch: topobcast.yaml loads" "$BUILD/bin/topobcast-probe" --check "$OUTDIR/topobcast.yaml"
 # shellcheck disable=SC2016 # awk fields, not shell variables
 check "calibrate.sbatch: compare.csv has a timed row per size" \
-    awk -F, 'NR > 1 { n++; if ($2 + 0 <= 0 || $3 + 0 <= 0) bad = 1 } END { exit !(n == 3 && !bad) }' "$OUTDIR/compare.csv"
+    awk -F, 'NR > 1 && $1 == "job" { n++; if ($5 + 0 <= 0 || $6 + 0 <= 0) bad = 1 } END { exit !(n == 3 && !bad) }' "$OUTDIR/compare.csv"
 check "calibrate.sbatch: last line names the configuration" \
     grep -q "TOPOBCAST_CONFIG=$OUTDIR/topobcast.yaml" <<<"$(printf '%s\n' "$LOG" | tail -1)"
 

@@ -221,8 +221,9 @@ elif pipe_step probe "$PROBE" "${PROBE_ARGS[@]}" --truth "$PIPE/truth.txt" --val
             # the machine is shared and oversubscribed).
             want=$(tr ',' '\n' <<<"$TUNE_SIZES" | sed -e 's/[kK]$/ 1024/' -e 's/[mM]$/ 1048576/' |
                 awk '{ printf "%d ", $1 * ($2 ? $2 : 1) }')
-            got=$(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ && $5 != "" { printf "%s ", $1 }' "$PIPE/compare.csv" 2>/dev/null)
-            rows=$(awk 'END { print NR - 1 }' "$PIPE/compare.csv" 2>/dev/null)
+            # (shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,...: the job's rows)
+            got=$(awk -F, 'NR > 1 && $1 == "job" && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ && $7 ~ /^[0-9.]+$/ && $8 != "" { printf "%s ", $4 }' "$PIPE/compare.csv" 2>/dev/null)
+            rows=$(awk -F, 'NR > 1 && $1 == "job"' "$PIPE/compare.csv" 2>/dev/null | wc -l)
             [ "$got" = "$want" ] && [ "$rows" -eq "$(wc -w <<<"$want")" ]
             result $? "compare: csv has one numeric row per size (${got:-none}/ $want)"
         fi
