@@ -149,14 +149,12 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     default:
         break;
     }
-    /* a shared-memory stage polls flags that only this communicator's
-     * broadcasts write: those still in progress on it end first (every
-     * rank does the same), so none waits on a ring an unfinished one holds */
-    if (c.shm && tb_nbc_busy())
-        tb_nbc_finish_comm(c.priv);
+    /* a shared-memory stage polls flags, which no MPI progress writes: the
+     * non-blocking broadcasts in progress move on between polls (one may
+     * hold the ring this one waits for, here or on a peer) */
     int rc = tb_msg_prepare(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
-        rc = tb_engine_run(c.sched, c.msg.image, c.msg.bytes, c.priv, c.shm);
+        rc = tb_engine_run(c.sched, c.msg.image, c.msg.bytes, c.priv, c.shm, tb_nbc_progress);
     int frc = tb_msg_finish(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
         rc = frc;

@@ -472,11 +472,15 @@ int tb_engine_progress(tb_engine_op *op)
     return 1;
 }
 
-int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm)
+int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm, void (*idle)(void))
 {
     tb_engine_op op;
     tb_engine_start(&op, s, buf, nbytes, comm, TB_ENGINE_TAG_BLOCKING, 1, shm);
-    while (!tb_engine_progress(&op))
-        tb_shm_pause(); /* only a shared-memory stage polls; others end in one call */
+    /* only a shared-memory stage polls; others end in one call */
+    while (!tb_engine_progress(&op)) {
+        if (idle)
+            idle();
+        tb_shm_pause();
+    }
     return op.rc;
 }

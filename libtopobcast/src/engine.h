@@ -90,8 +90,10 @@ int tb_engine_progress(tb_engine_op *op);
 /* \brief Collective over comm (the private duplicate); every rank passes
  * its own schedule of the same plan and the same nbytes.  buf holds the
  * message at the root and receives it elsewhere.  shm as for
- * tb_engine_start.
+ * tb_engine_start.  idle (may be NULL) runs between two polls of a
+ * shared-memory stage: the caller moves the process's non-blocking
+ * broadcasts on there, one of which may hold a ring this one waits for.
  * \return an MPI error code. */
-int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm);
+int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm, void (*idle)(void));
 
 #endif

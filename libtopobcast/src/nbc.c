@@ -393,13 +393,6 @@ static void drain(MPI_Comm priv)
     }
 }
 
-void tb_nbc_finish_comm(MPI_Comm priv)
-{
-    pthread_mutex_lock(&lock);
-    drain(priv);
-    pthread_mutex_unlock(&lock);
-}
-
 void tb_nbc_finalize(void)
 {
     pthread_mutex_lock(&lock);

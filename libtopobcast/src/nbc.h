@@ -44,10 +44,6 @@ int tb_nbc_persistent(void);
  * completes the requests of those that ended, in start order on each
  * communicator.  Returns at once if another thread is doing it. */
 void tb_nbc_progress(void);
-/* \brief Runs the broadcasts in progress on priv (a private duplicate) to
- * their end, before a blocking broadcast with a shared-memory stage on it.
- * \return nothing. */
-void tb_nbc_finish_comm(MPI_Comm priv);
 /* At MPI_Finalize: runs every broadcast in progress to its end. */
 void tb_nbc_finalize(void);
 /* Before priv (a private duplicate) is freed with its communicator: runs
