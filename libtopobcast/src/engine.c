@@ -24,6 +24,9 @@
 
 enum { PH_PRE, PH_TREE, PH_POST, PH_DONE };
 
+/* Empty polls of a blocking shared-memory stage between two yields. */
+#define TB_ENGINE_SPINS 64
+
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
@@ -476,11 +479,16 @@ int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm,
 {
     tb_engine_op op;
     tb_engine_start(&op, s, buf, nbytes, comm, TB_ENGINE_TAG_BLOCKING, 1, shm);
-    /* only a shared-memory stage polls; others end in one call */
-    while (!tb_engine_progress(&op)) {
+    /* only a shared-memory stage polls; others end in one call.  The
+     * processor goes to others only after a run of empty polls (ranks may
+     * outnumber cores; a yield per poll costs a system call per piece) */
+    for (int empty = 0; !tb_engine_progress(&op);) {
         if (idle)
             idle();
-        tb_shm_pause();
+        if (++empty == TB_ENGINE_SPINS) {
+            tb_shm_pause();
+            empty = 0;
+        }
     }
     return op.rc;
 }
