@@ -806,6 +806,20 @@ static void simulator_catches(void)
     rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects sending a block not yet held (%s)", why);
     free_all(&m);
+
+    /* shm: a ring written for fewer readers than read it, and a reader
+     * whose parent writes no ring */
+    tb_alg_spec_default(&s, TB_ALG_SHM);
+    build_all(&m, 4, 1, &s, NULL, 0, why, sizeof why);
+    m.s[1].tree[0].nshm--;
+    rc = tree_phase(&m, why, sizeof why);
+    TAP_OK(rc != 0, "simulator rejects a ring read by more ranks than it is written for (%s)", why);
+    free_all(&m);
+    build_all(&m, 4, 1, &s, NULL, 0, why, sizeof why);
+    m.s[3].tree[0].parent = 2; /* rank 2 writes no ring */
+    rc = tree_phase(&m, why, sizeof why);
+    TAP_OK(rc != 0, "simulator rejects a reader of a ring nobody writes (%s)", why);
+    free_all(&m);
 }
 
 /* The descriptor table is the one place an algorithm is declared: every
