@@ -285,13 +285,7 @@ tb_shm *tb_comm_shm(tb_comm_state *cs, MPI_Comm priv)
         return cs->shm;
     cs->shm_tried = 1;
     char why[160] = "out of memory";
-    int *zero = cs->node_of ? NULL : calloc((size_t)cs->size, sizeof(int));
-    /* a rank without node_of names every rank its own node: no rings anywhere */
-    for (int r = 0; zero && r < cs->size; r++)
-        zero[r] = r;
-    if (cs->node_of || zero)
-        cs->shm = tb_shm_create(priv, cs->node_of ? cs->node_of : zero, why, sizeof why);
-    free(zero);
+    cs->shm = tb_shm_create(priv, cs->node_of, why, sizeof why);
     if (!cs->shm && cs->rank == 0 && tb_settings_get()->verbose >= 1)
         tb_log("communicator of %d processes: no shared-memory stage (%s); binomial runs in place of shm", cs->size,
                why);

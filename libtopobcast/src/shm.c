@@ -60,13 +60,13 @@ tb_shm *tb_shm_create(MPI_Comm comm, const int *node_of, char *why, size_t whyle
     if (shm)
         shm->win = MPI_WIN_NULL;
     MPI_Comm node = MPI_COMM_NULL;
-    for (int r = 0; r < size; r++)
+    for (int r = 0; node_of && r < size; r++)
         nsize += r != rank && node_of[r] == node_of[rank];
 #ifdef SMPI_H
     ok = 0; /* SMPI's shared windows are not the memory of one host */
     snprintf(why, whylen, "shared memory is not simulated under SMPI");
 #endif
-    if (ok && !shm) {
+    if (ok && (!shm || !node_of)) {
         ok = 0;
         snprintf(why, whylen, "out of memory");
     }

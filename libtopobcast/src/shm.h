@@ -25,7 +25,8 @@ typedef struct tb_shm tb_shm;
 /* \brief Collective over comm (a private duplicate; every rank calls it in
  * the same broadcast): splits comm by MPI_COMM_TYPE_SHARED and allocates
  * the node window.  node_of[r]: the lowest rank of comm on r's node (the
- * communicator state's allgathered identities).  Unavailable, the same on
+ * communicator state's allgathered identities); NULL (out of memory) makes
+ * it unavailable everywhere.  Unavailable, the same on
  * every rank (agreed by an allreduce): under SMPI, when every node holds
  * one rank, or when MPI_Win_allocate_shared fails anywhere.
  * \return the stage (free with tb_shm_free), or NULL with the reason in
