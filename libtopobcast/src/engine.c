@@ -181,16 +181,17 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
         const tb_sched_tree *st = &s->tree[k];
         tb_engine_tree *tr = &op->tr[k];
         tr->shm_parent = st->shm_parent;
-        /* ring pieces are one slot, on both sides of the edge */
-        tr->seg = st->shm_parent ? TB_SHM_SLOT_BYTES : st->seg ? st->seg : op->dseg;
         tr->shm_cur = tr->shm_end = 0;
         tr->shm_k = 0;
         if (st->nshm > 0) {
             tr->shm_cur = tb_block_offset(nbytes, s->nblocks, st->shm_blocks.lo);
             tr->shm_end = tb_block_offset(nbytes, s->nblocks, st->shm_blocks.hi);
+            tr->shm_piece = tb_shm_piece(tr->shm_end - tr->shm_cur);
         }
         tr->lo = tb_block_offset(nbytes, s->nblocks, st->mine.lo);
         tr->hi = tb_block_offset(nbytes, s->nblocks, st->mine.hi);
+        /* ring pieces: the same rule on both sides of the edge (same range) */
+        tr->seg = st->shm_parent ? tb_shm_piece(tr->hi - tr->lo) : st->seg ? st->seg : op->dseg;
         tr->nseg = st->parent >= 0 && tr->hi > tr->lo ? (tr->hi - tr->lo + tr->seg - 1) / tr->seg : 0;
         tr->frontier = st->parent >= 0 ? tr->lo : tr->hi;
         tr->posted = tr->arrived = 0;
@@ -230,7 +231,7 @@ static int publish(tb_engine_op *op, int k)
     tb_engine_tree *tr = &op->tr[k];
     if (tr->shm_cur >= tr->shm_end)
         return 0;
-    size_t len = min_size(tr->shm_end - tr->shm_cur, TB_SHM_SLOT_BYTES);
+    size_t len = min_size(tr->shm_end - tr->shm_cur, tr->shm_piece);
     if (tr->shm_cur + len > tr->frontier ||
         !tb_shm_publish(op->shm, op->epoch, tr->shm_k, op->buf + tr->shm_cur, len, op->s->tree[k].nshm))
         return 0;

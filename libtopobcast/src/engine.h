@@ -32,7 +32,7 @@ typedef struct tb_engine_tree {
     int shm_parent;
     /* the ring this rank writes for its shared-memory children: next byte,
      * end, piece number */
-    size_t shm_cur, shm_end;
+    size_t shm_cur, shm_end, shm_piece;
     uint64_t shm_k;
     MPI_Request rreq[TB_RECV_WINDOW];
 } tb_engine_tree;

@@ -11,8 +11,8 @@
  *
  * Time complexity: the leader writes each byte once and the k - 1 members
  * read it concurrently: about n (w + r) for n bytes (w, r: copy-in and
- * copy-out time per byte), pipelined in slots of TB_SHM_SLOT_BYTES, so
- * roughly n max(w, r) + s (w + r) for slots of s bytes, against
+ * copy-out time per byte), pipelined in pieces of s bytes (tb_shm_piece:
+ * 8 KiB up to a 64 KiB slot), so roughly n max(w, r) + s (w + r), against
  * ceil(log2 k) (a + n b) for a binomial tree.  No message, no tag.
  * Building: O(k).
  *
