@@ -23,6 +23,7 @@ typedef enum tb_alg_id {
     TB_ALG_DBT,
     TB_ALG_BINE,
     TB_ALG_CIRCULANT,
+    TB_ALG_SHM,
     TB_ALG_COUNT
 } tb_alg_id;
 
@@ -73,6 +74,15 @@ int tb_alg_lookup(const char *name);
  * descriptor's level base ...).
  * \return nothing; *s is fully written. */
 void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id);
+/* \brief Whether a spec runs a shared-memory stage: shm itself, or shm as
+ * a level's base of an algorithm that takes base=.
+ * \return 1 or 0. */
+int tb_alg_spec_uses_shm(const tb_alg_spec *s);
+/* \brief The spec that runs where shared memory cannot: s with binomial
+ * in place of every shm (the algorithm and its bases), other parameters
+ * kept.
+ * \return nothing; *out is fully written (a copy of s when it has no shm). */
+void tb_alg_spec_without_shm(const tb_alg_spec *s, tb_alg_spec *out);
 /* \brief Parses "name[:key=value,...]" into *out (defaults for what is not
  * given).  Level names in levels= are not checked here (tb_config_parse_spec).
  * \return 0, or -1 with a message in err naming the offending part and what

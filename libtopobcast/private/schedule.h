@@ -98,9 +98,14 @@ static inline int tb_xchg_blocks(const tb_alg_spec *spec, size_t n)
     return b < 1 ? 1 : b > TB_XCHG_MAX_BLOCKS ? TB_XCHG_MAX_BLOCKS : (int)b;
 }
 
-/* One rank's part of one tree. */
+/* One rank's part of one tree.  Children reached through shared memory
+ * (tb_tree_edge_shm) are not in children[]: the rank writes their pieces
+ * once into its ring, for all nshm of them. */
 typedef struct tb_sched_tree {
     int parent;             /* -1 at the root and at sources */
+    int shm_parent;         /* 1: the parent edge is shared memory (pieces copied out of the parent's ring) */
+    int nshm;               /* children reading this rank's ring */
+    tb_blocks shm_blocks;   /* the blocks they all receive */
     tb_blocks mine;         /* blocks received from the parent (all at the root and at sources) */
     size_t seg;             /* piece bytes from the parent, 0 = the spec's segment */
     int nchildren;
@@ -114,6 +119,7 @@ typedef struct tb_schedule {
     tb_alg_spec spec;
     int size, root, me, nblocks;
     int ntrees;
+    int shm;                /* the plan has shared-memory edges (on any rank): each run takes an epoch */
     tb_sched_tree tree[TB_MAX_TREES];
     int xchg_first;         /* 1: the exchange steps run before the trees */
     int xperiod;            /* 0: steps are the rounds; q > 0: steps are one period of a circulant (tb_xchg_round) */
@@ -132,10 +138,19 @@ typedef struct tb_schedule {
  * the last round (nblocks - 1 + q rounds). */
 int tb_xchg_round(const tb_xchg_step *period, int q, int nblocks, int i, tb_xchg_step *out);
 
+/* \brief Whether any tree of p has a shared-memory edge.
+ * \return 1 or 0. */
+int tb_plan_has_shm(const tb_plan *p);
+/* \brief Whether every shared-memory edge of p joins two ranks of one
+ * node: node_of[r] names rank r's node (equal on one node).
+ * \return -1 when all do, else the child rank of the first that does not. */
+int tb_plan_shm_outside(const tb_plan *p, const int *node_of);
 /* \brief Builds the whole plan of an algorithm (never TB_ALG_DEFAULT) for
  * size ranks from root: its builder from the descriptor table (alg_desc.c).
  * h may be NULL; hierarchical algorithms then treat the communicator as
- * flat.  Pure, deterministic: every rank builds the same plan.
+ * flat.  Pure, deterministic: every rank builds the same plan.  Shared-
+ * memory edges (base shm) are refused in a two-tree plan (one ring per
+ * rank).
  * \return 0 (release with tb_plan_free), or -1 with err set and nothing
  * allocated. */
 int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec,

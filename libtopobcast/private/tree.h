@@ -28,6 +28,8 @@ typedef struct tb_tree {
     int *edge_child;
     int nsources;     /* ranks other than the root without a parent (tb_tree_add_source) */
     size_t *seg;      /* seg[r]: piece bytes on the edge into r, 0 = the spec's segment; NULL: all 0 */
+    unsigned char *shm; /* shm[r]: 1 when the edge into r goes through the parent's shared-memory ring
+                           (tree_shm.c); NULL: no such edge */
 } tb_tree;
 
 /* \brief An empty tree over ranks 0..size-1 rooted at root, the message in
@@ -51,6 +53,17 @@ int tb_tree_add_source(tb_tree *t, int r);
  * they were added) pieces of seg bytes (0: the spec's segment).
  * \return 0, or -1 on allocation failure. */
 int tb_tree_set_segment(tb_tree *t, int first, size_t seg);
+/* \brief Marks the edges added since edge number first as shared-memory
+ * edges: the parent copies each piece once into its node-shared ring and
+ * every such child copies it out (the engine's shm stage).
+ * \return 0, or -1 on allocation failure. */
+int tb_tree_set_shm(tb_tree *t, int first);
+/* \brief Whether the edge into r is a shared-memory edge.
+ * \return 1 or 0. */
+static inline int tb_tree_edge_shm(const tb_tree *t, int r)
+{
+    return t->shm && t->shm[r];
+}
 /* \brief The piece length on the edge into child r: its own segment, or
  * dflt when it has none.
  * \return bytes. */
@@ -83,7 +96,9 @@ static inline const int *tb_tree_children(const tb_tree *t, int r)
 
 /* \brief Checks the invariants every builder must keep (on a finalized
  * tree): spans all ranks, one parent per rank but the root and the
- * sources, acyclic, every child's blocks inside what its parent holds.
+ * sources, acyclic, every child's blocks inside what its parent holds,
+ * and a parent's shared-memory children all carry the same blocks (they
+ * read one ring).
  * \return 0, or -1 with a description in err. */
 int tb_tree_check(const tb_tree *t, char *err, size_t errlen);
 /* \brief Depth of t.  \return the edges on its longest root-leaf path. */

@@ -32,6 +32,9 @@ static const tb_alg_desc table[TB_ALG_COUNT] = {
     /* segment= sets the block count, so it pipelines like a chain */
     [TB_ALG_CIRCULANT] = {"circulant", TB_PARAM_SEGMENT, PIPELINE_SEGMENT, TB_ALG_DEFAULT, NULL, tb_plan_circulant,
                           1, TB_XCHG_CIRC},
+    /* one copy into a node-shared ring, concurrent copies out (tree_shm.c);
+     * a level's base where the level's groups share memory */
+    [TB_ALG_SHM] = {"shm", 0, 0, TB_ALG_DEFAULT, tb_tree_shm_build, NULL, 1, TB_XCHG_NONE},
 };
 
 const tb_alg_desc *tb_alg_desc_of(tb_alg_id id)

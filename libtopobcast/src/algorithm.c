@@ -42,6 +42,29 @@ void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id)
     }
 }
 
+int tb_alg_spec_uses_shm(const tb_alg_spec *s)
+{
+    if (s->id == TB_ALG_SHM)
+        return 1;
+    const tb_alg_desc *d = tb_alg_desc_of(s->id);
+    for (int i = 0; d && (d->params & TB_PARAM_BASE) && i < s->nbase && i < TB_MAX_LEVELS; i++)
+        if (s->base[i] == TB_ALG_SHM)
+            return 1;
+    return 0;
+}
+
+void tb_alg_spec_without_shm(const tb_alg_spec *s, tb_alg_spec *out)
+{
+    if (s->id == TB_ALG_SHM) {
+        tb_alg_spec_default(out, TB_ALG_BINOMIAL);
+        return;
+    }
+    *out = *s;
+    for (int i = 0; i < s->nbase && i < TB_MAX_LEVELS; i++)
+        if (out->base[i] == TB_ALG_SHM)
+            out->base[i] = TB_ALG_BINOMIAL;
+}
+
 int tb_parse_size(const char *text, size_t *out)
 {
     if (!text || !isdigit((unsigned char)*text))

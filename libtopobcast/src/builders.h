@@ -35,6 +35,10 @@ int tb_tree_dbt_build(tb_tree *t, const int *members, int k, int root_index, con
 /* \brief Bine tree: binomial over negabinary distances (peers at +-1, 1,
  * 3, 5, 11 ... ranks), largest subtree first.  \return as tb_tree_builder. */
 int tb_tree_bine_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
+/* \brief Shared-memory stage: flat from the leader, every edge marked
+ * shared-memory (the leader writes each piece once into its node ring,
+ * the members copy it out).  \return as tb_tree_builder. */
+int tb_tree_shm_build(tb_tree *t, const int *members, int k, int root_index, const tb_alg_spec *spec, int lo, int hi);
 /* \brief The binomial tree over virtual ranks 0..k-1 (0 the root), in send
  * order: visit(ctx, v, c, m) for each edge v -> c = v + m, largest subtree
  * first.  Shared by the binomial tree and the scatter of scatter_allgather.

@@ -25,11 +25,15 @@ static void state_free(tb_comm_state *cs)
             tb_schedule_free(&cs->cache[i].sched);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
-        /* non-blocking broadcasts end first; persistent ones may keep it */
-        if (!tb_nbc_release_comm(cs->dup))
+        /* non-blocking broadcasts end first (persistent ones never use the
+         * rings); persistent ones may keep the duplicate */
+        int keep = tb_nbc_release_comm(cs->dup);
+        tb_shm_free(cs->shm);
+        if (!keep)
             PMPI_Comm_free(&cs->dup);
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
     }
+    free(cs->node_of);
     free(cs);
 }
 
@@ -189,7 +193,7 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
         node_of[r] = ids[r].node;
     if (tb_shape_derive(&cs->hier, node_of, cs->size, &st->config, &cs->shape) != 0)
         tb_shape_unknown(&cs->shape, cs->size); /* out of memory on some rank: rules without shape keys only */
-    free(node_of);
+    cs->node_of = node_of; /* NULL (out of memory): no shared-memory stage on this rank */
     cs->complete = 1;
     set_default_upto(cs, st);
     cs->hier_above = SIZE_MAX;
@@ -308,6 +312,56 @@ tb_comm_state *tb_comm_state_get(MPI_Comm comm)
     return cs;
 }
 
+tb_shm *tb_comm_shm(tb_comm_state *cs, MPI_Comm priv)
+{
+    if (cs->shm_tried)
+        return cs->shm;
+    cs->shm_tried = 1;
+    char why[160] = "out of memory";
+    cs->shm = tb_shm_create(priv, cs->node_of, why, sizeof why);
+    if (!cs->shm && cs->rank == 0 && tb_settings_get()->verbose >= 1)
+        tb_log("communicator of %d processes: no shared-memory stage (%s); binomial runs in place of shm", cs->size,
+               why);
+    return cs->shm;
+}
+
+/* The plan of (root, spec) and its schedule for this rank; shm becomes
+ * binomial where the communicator cannot run it.  Every input is agreed,
+ * so every rank takes the same plan. */
+static int schedule_build(tb_comm_state *cs, tb_schedule *s, int root, const tb_alg_spec *spec, char *err,
+                          size_t errlen)
+{
+    tb_alg_spec sub;
+    const tb_hier *h = cs->hier.size ? &cs->hier : NULL;
+    if (tb_alg_spec_uses_shm(spec) && !cs->shm) {
+        tb_alg_spec_without_shm(spec, &sub);
+        spec = &sub;
+    }
+    tb_plan p;
+    if (tb_plan_build(&p, cs->size, root, spec, h, err, errlen) != 0)
+        return -1;
+    int outside = tb_plan_has_shm(&p) ? tb_plan_shm_outside(&p, cs->node_of) : -1;
+    if (outside >= 0) {
+        if (!cs->shm_warned++ && cs->rank == 0 && tb_settings_get()->verbose >= 1) {
+            char text[256];
+            tb_alg_spec_format(spec, text, sizeof text);
+            tb_log("communicator of %d processes: %s joins rank %d to a rank of another node through shared "
+                   "memory; binomial runs in place of shm",
+                   cs->size, text, outside);
+        }
+        tb_plan_free(&p);
+        tb_alg_spec_without_shm(spec, &sub);
+        spec = &sub;
+        if (tb_plan_build(&p, cs->size, root, spec, h, err, errlen) != 0)
+            return -1;
+    }
+    int rc = tb_schedule_from_plan(s, &p, cs->rank, spec);
+    tb_plan_free(&p);
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err, size_t errlen)
 {
     tb_cached_schedule *victim = &cs->cache[0];
@@ -325,8 +379,7 @@ const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_sp
         tb_schedule_free(&victim->sched);
         victim->valid = 0;
     }
-    if (tb_schedule_build(&victim->sched, cs->size, root, cs->rank, spec, cs->hier.size ? &cs->hier : NULL, err,
-                          errlen) != 0)
+    if (schedule_build(cs, &victim->sched, root, spec, err, errlen) != 0)
         return NULL;
     victim->valid = 1;
     victim->root = root;

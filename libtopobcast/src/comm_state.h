@@ -11,6 +11,7 @@
 #include "hier.h"
 #include "schedule.h"
 #include "shape.h"
+#include "shm.h"
 
 #define TB_SCHEDULE_CACHE 16
 
@@ -33,6 +34,10 @@ typedef struct tb_comm_state {
     size_t hier_above;     /* agreed: a call of more bytes needs hier and shape (SIZE_MAX once complete) */
     tb_hier hier;          /* once complete: from the topology file when usable, else from MPI + hwloc */
     tb_shape shape;        /* once complete: of hier and the ranks' nodes, what the table's shape keys see */
+    int *node_of;          /* once complete: node_of[r], lowest rank of r's shared-memory node */
+    int shm_tried;         /* tb_comm_shm has run (agreed: shm is then set on every rank or on none) */
+    int shm_warned;        /* a plan's shared-memory edge crossed nodes: said once (TOPOBCAST_VERBOSE) */
+    tb_shm *shm;           /* node rings of the shared-memory stage, on the private duplicate */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
 } tb_comm_state;
@@ -83,8 +88,17 @@ static inline tb_comm_state *tb_comm_state_cached(MPI_Comm comm)
  * rank of comm (agreed) and the caller falls back to MPI_Bcast.  Collective
  * over comm; call it from the same broadcast on every rank. */
 MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm);
+/* \brief The shared-memory stage's rings of comm's private duplicate
+ * priv, created on first use: collective over priv, called from the same
+ * broadcast on every rank (one whose spec uses shm).  Without them (SMPI,
+ * one rank per node, no shared window) says why once with
+ * TOPOBCAST_VERBOSE, and tb_comm_schedule runs binomial in shm's place.
+ * \return the rings, or NULL on every rank. */
+tb_shm *tb_comm_shm(tb_comm_state *cs, MPI_Comm priv);
 /* Schedule for (root, spec), built and cached on first use.  NULL with err
- * set if the algorithm cannot be built for this communicator. */
+ * set if the algorithm cannot be built for this communicator.  A spec with
+ * shm runs binomial in its place when the communicator has no rings
+ * (tb_comm_shm) or a shared-memory edge of the plan would join two nodes. */
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err,
                                     size_t errlen);
 /* Drops the state of MPI_COMM_WORLD (at MPI_Finalize). */

@@ -131,6 +131,10 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
         return TB_CALL_MPI;
     }
     char err[256];
+    /* the rings, created once per communicator in the first broadcast that
+     * asks for them (collective, like the duplicate) */
+    if (tb_alg_spec_uses_shm(&c->spec))
+        tb_comm_shm(cs, c->priv);
     c->sched = tb_comm_schedule(cs, root, &c->spec, err, sizeof err);
     if (!c->sched) {
         /* builders are deterministic, so every rank lands here together */
@@ -143,6 +147,7 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
         return TB_CALL_MPI;
     }
     c->cs = cs;
+    c->shm = c->sched->shm ? cs->shm : NULL;
     return TB_CALL_LIBRARY;
 }
 
@@ -160,9 +165,12 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     default:
         break;
     }
+    /* a shared-memory stage polls flags, which no MPI progress writes: the
+     * non-blocking broadcasts in progress move on between polls (one may
+     * hold the ring this one waits for, here or on a peer) */
     int rc = tb_msg_prepare(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
-        rc = tb_engine_run(c.sched, c.msg.image, c.msg.bytes, c.priv);
+        rc = tb_engine_run(c.sched, c.msg.image, c.msg.bytes, c.priv, c.shm, tb_nbc_progress);
     int frc = tb_msg_finish(&c.msg, c.is_root, comm);
     if (rc == MPI_SUCCESS)
         rc = frc;
@@ -187,6 +195,16 @@ int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_C
     tb_bcast_call c;
     if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
         return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+    if (c.shm) {
+        /* a persistent request may outlive its communicator, and the rings
+         * are freed with it: binomial runs in place of shm (on every rank) */
+        tb_alg_spec sub;
+        char err[256];
+        tb_alg_spec_without_shm(&c.spec, &sub);
+        c.shm = NULL;
+        if (!(c.sched = tb_comm_schedule(c.cs, root, &sub, err, sizeof err)))
+            return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+    }
     return tb_nbc_bcast_init(&c, req);
 }
 #endif

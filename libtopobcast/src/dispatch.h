@@ -39,6 +39,7 @@ typedef struct tb_bcast_call {
     tb_alg_spec spec;
     int rule, is_root, count_it; /* for tb_stats_count once the broadcast ends */
     const tb_schedule *sched;    /* cached: valid until the next lookup on cs */
+    tb_shm *shm;                 /* cs's rings when sched has shared-memory edges, else NULL */
     tb_msg msg;
 } tb_bcast_call;
 /* Collective on first use of comm (state, private duplicate). */

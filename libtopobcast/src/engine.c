@@ -8,12 +8,24 @@
  * where a non-blocking operation returns to its caller (MPI_Test says "not
  * yet") and resumes on the next call, and where a blocking one calls
  * MPI_Wait instead.  MPI_Bcast and MPI_Ibcast / MPI_Start therefore move
- * the same bytes in the same order. */
+ * the same bytes in the same order.
+ *
+ * Shared-memory edges (tree_shm.c) are part of the same tree phase: a
+ * leader writes each piece of its range once into its node ring (shm.c),
+ * for all its shared-memory children, as soon as the piece has arrived
+ * from its own parent (so the node stage pipelines with the level above);
+ * a member takes its pieces out of its parent's ring instead of posting
+ * receives.  Flags are polled, never waited for, so such an operation
+ * tests its MPI requests too, and a blocking one loops over
+ * tb_engine_progress (tb_engine_run). */
 #include "engine.h"
 
 #include <stdlib.h>
 
 enum { PH_PRE, PH_TREE, PH_POST, PH_DONE };
+
+/* Empty polls of a blocking shared-memory stage between two yields. */
+#define TB_ENGINE_SPINS 64
 
 static size_t min_size(size_t a, size_t b)
 {
@@ -25,7 +37,7 @@ static size_t min_size(size_t a, size_t b)
 static int settle(tb_engine_op *op, MPI_Request *r)
 {
     int flag = 1;
-    int rc = op->blocking ? PMPI_Wait(r, MPI_STATUS_IGNORE) : PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    int rc = !op->poll ? PMPI_Wait(r, MPI_STATUS_IGNORE) : PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
         op->rc = rc;
         return 1;
@@ -37,7 +49,7 @@ static int settle(tb_engine_op *op, MPI_Request *r)
 static int post_recvs(tb_engine_op *op, int k)
 {
     tb_engine_tree *tr = &op->tr[k];
-    while (tr->posted < tr->nseg && tr->posted - tr->arrived < TB_RECV_WINDOW) {
+    while (!tr->shm_parent && tr->posted < tr->nseg && tr->posted - tr->arrived < TB_RECV_WINDOW) {
         size_t a = tr->lo + tr->posted * tr->seg, len = min_size(tr->hi - a, tr->seg);
         int rc = PMPI_Irecv(op->buf + a, (int)len, MPI_BYTE, op->s->tree[k].parent, op->tag + k, op->comm,
                             &tr->rreq[tr->posted % TB_RECV_WINDOW]);
@@ -82,7 +94,7 @@ static int await_any(tb_engine_op *op, int with_send)
             req[n] = op->tr[k].rreq[op->tr[k].arrived % TB_RECV_WINDOW];
             who[n++] = k;
         }
-    int rc = op->blocking ? PMPI_Waitany(n, req, &idx, MPI_STATUS_IGNORE)
+    int rc = !op->poll ? PMPI_Waitany(n, req, &idx, MPI_STATUS_IGNORE)
                           : PMPI_Testany(n, req, &idx, &flag, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && flag && idx == MPI_UNDEFINED)
         rc = MPI_ERR_INTERN; /* nothing to wait for: a schedule the builders never make */
@@ -131,7 +143,7 @@ static int send_post(tb_engine_op *op, const char *p, size_t len, int peer, int 
 }
 
 void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, int tag,
-                     int blocking)
+                     int blocking, tb_shm *shm)
 {
     op->s = s;
     op->buf = buf;
@@ -140,6 +152,8 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     op->tag = tag;
     op->blocking = blocking;
     op->rc = MPI_SUCCESS;
+    op->shm = NULL;
+    op->poll = !blocking;
     op->cursor = op->end = NULL;
     op->scratch = NULL;
     op->tree = op->child = op->moved = 0;
@@ -150,15 +164,34 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     op->phase = PH_DONE;
     if (nbytes == 0 || s->size <= 1)
         return;
+    if (s->shm) {
+        /* every rank takes the epoch, whatever its part in the rings */
+        if (!shm) {
+            op->rc = MPI_ERR_INTERN; /* the communicator state never hands out such a schedule */
+            return;
+        }
+        op->shm = shm;
+        op->epoch = tb_shm_epoch_next(shm);
+        op->poll = 1;
+    }
     op->dseg = tb_segment_bytes(&s->spec);
     op->ntrees = s->ntrees;
     int nchildren = 0;
     for (int k = 0; k < s->ntrees; k++) {
         const tb_sched_tree *st = &s->tree[k];
         tb_engine_tree *tr = &op->tr[k];
-        tr->seg = st->seg ? st->seg : op->dseg;
+        tr->shm_parent = st->shm_parent;
+        tr->shm_cur = tr->shm_end = 0;
+        tr->shm_k = 0;
+        if (st->nshm > 0) {
+            tr->shm_cur = tb_block_offset(nbytes, s->nblocks, st->shm_blocks.lo);
+            tr->shm_end = tb_block_offset(nbytes, s->nblocks, st->shm_blocks.hi);
+            tr->shm_piece = tb_shm_piece(tr->shm_end - tr->shm_cur);
+        }
         tr->lo = tb_block_offset(nbytes, s->nblocks, st->mine.lo);
         tr->hi = tb_block_offset(nbytes, s->nblocks, st->mine.hi);
+        /* ring pieces: the same rule on both sides of the edge (same range) */
+        tr->seg = st->shm_parent ? tb_shm_piece(tr->hi - tr->lo) : st->seg ? st->seg : op->dseg;
         tr->nseg = st->parent >= 0 && tr->hi > tr->lo ? (tr->hi - tr->lo + tr->seg - 1) / tr->seg : 0;
         tr->frontier = st->parent >= 0 ? tr->lo : tr->hi;
         tr->posted = tr->arrived = 0;
@@ -186,9 +219,42 @@ void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t n
     if (op->scap > TB_MAX_OUTSTANDING)
         op->scap = TB_MAX_OUTSTANDING;
     if (op->scap <= 0)
-        op->scap = blocking && s->ntrees == 1 ? 0 : 1;
+        op->scap = !op->poll && s->ntrees == 1 ? 0 : 1;
     op->xnb = s->xperiod ? tb_xchg_blocks(&s->spec, nbytes) : s->nblocks;
     op->phase = s->xchg_first ? PH_PRE : PH_TREE;
+}
+
+/* Tree k's ring: publishes the next piece of its shared-memory children's
+ * range if it has arrived and its slot is free.  1 when published. */
+static int publish(tb_engine_op *op, int k)
+{
+    tb_engine_tree *tr = &op->tr[k];
+    if (tr->shm_cur >= tr->shm_end)
+        return 0;
+    size_t len = min_size(tr->shm_end - tr->shm_cur, tr->shm_piece);
+    if (tr->shm_cur + len > tr->frontier ||
+        !tb_shm_publish(op->shm, op->epoch, tr->shm_k, op->buf + tr->shm_cur, len, op->s->tree[k].nshm))
+        return 0;
+    tr->shm_cur += len;
+    tr->shm_k++;
+    if (tr->shm_cur >= tr->shm_end)
+        tb_shm_release(op->shm, op->epoch);
+    return 1;
+}
+
+/* Tree k's next piece from a shared-memory parent, if its ring holds it.
+ * 1 when it has arrived. */
+static int fetch(tb_engine_op *op, int k)
+{
+    tb_engine_tree *tr = &op->tr[k];
+    if (!tr->shm_parent || tr->arrived >= tr->nseg)
+        return 0;
+    size_t a = tr->lo + tr->arrived * tr->seg;
+    if (!tb_shm_fetch(op->shm, op->s->tree[k].parent, op->epoch, tr->arrived, op->buf + a,
+                      min_size(tr->hi - a, tr->seg)))
+        return 0;
+    absorb(op, k);
+    return 1;
 }
 
 /* Receives this rank's byte range of every tree from its parent there,
@@ -229,17 +295,29 @@ static int tree_progress(tb_engine_op *op)
                     op->cursor[i] += len;
                     op->moved = 1;
                 }
+                if (publish(op, op->tree))
+                    op->moved = 1;
             }
             op->tree = 0;
             if (!op->moved)
                 break;
             op->moved = 0;
         }
-        int waiting = 0;
-        for (int k = 0; k < op->ntrees; k++)
+        int waiting = 0, pending = 0, net = 0;
+        for (int k = 0; k < op->ntrees; k++) {
             waiting += op->tr[k].arrived < op->tr[k].nseg;
-        if (!waiting)
+            net += !op->tr[k].shm_parent && op->tr[k].arrived < op->tr[k].nseg;
+            pending += op->tr[k].shm_cur < op->tr[k].shm_end;
+        }
+        if (!waiting && !pending)
             break;
+        int got = 0;
+        for (int k = 0; k < op->ntrees; k++)
+            got += fetch(op, k);
+        if (got)
+            continue;
+        if (!net)
+            return 0; /* a flag to poll again (only shared-memory operations get here) */
         if (op->ntrees > 1) {
             if (!await_any(op, 0))
                 return 0;
@@ -338,7 +416,7 @@ static int xchg_progress(tb_engine_op *op)
         }
         MPI_Status ignored[4]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads its size */
         int done = 1;
-        int rc = op->blocking ? PMPI_Waitall(op->nxreq, op->xreq, ignored)
+        int rc = !op->poll ? PMPI_Waitall(op->nxreq, op->xreq, ignored)
                               : PMPI_Testall(op->nxreq, op->xreq, &done, ignored);
         if (rc != MPI_SUCCESS) {
             op->rc = rc;
@@ -368,6 +446,8 @@ static void finish(tb_engine_op *op)
             PMPI_Wait(&op->xreq[i], MPI_STATUS_IGNORE);
         op->nxreq = 0;
     }
+    if (op->shm)
+        tb_shm_release(op->shm, op->epoch); /* a failed leader leaves the ring to the next broadcast */
     if (op->cursor != op->local)
         free(op->cursor);
     free(op->scratch);
@@ -396,11 +476,20 @@ int tb_engine_progress(tb_engine_op *op)
     return 1;
 }
 
-int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm)
+int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm, void (*idle)(void))
 {
     tb_engine_op op;
-    tb_engine_start(&op, s, buf, nbytes, comm, TB_ENGINE_TAG_BLOCKING, 1);
-    while (!tb_engine_progress(&op))
-        ; /* a blocking operation ends in one call */
+    tb_engine_start(&op, s, buf, nbytes, comm, TB_ENGINE_TAG_BLOCKING, 1, shm);
+    /* only a shared-memory stage polls; others end in one call.  The
+     * processor goes to others only after a run of empty polls (ranks may
+     * outnumber cores; a yield per poll costs a system call per piece) */
+    for (int empty = 0; !tb_engine_progress(&op);) {
+        if (idle)
+            idle();
+        if (++empty == TB_ENGINE_SPINS) {
+            tb_shm_pause();
+            empty = 0;
+        }
+    }
     return op.rc;
 }

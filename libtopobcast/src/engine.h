@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "schedule.h"
+#include "shm.h"
 
 /* An operation uses TB_ENGINE_TAGS consecutive tags from its first one:
  * tree k (0 .. TB_MAX_TREES-1) on tag + k, then one per range of an
@@ -22,10 +23,17 @@
 #define TB_MAX_OUTSTANDING 64
 #define TB_ENGINE_LOCAL_CHILDREN 16
 
-/* One tree's receive side: bytes [lo, frontier) of [lo, hi) are here. */
+/* One tree's receive side: bytes [lo, frontier) of [lo, hi) are here.
+ * From a shared-memory parent nothing is posted: piece `arrived` is copied
+ * out of the parent's ring when its stamp says it is there. */
 typedef struct tb_engine_tree {
     size_t seg, lo, hi, nseg, frontier, posted, arrived;
     int first; /* its children's first index in cursor/end */
+    int shm_parent;
+    /* the ring this rank writes for its shared-memory children: next byte,
+     * end, piece number */
+    size_t shm_cur, shm_end, shm_piece;
+    uint64_t shm_k;
     MPI_Request rreq[TB_RECV_WINDOW];
 } tb_engine_tree;
 
@@ -37,7 +45,11 @@ typedef struct tb_engine_op {
     size_t n;
     MPI_Comm comm;
     int tag;
-    int blocking; /* waits where a non-blocking operation tests */
+    int blocking; /* runs to its end in one call */
+    int poll;     /* tests where a blocking operation without shared memory waits (non-blocking, or a
+                     shared-memory stage: flags are polled, so MPI requests are tested between polls) */
+    tb_shm *shm;  /* the communicator's rings, when the schedule has shared-memory edges */
+    uint32_t epoch;
     int phase;
     int rc;
     /* tree phase: every tree at once, one pass over their children at a time */
@@ -61,13 +73,15 @@ typedef struct tb_engine_op {
 /* \brief Prepares an operation (posts nothing).  blocking: the caller
  * drives it with tb_engine_progress to the end in one call, waiting inside
  * MPI, and sends are blocking when the spec says so (not with two trees,
- * whose ranks feed each other: one send in flight then); otherwise every
- * call returns as soon as nothing can move without waiting.  tag: first of
- * TB_ENGINE_TAGS tags no other operation on comm uses while this one runs.
- * The schedule and buf must stay valid until the operation ends.
+ * whose ranks feed each other, nor with shared-memory edges: one send in
+ * flight then); otherwise every call returns as soon as nothing can move
+ * without waiting.  tag: first of TB_ENGINE_TAGS tags no other operation on
+ * comm uses while this one runs.  shm: comm's rings when s->shm (then it
+ * takes the broadcast's epoch, on every rank alike), else NULL.  The
+ * schedule and buf must stay valid until the operation ends.
  * \return nothing; op->rc says whether it could start. */
 void tb_engine_start(tb_engine_op *op, const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, int tag,
-                     int blocking);
+                     int blocking, tb_shm *shm);
 /* \brief Moves the operation on.
  * \return 1 once it has ended (op->rc holds the MPI error code; no request
  * of it is left), 0 while it waits for the network. */
@@ -75,8 +89,11 @@ int tb_engine_progress(tb_engine_op *op);
 
 /* \brief Collective over comm (the private duplicate); every rank passes
  * its own schedule of the same plan and the same nbytes.  buf holds the
- * message at the root and receives it elsewhere.
+ * message at the root and receives it elsewhere.  shm as for
+ * tb_engine_start.  idle (may be NULL) runs between two polls of a
+ * shared-memory stage: the caller moves the process's non-blocking
+ * broadcasts on there, one of which may hold a ring this one waits for.
  * \return an MPI error code. */
-int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm);
+int tb_engine_run(const tb_schedule *s, void *buf, size_t nbytes, MPI_Comm comm, tb_shm *shm, void (*idle)(void));
 
 #endif

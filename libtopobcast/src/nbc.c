@@ -37,6 +37,7 @@ typedef struct tb_nbc {
     int tag;             /* first engine tag on priv */
     int is_root, rule, count_it;
     tb_alg_id alg;
+    tb_shm *shm;         /* the communicator's rings (never for a persistent request) */
     int persistent;
     int released;        /* the application freed its request while active */
     int active, engine_done;
@@ -164,6 +165,7 @@ static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
     nb->rule = c->rule;
     nb->count_it = c->count_it;
     nb->alg = c->spec.id;
+    nb->shm = c->shm;
     nb->persistent = persistent;
     nb->shell = MPI_REQUEST_NULL;
     nb->shell_tag = shell_tag_new();
@@ -256,7 +258,7 @@ static void launch(tb_nbc *nb)
     int rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
     /* a failed preparation ends the operation at once, with its error */
     tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv, nb->tag,
-                    0);
+                    0, nb->shm);
     if (rc != MPI_SUCCESS)
         nb->op.rc = rc;
     nb->engine_done = rc != MPI_SUCCESS;

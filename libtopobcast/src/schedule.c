@@ -64,11 +64,38 @@ int tb_plan_build(tb_plan *p, int size, int root, const tb_alg_spec *spec, const
         snprintf(err, errlen, "algorithm %s has no schedule", tb_alg_name(spec->id));
         return -1;
     }
+    if (rc == 0 && p->ntrees > 1 && tb_plan_has_shm(p)) {
+        snprintf(err, errlen, "%s: shm cannot be a base of a two-tree plan (dbt): one ring per rank",
+                 tb_alg_name(spec->id));
+        rc = -1;
+    }
     if (rc != 0)
         tb_plan_free(p);
     else if (p->ntrees == 0)
         p->ntrees = 1;
     return rc;
+}
+
+int tb_plan_has_shm(const tb_plan *p)
+{
+    for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        const tb_tree *t = tb_plan_tree(p, k);
+        for (int r = 0; t->shm && r < t->size; r++)
+            if (t->shm[r] && t->parent[r] >= 0)
+                return 1;
+    }
+    return 0;
+}
+
+int tb_plan_shm_outside(const tb_plan *p, const int *node_of)
+{
+    for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        const tb_tree *t = tb_plan_tree(p, k);
+        for (int r = 0; t->shm && r < t->size; r++)
+            if (t->shm[r] && t->parent[r] >= 0 && node_of[r] != node_of[t->parent[r]])
+                return r;
+    }
+    return -1;
 }
 
 int tb_plan_xchg_steps(const tb_plan *p, int me, tb_xchg_step **steps)
@@ -90,7 +117,18 @@ static int sched_tree(tb_sched_tree *st, const tb_tree *t, int me)
     st->mine.lo = t->blk_lo[me];
     st->mine.hi = t->blk_hi[me];
     st->seg = tb_tree_edge_segment(t, me, 0);
-    st->nchildren = tb_tree_nchildren(t, me);
+    st->shm_parent = st->parent >= 0 && tb_tree_edge_shm(t, me);
+    const int *c = tb_tree_children(t, me);
+    int n = tb_tree_nchildren(t, me);
+    st->nchildren = 0;
+    for (int i = 0; i < n; i++) {
+        if (!tb_tree_edge_shm(t, c[i])) {
+            st->nchildren++;
+        } else if (st->nshm++ == 0) {
+            st->shm_blocks.lo = t->blk_lo[c[i]]; /* all alike (tb_tree_check) */
+            st->shm_blocks.hi = t->blk_hi[c[i]];
+        }
+    }
     if (st->nchildren == 0)
         return 0;
     st->children = malloc(sizeof(int) * (size_t)st->nchildren);
@@ -99,13 +137,15 @@ static int sched_tree(tb_sched_tree *st, const tb_tree *t, int me)
         st->child_seg = malloc(sizeof(size_t) * (size_t)st->nchildren);
     if (!st->children || !st->child_blocks || (t->seg && !st->child_seg))
         return -1;
-    const int *c = tb_tree_children(t, me);
-    for (int i = 0; i < st->nchildren; i++) {
-        st->children[i] = c[i];
-        st->child_blocks[i].lo = t->blk_lo[c[i]];
-        st->child_blocks[i].hi = t->blk_hi[c[i]];
+    for (int i = 0, j = 0; i < n; i++) {
+        if (tb_tree_edge_shm(t, c[i]))
+            continue;
+        st->children[j] = c[i];
+        st->child_blocks[j].lo = t->blk_lo[c[i]];
+        st->child_blocks[j].hi = t->blk_hi[c[i]];
         if (st->child_seg)
-            st->child_seg[i] = t->seg[c[i]];
+            st->child_seg[j] = t->seg[c[i]];
+        j++;
     }
     return 0;
 }
@@ -120,6 +160,7 @@ int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg
     s->me = me;
     s->nblocks = t->nblocks;
     s->ntrees = p->ntrees > 1 ? p->ntrees : 1;
+    s->shm = tb_plan_has_shm(p);
     for (int k = 0; k < s->ntrees; k++)
         if (sched_tree(&s->tree[k], tb_plan_tree(p, k), me) != 0) {
             tb_schedule_free(s);

@@ -41,6 +41,7 @@ void tb_tree_free(tb_tree *t)
     free(t->edge_parent);
     free(t->edge_child);
     free(t->seg);
+    free(t->shm);
     memset(t, 0, sizeof *t);
 }
 
@@ -68,6 +69,15 @@ int tb_tree_set_segment(tb_tree *t, int first, size_t seg)
         return -1;
     for (int e = first < 0 ? 0 : first; e < t->nedges; e++)
         t->seg[t->edge_child[e]] = seg;
+    return 0;
+}
+
+int tb_tree_set_shm(tb_tree *t, int first)
+{
+    if (!t->shm && !(t->shm = calloc((size_t)t->size, 1)))
+        return -1;
+    for (int e = first < 0 ? 0 : first; e < t->nedges; e++)
+        t->shm[t->edge_child[e]] = 1;
     return 0;
 }
 
@@ -145,8 +155,15 @@ int tb_tree_check(const tb_tree *t, char *err, size_t errlen)
             return -1;
         }
         int found = 0;
-        for (int i = t->child_start[p]; i < t->child_start[p + 1]; i++)
-            found += t->children[i] == r;
+        for (int i = t->child_start[p]; i < t->child_start[p + 1]; i++) {
+            int c = t->children[i];
+            found += c == r;
+            if (tb_tree_edge_shm(t, r) && tb_tree_edge_shm(t, c) &&
+                (t->blk_lo[c] != t->blk_lo[r] || t->blk_hi[c] != t->blk_hi[r])) {
+                snprintf(err, errlen, "shared-memory children %d and %d of %d carry different blocks", r, c, p);
+                return -1;
+            }
+        }
         if (found != 1) {
             snprintf(err, errlen, "rank %d listed %d times among children of %d", r, found, p);
             return -1;

@@ -14,7 +14,9 @@
  * Waitall; completion order (Testany polling: whenever a request completes,
  * every earlier one on the communicator has too); an MPI_Test loop;
  * MPI_Request_free of an active Ibcast; two communicators at once; 8
- * outstanding Ibcasts on one communicator and 8 spread over four; threads
+ * outstanding Ibcasts on one communicator and 8 spread over four; an
+ * MPI_Bcast from the same root while two Ibcasts are outstanding (a
+ * shared-memory stage's ring is then wanted by three broadcasts); threads
  * (MPI_THREAD_MULTIPLE) each broadcasting on its own communicator; and with
  * MPI 4, persistent broadcasts (MPI_Start, MPI_Startall, repeated, freed --
  * once while active).
@@ -294,6 +296,28 @@ static void case_request_free(void)
     later_ibcast(&a, &b, bad, "MPI_Request_free of an active ibcast; a later one completes after it");
 }
 
+/* Blocking broadcasts while non-blocking ones on the same communicator, from
+ * the same root, are still outstanding (with shm, all want the root's ring). */
+static void case_bcast_while_outstanding(void)
+{
+    msg a, b, c;
+    msg_init(&a, T_INT, BIG, 0, MPI_COMM_WORLD, 450);
+    msg_init(&b, T_VEC, 65539, 0, MPI_COMM_WORLD, 451);
+    msg_init(&c, T_INT, BIG, 0, MPI_COMM_WORLD, 452);
+    MPI_Request r[2];
+    long bad = ibcast(&a, &r[0]) != MPI_SUCCESS;
+    bad += ibcast(&b, &r[1]) != MPI_SUCCESS;
+    count_bcast(&c);
+    bad += MPI_Bcast(c.buf, c.count, mtype(&c), c.root, c.comm) != MPI_SUCCESS;
+    MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads its size */
+    bad += MPI_Waitall(2, r, st) != MPI_SUCCESS;
+    bad += msg_check(&a) + msg_check(&b) + msg_check(&c);
+    msg_free(&a);
+    msg_free(&b);
+    msg_free(&c);
+    report("mpi_bcast from the same root while 2 ibcasts are outstanding", bad, NULL);
+}
+
 /* Broadcasts on two communicators at once (halves and reversed world). */
 static void case_two_comms(void)
 {
@@ -549,6 +573,7 @@ int main(int argc, char **argv)
     case_two_comms();
     case_eight_one_comm();
     case_eight_four_comms();
+    case_bcast_while_outstanding();
     case_threads(provided);
 #if MPI_VERSION >= 4
     case_persistent();

@@ -55,13 +55,16 @@ else
     # hierarchical spec's last base is what a communicator without levels
     # (this machine) runs: magpie2's dbt makes two trees, interpipe's
     # per-level segment= its first; circulant as a coarsest level's base
-    # runs under SMPI (40-smpi.sh), where levels exist.  circulant:segment=1M:
+    # runs under SMPI (40-smpi.sh), where levels exist; shm as the last base
+    # is the shared-memory stage over the whole (one-node) communicator
+    # (39-shm.sh adds two nodes and the fallbacks).  circulant:segment=1M:
     # a round per block, and 8 oversubscribed ranks take ~0.1 s a round.
     SPECS=(flat dbt:outstanding=2 chain circulant:segment=1M binary split_binary
         binomial binomial:segment=8192,send=blocking knomial bine
         pipeline dbt:segment=3001,send=blocking pipeline:segment=3001
         scatter_allgather scatter_allgather:allgather=recursive_doubling default
-        magpie magpie2:base=binary/dbt interpipe:segment=64K/4K,base=circulant/bine distance_tree)
+        magpie magpie2:base=binary/dbt interpipe:segment=64K/4K,base=circulant/bine distance_tree
+        interpipe:levels=node,base=binomial/shm)
 fi
 
 for f in "$LIB" "$PROG"; do

@@ -2,8 +2,8 @@
 # valgrind memcheck: a 2-rank subset of the MPI matrix under LD_PRELOAD for
 # specs that exercise every engine path (blocking segmented sends, segments
 # that cut elements, scatter + recursive doubling, pair exchange, bounded
-# non-blocking sends, hierarchy detection; the self and intercommunicator
-# cases pass through), then the unit test binaries that run quickly enough.
+# non-blocking sends, hierarchy detection, the shared-memory stage; the self
+# and intercommunicator cases pass through), then the unit test binaries that run quickly enough.
 # Invalid accesses, uses of uninitialised values and definite leaks fail a
 # run.  test/valgrind.supp holds suppressions for reports from outside
 # libtopobcast only.
@@ -26,7 +26,8 @@ else
     # shellcheck disable=SC2054 # commas separate spec parameters
     # (at 2 ranks every tree is one edge: the engine paths are what differ)
     SPECS=(binomial:segment=8192,send=blocking pipeline:segment=1000,send=nonblocking,outstanding=2
-        scatter_allgather:allgather=recursive_doubling split_binary magpie dbt:segment=1000,outstanding=2)
+        scatter_allgather:allgather=recursive_doubling split_binary magpie dbt:segment=1000,outstanding=2
+        interpipe:levels=node,base=binomial/shm)
 fi
 # 2 ranks: every communicator kind, derived datatypes with gaps, counts that
 # leave partial segments/blocks, plus the back-to-back sequences.

@@ -136,7 +136,7 @@ static int tree_phase_k(sim *m, int k, char *why, size_t len)
     int rc = 0, nkids = 0, nsrc = 0;
     for (int r = 0; r < size && rc == 0; r++) {
         tb_sched_tree *t = &m->s[r].tree[k];
-        nkids += t->nchildren;
+        nkids += t->nchildren + t->nshm;
         if (t->parent >= size) {
             snprintf(why, len, "tree %d rank %d: parent %d", k, r, t->parent);
             rc = -1;
@@ -160,6 +160,15 @@ static int tree_phase_k(sim *m, int k, char *why, size_t len)
                 add_range(own + (size_t)r * (size_t)nb, t->mine);
                 queue[qt++] = r;
                 seen[r] = 1;
+            }
+        } else if (t->shm_parent) {
+            /* a shared-memory child reads its parent's ring: the parent
+             * writes it for readers of exactly these blocks */
+            tb_sched_tree *p = &m->s[t->parent].tree[k];
+            if (p->nshm < 1 || p->shm_blocks.lo != t->mine.lo || p->shm_blocks.hi != t->mine.hi) {
+                snprintf(why, len, "tree %d: rank %d reads [%d,%d) from %d's ring, which holds %d readers of [%d,%d)",
+                         k, r, t->mine.lo, t->mine.hi, t->parent, p->nshm, p->shm_blocks.lo, p->shm_blocks.hi);
+                rc = -1;
             }
         } else {
             tb_sched_tree *p = &m->s[t->parent].tree[k];
@@ -202,6 +211,27 @@ static int tree_phase_k(sim *m, int k, char *why, size_t len)
             seen[c] = 1;
             add_range(own + (size_t)c * (size_t)nb, p->child_blocks[i]);
             queue[qt++] = c;
+        }
+        /* its ring: written once, from what it holds, read by exactly nshm ranks */
+        int readers = 0;
+        for (int c = 0; c < size && rc == 0 && p->nshm > 0; c++) {
+            tb_sched_tree *ct = &m->s[c].tree[k];
+            if (!ct->shm_parent || ct->parent != pr)
+                continue;
+            readers++;
+            if (seen[c] || !holds_range(nb, own + (size_t)pr * (size_t)nb, p->shm_blocks)) {
+                snprintf(why, len, "tree %d: rank %d cannot write [%d,%d) for reader %d", k, pr, p->shm_blocks.lo,
+                         p->shm_blocks.hi, c);
+                rc = -1;
+                break;
+            }
+            seen[c] = 1;
+            add_range(own + (size_t)c * (size_t)nb, p->shm_blocks);
+            queue[qt++] = c;
+        }
+        if (rc == 0 && readers != p->nshm) {
+            snprintf(why, len, "tree %d: rank %d writes its ring for %d readers, %d read it", k, pr, p->nshm, readers);
+            rc = -1;
         }
     }
     if (rc == 0 && qt != size) {
@@ -627,6 +657,10 @@ static void hierarchical_bases(void)
         {"interpipe:base=circulant/binomial", 1},
         {"magpie2:base=circulant/dbt/bine", -1},
         {"interpipe:segment=128K/8K,base=circulant/chain/binary", 1},
+        {"interpipe:levels=node,base=binomial/shm", 1},
+        {"magpie2:base=binomial/shm", 1},
+        {"magpie2:base=binomial/shm/binomial", 1}, /* socket leaders by shm, then binomial inside sockets */
+        {"interpipe:segment=128K/8K,base=circulant/shm", 1},
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         alg_case c = {specs[i].text, TB_ALG_DEFAULT, 0, 0, 0, 0, specs[i].nblocks, NULL,
@@ -662,6 +696,65 @@ static void hierarchical_bases(void)
         if (bad_root >= 0)
             printf("#   P=%d root %d: %s\n", bad_p, bad_root, why);
     }
+}
+
+/* shm: the plan marks its edges; every shared-memory edge of the node
+ * stage stays inside a node of the hierarchy it was built on, and the
+ * check names one that crosses nodes; two-tree plans refuse it; the
+ * fallback spec swaps it for binomial. */
+static void shm_plans(void)
+{
+    char err[200];
+    tb_alg_spec spec, sub;
+    tb_plan p;
+    /* P = 8 on nodes {0..3} {4..7}, root 5 */
+    tb_hier h;
+    int node_of[8], own[8];
+    TAP_OK(tb_hier_alloc(&h, 8, 1) == 0, "shm: hierarchy of 8");
+    snprintf(h.level_name[0], TB_LEVEL_NAME_MAX, "node");
+    for (int r = 0; r < 8; r++) {
+        h.group[0][r] = r / 4;
+        node_of[r] = (r / 4) * 4;
+        own[r] = r;
+    }
+    TAP_OK(tb_hier_normalize(&h) == 0, "shm: hierarchy normalised");
+    TAP_OK(tb_alg_spec_parse("interpipe:levels=node,base=binomial/shm", &spec, err, sizeof err) == 0, "shm: parses");
+    int built = tb_plan_build(&p, 8, 5, &spec, &h, err, sizeof err) == 0;
+    TAP_OK(built, "shm: interpipe:levels=node,base=binomial/shm builds (%s)", built ? "" : err);
+    if (built) {
+        int nshm = 0;
+        for (int r = 0; r < 8; r++)
+            nshm += tb_tree_edge_shm(&p.tree, r);
+        TAP_OK(tb_plan_has_shm(&p) && nshm == 6, "shm: 6 shared-memory edges (3 per node), got %d", nshm);
+        TAP_OK(p.tree.parent[0] == 5 && !tb_tree_edge_shm(&p.tree, 0) && p.tree.parent[1] == 0 &&
+                   tb_tree_edge_shm(&p.tree, 1) && p.tree.parent[4] == 5 && tb_tree_edge_shm(&p.tree, 4),
+               "shm: root 5 reaches leader 0 point-to-point, its node by shared memory");
+        TAP_OK(tb_plan_shm_outside(&p, node_of) == -1, "shm: every shared-memory edge inside its node");
+        TAP_OK(tb_plan_shm_outside(&p, own) >= 0, "shm: one rank per node: an edge crosses nodes");
+        tb_schedule s;
+        TAP_OK(tb_schedule_from_plan(&s, &p, 0, &spec) == 0 && s.shm && s.tree[0].nshm == 3 &&
+                   s.tree[0].nchildren == 0 && !s.tree[0].shm_parent && s.tree[0].shm_blocks.hi == 1,
+               "shm: leader 0 writes its ring for 3 readers and sends nothing");
+        tb_schedule_free(&s);
+        TAP_OK(tb_schedule_from_plan(&s, &p, 2, &spec) == 0 && s.tree[0].shm_parent && s.tree[0].parent == 0,
+               "shm: rank 2 reads leader 0's ring");
+        tb_schedule_free(&s);
+        tb_plan_free(&p);
+    }
+    TAP_OK(tb_alg_spec_parse("magpie2:base=dbt/shm", &spec, err, sizeof err) == 0 &&
+               tb_plan_build(&p, 8, 0, &spec, &h, err, sizeof err) != 0 && strstr(err, "two-tree"),
+           "shm: refused in a two-tree plan (%s)", err);
+    tb_hier_free(&h);
+    TAP_OK(tb_alg_spec_uses_shm(&spec), "shm: magpie2:base=dbt/shm uses shm");
+    tb_alg_spec_without_shm(&spec, &sub);
+    TAP_OK(!tb_alg_spec_uses_shm(&sub) && sub.id == TB_ALG_MAGPIE2 && sub.nbase == 2 && sub.base[0] == TB_ALG_DBT &&
+               sub.base[1] == TB_ALG_BINOMIAL,
+           "shm: fallback spec magpie2:base=dbt/binomial");
+    tb_alg_spec_default(&spec, TB_ALG_SHM);
+    tb_alg_spec_without_shm(&spec, &sub);
+    TAP_OK(tb_alg_spec_uses_shm(&spec) && sub.id == TB_ALG_BINOMIAL, "shm: fallback of shm itself is binomial");
+    tb_alg_spec_default(&spec, TB_ALG_INTERPIPE);
+    TAP_OK(!tb_alg_spec_uses_shm(&spec), "shm: interpipe's default bases do not use shm");
 }
 
 /* The simulator itself must reject broken schedules. */
@@ -717,6 +810,20 @@ static void simulator_catches(void)
     m.s[0].steps[0].recv[1] = (tb_blocks){3, 4};
     rc = run_phases(&m, why, sizeof why);
     TAP_OK(rc != 0, "simulator rejects sending a block not yet held (%s)", why);
+    free_all(&m);
+
+    /* shm: a ring written for fewer readers than read it, and a reader
+     * whose parent writes no ring */
+    tb_alg_spec_default(&s, TB_ALG_SHM);
+    build_all(&m, 4, 1, &s, NULL, 0, why, sizeof why);
+    m.s[1].tree[0].nshm--;
+    rc = tree_phase(&m, why, sizeof why);
+    TAP_OK(rc != 0, "simulator rejects a ring read by more ranks than it is written for (%s)", why);
+    free_all(&m);
+    build_all(&m, 4, 1, &s, NULL, 0, why, sizeof why);
+    m.s[3].tree[0].parent = 2; /* rank 2 writes no ring */
+    rc = tree_phase(&m, why, sizeof why);
+    TAP_OK(rc != 0, "simulator rejects a reader of a ring nobody writes (%s)", why);
     free_all(&m);
 }
 
@@ -787,10 +894,12 @@ int main(void)
         {"dbt", TB_ALG_DBT, 0, 0, 0, 0, 2, no_steps, 0},
         {"bine", TB_ALG_BINE, 0, 0, 0, 0, 1, no_steps, 0},
         {"circulant", TB_ALG_CIRCULANT, 0, 0, 0, 0, 1, rdbl_steps, 1},
+        {"shm", TB_ALG_SHM, 0, 0, 0, 0, 1, no_steps, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     hierarchical_bases();
+    shm_plans();
     split_binary_shape();
     scatter_shape();
     distance_ring();

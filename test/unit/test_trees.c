@@ -422,7 +422,7 @@ static void bad_arguments(void)
 {
     static const int m[] = {0, 1, 2};
     static const tb_alg_id ids[] = {TB_ALG_FLAT, TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_BINOMIAL, TB_ALG_KNOMIAL,
-                                    TB_ALG_BINE, TB_ALG_DBT};
+                                    TB_ALG_BINE, TB_ALG_DBT, TB_ALG_SHM};
     for (size_t a = 0; a < sizeof ids / sizeof ids[0]; a++) {
         tb_tree t;
         tb_tree_init(&t, 3, 0, 1);
@@ -531,6 +531,7 @@ static void builder_examples(void)
     check_plan_example("libtopobcast/src/tree_knomial.c", "knomial:radix=3", 9, 0, NULL, EXAMPLE_TREE);
     check_plan_example("libtopobcast/src/tree_bine.c", "bine", 8, 0, NULL, EXAMPLE_TREE);
     check_plan_example("libtopobcast/src/tree_dbt.c", "dbt", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/tree_shm.c", "shm", 5, 1, NULL, EXAMPLE_TREE);
 }
 
 int main(void)
