@@ -16,7 +16,7 @@ capacity() { sed -n 's/^capacity //p' <<<"$OUT"; }
 
 OUT=$(timeout 120 mpiexec -n 2 "$APP" 2>&1)
 base=$(capacity)
-check "capacity without the library: measured ($base)" [ -n "$base" ] && [ "$base" -gt 100 ]
+check "capacity without the library: measured ($base)" test -n "$base" -a "${base:-0}" -gt 100
 base=${base:-0}
 echo "# without library: $base communicators"
 

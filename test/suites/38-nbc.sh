@@ -39,7 +39,7 @@ summary() {
     n_ok=$(grep -c '^ok ' <<<"$OUT")
     n_bad=$(grep -c '^not ok ' <<<"$OUT")
     grep '^not ok ' <<<"$OUT" | head -5 | sed "s/^not ok /not ok $name: /"
-    check "$name: $n_ok cases ok, exit $RC" [ "$RC" -eq 0 ] && [ "$n_ok" -gt 0 ] && [ "$n_bad" -eq 0 ]
+    check "$name: $n_ok cases ok, exit $RC" test "$RC" -eq 0 -a "$n_ok" -gt 0 -a "$n_bad" -eq 0
 }
 
 # The program itself, on MPI alone.
