@@ -5,10 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+int tn_agree_on(MPI_Comm comm, int v)
+{
+    MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+    return v;
+}
+
 int tn_agree(int v)
 {
-    MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return v;
+    return tn_agree_on(MPI_COMM_WORLD, v);
 }
 
 unsigned char *tn_agree_buffer(MPI_Comm comm, size_t bytes)

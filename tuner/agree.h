@@ -12,6 +12,11 @@
  * \return rank 0's v. */
 int tn_agree(int v);
 
+/* \brief The same over comm: its rank 0's v on all its ranks (collective
+ *        over comm).
+ * \return comm's rank 0's v. */
+int tn_agree_on(MPI_Comm comm, int v);
+
 /* \brief A zeroed buffer of `bytes` on every rank of comm, or on none
  *        (collective over comm); rank 0 of comm says on stderr when some
  *        rank could not allocate it.

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "agree.h"
 #include "fanout.h"
 #include "machine.h"
 #include "tools.h"
@@ -12,20 +13,13 @@
 #define FANOUT_BYTES ((size_t)1 << 20)
 #define FANOUT_PEERS 8
 
-/* v on comm's rank 0, on all of comm's ranks */
-static int comm_agree(MPI_Comm comm, int v)
-{
-    MPI_Bcast(&v, 1, MPI_INT, 0, comm);
-    return v;
-}
-
 int tn_compare_bounds(MPI_Comm comm, const int *members, const char *platform, const char *hostfile,
                       const tn_costs *costs, const size_t *sizes, int n, int all_roots, double *bound, FILE *out)
 {
     int me, P;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
-    int from_costs = !platform && comm_agree(comm, costs != NULL);
+    int from_costs = !platform && tn_agree_on(comm, costs != NULL);
     if (!platform && !from_costs) {
         if (me == 0)
             fprintf(out, "# no bound: give --platform and --hostfile (SimGrid) or --measurements\n");
@@ -57,5 +51,5 @@ int tn_compare_bounds(MPI_Comm comm, const int *members, const char *platform, c
         if (!ok)
             fprintf(out, "# no bound: %s\n", err);
     }
-    return comm_agree(comm, ok) ? 0 : -1;
+    return tn_agree_on(comm, ok) ? 0 : -1;
 }
