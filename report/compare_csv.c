@@ -227,6 +227,7 @@ int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out)
         if (c->row[i].shape == k) {
             out->row[out->n] = c->row[i];
             out->row[out->n++].shape = 0;
+            out->has_bound |= !isnan(c->row[i].bound_us);
         }
     out->nshape = 1;
     out->shape[0] = c->shape[k];

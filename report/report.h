@@ -200,7 +200,7 @@ typedef struct tbr_speedups {
  * \return them (n = 0 when no row has a speedup). */
 tbr_speedups tbr_compare_speedups(const tbr_compare *c, int k);
 /* \brief The rows of shape k as a comparison of its own (rows copied,
- *        one shape).
+ *        one shape, has_bound from those rows).
  * \return 0, or -1 out of memory (out empty). */
 int tbr_compare_of_shape(const tbr_compare *c, int k, tbr_compare *out);
 

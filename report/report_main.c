@@ -719,9 +719,6 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
             tbr_compare one;
             if (tbr_compare_of_shape(&in->cmp, k, &one) != 0)
                 goto out;
-            one.has_bound = 0;
-            for (int i = 0; i < one.n; i++)
-                one.has_bound |= one.row[i].bound_us >= 0;
             const tbr_compare_shape *sh = &in->cmp.shape[k];
             char id[64], fig[64], caption[768];
             snprintf(id, sizeof id, k ? "svg-efficiency-%d" : "svg-efficiency", k);
