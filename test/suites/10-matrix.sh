@@ -120,48 +120,56 @@ plan() { # P -> bcast_matrix arguments
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# one run of bcast_matrix: SPEC P (TB_TEST_JOBS runs at once, lib.sh's
+# par_run; the log keeps the order of the loops below)
+matrix_run() {
+    local spec=$1 p=$2 name=${1%%:*} args to t0 rc n_ok n_bad why want calls others msg d
+    d=$(mktemp -d -p "$tmp")
+    args=$(plan "$p")
+    to=${TIMEOUT:-$((p > 4 ? 240 : 120))}
+    t0=$SECONDS
+    # shellcheck disable=SC2086 # args is a word list by construction
+    timeout "$to" mpiexec -n "$p" env LD_PRELOAD="$(preload "$p")" TOPOBCAST_ALGORITHM="$spec" \
+        TOPOBCAST_STATS=1 "$PROG" $args >"$d/out" 2>"$d/err"
+    rc=$?
+    grep -E '^(ok|not ok) ' "$d/out"
+    n_ok=$(grep -c '^ok ' "$d/out")
+    n_bad=$(grep -c '^not ok ' "$d/out")
+    echo "# run alg=$spec np=$p: $n_ok ok, $n_bad not ok, exit $rc, $((SECONDS - t0)) s; plan: $args"
+    if [ "$rc" -ne 0 ]; then
+        if [ "$n_bad" -eq 0 ]; then
+            why="exit status $rc"
+            [ "$rc" -eq 124 ] && why="timed out after ${to}s"
+            echo "not ok run alg=$spec np=$p: $why after $n_ok ok cases" \
+                "(last: $(grep '^ok ' "$d/out" | tail -1 | cut -c1-160))"
+        fi
+        tail -5 "$d/err" | sed 's/^/#   stderr: /'
+    fi
+    # The forced algorithm must be the one that ran, for every broadcast
+    # it could run (bcast_matrix counts them: intracommunicators of 2+
+    # ranks, non-empty messages), and nothing may fall back silently.
+    want=$(sed -n 's/^# bcast_matrix eligible broadcasts: \([0-9][0-9]*\)$/\1/p' "$d/out")
+    calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$d/err" | head -1)
+    others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$d/err" | grep -v "algorithm=$name " | tr '\n' ' ')
+    # without TOPOBCAST_VERBOSE the library speaks only about problems
+    msg=$(grep -v '^topobcast: stats:' "$d/err" | grep -m1 'topobcast' | cut -c1-200)
+    if [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ] && [ -z "$msg" ]; then
+        echo "ok stats alg=$spec np=$p: $name calls=${calls:-0} = broadcasts made"
+    else
+        echo "not ok stats alg=$spec np=$p: $name calls=${calls:-0}, broadcasts made=${want:-?}" \
+            "${others:+, also: $others}${msg:+; library said: $msg}"
+    fi
+    rm -rf "$d"
+}
 start=$SECONDS
-runs=0 cases=0 failed_runs=0
 for spec in "${SPECS[@]}"; do
-    name=${spec%%:*}
     for p in $SIZES; do
-        args=$(plan "$p")
-        to=${TIMEOUT:-$((p > 4 ? 240 : 120))}
-        t0=$SECONDS
-        # shellcheck disable=SC2086 # args is a word list by construction
-        timeout "$to" mpiexec -n "$p" env LD_PRELOAD="$(preload "$p")" TOPOBCAST_ALGORITHM="$spec" \
-            TOPOBCAST_STATS=1 "$PROG" $args >"$tmp/out" 2>"$tmp/err"
-        rc=$?
-        runs=$((runs + 1))
-        grep -E '^(ok|not ok) ' "$tmp/out"
-        n_ok=$(grep -c '^ok ' "$tmp/out")
-        n_bad=$(grep -c '^not ok ' "$tmp/out")
-        cases=$((cases + n_ok + n_bad))
-        echo "# run alg=$spec np=$p: $n_ok ok, $n_bad not ok, exit $rc, $((SECONDS - t0)) s; plan: $args"
-        if [ "$rc" -ne 0 ]; then
-            failed_runs=$((failed_runs + 1))
-            if [ "$n_bad" -eq 0 ]; then
-                why="exit status $rc"
-                [ "$rc" -eq 124 ] && why="timed out after ${to}s"
-                echo "not ok run alg=$spec np=$p: $why after $n_ok ok cases" \
-                    "(last: $(grep '^ok ' "$tmp/out" | tail -1 | cut -c1-160))"
-            fi
-            tail -5 "$tmp/err" | sed 's/^/#   stderr: /'
-        fi
-        # The forced algorithm must be the one that ran, for every broadcast
-        # it could run (bcast_matrix counts them: intracommunicators of 2+
-        # ranks, non-empty messages), and nothing may fall back silently.
-        want=$(sed -n 's/^# bcast_matrix eligible broadcasts: \([0-9][0-9]*\)$/\1/p' "$tmp/out")
-        calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$tmp/err" | head -1)
-        others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$tmp/err" | grep -v "algorithm=$name " | tr '\n' ' ')
-        # without TOPOBCAST_VERBOSE the library speaks only about problems
-        msg=$(grep -v '^topobcast: stats:' "$tmp/err" | grep -m1 'topobcast' | cut -c1-200)
-        if [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ] && [ -z "$msg" ]; then
-            echo "ok stats alg=$spec np=$p: $name calls=${calls:-0} = broadcasts made"
-        else
-            echo "not ok stats alg=$spec np=$p: $name calls=${calls:-0}, broadcasts made=${want:-?}" \
-                "${others:+, also: $others}${msg:+; library said: $msg}"
-        fi
+        par_run matrix_run "$spec" "$p"
     done
 done
+par_wait >"$tmp/all" # (not in a pipe: wait needs the jobs' own shell)
+cat "$tmp/all"
+runs=$(grep -c '^# run alg=' "$tmp/all")
+cases=$(grep -cE '^(ok|not ok) alg=' "$tmp/all")
+failed_runs=$(grep '^# run alg=' "$tmp/all" | grep -vc ', exit 0, ')
 echo "# matrix: ${#SPECS[@]} specs, sizes $SIZES, $runs runs, $cases cases, $failed_runs runs failed, $((SECONDS - start)) s"

@@ -74,24 +74,46 @@ verdict() {
     fi
 }
 
-start=$SECONDS
-for spec in ${SPECS[@]+"${SPECS[@]}"}; do
-    rm -f "$tmp"/vg.*.log
+# One memcheck run per spec and per unit test, TB_TEST_JOBS at once (lib.sh's
+# par_run: each in a directory of its own; ranks that wait sleep through
+# the idle shim when the runs share the cores).
+# shellcheck source=test/suites/lib.sh
+. test/suites/lib.sh
+vg_matrix() { # SPEC
+    local spec=$1 d t0 rc bad name
+    d=$(mktemp -d -p "$tmp")
     t0=$SECONDS
     # shellcheck disable=SC2086 # word list by construction
-    timeout "$TIMEOUT" mpiexec -n 2 env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 \
-        "${VG[@]}" --log-file="$tmp/vg.%p.log" "$PROG" $MATRIX_ARGS >"$tmp/out" 2>"$tmp/err"
+    timeout "$TIMEOUT" mpiexec -n 2 env LD_PRELOAD="$(preload 2)" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 \
+        "${VG[@]}" --log-file="$d/vg.%p.log" "$PROG" $MATRIX_ARGS >"$d/out" 2>"$d/err"
     rc=$?
-    bad=$(grep -c '^not ok' "$tmp/out")
-    echo "# valgrind matrix alg=$spec np=2: $(grep -c '^ok' "$tmp/out") cases ok, $bad not ok, $((SECONDS - t0)) s"
-    grep '^not ok' "$tmp/out" | head -5
+    bad=$(grep -c '^not ok' "$d/out")
+    echo "# valgrind matrix alg=$spec np=2: $(grep -c '^ok' "$d/out") cases ok, $bad not ok, $((SECONDS - t0)) s"
+    grep '^not ok' "$d/out" | head -5
     name=${spec%%:*}
-    if ! grep -q "^topobcast: stats: algorithm=$name calls=[1-9]" "$tmp/err"; then
+    if ! grep -q "^topobcast: stats: algorithm=$name calls=[1-9]" "$d/err"; then
         echo "not ok valgrind matrix alg=$spec: the library did not run $name under valgrind"
     fi
-    verdict "matrix alg=$spec np=2" "$rc" "$tmp"/vg.*.log
-done
+    verdict "matrix alg=$spec np=2" "$rc" "$d"/vg.*.log
+}
+vg_unit() { # TEST-BINARY
+    local t=$1 n d t0 rc
+    n=$(basename "$t")
+    d=$(mktemp -d -p "$tmp")
+    t0=$SECONDS
+    timeout "$TIMEOUT" "${VG[@]}" --log-file="$d/vg.unit.log" "$t" >"$d/out" 2>&1
+    rc=$?
+    echo "# valgrind unit $n: $((SECONDS - t0)) s under valgrind"
+    # a failing unit test is reported by the unit test run itself; here
+    # only memcheck's verdict counts
+    [ "$rc" -ne 99 ] && [ "$rc" -ne 124 ] && rc=0
+    verdict "unit $n" "$rc" "$d/vg.unit.log"
+}
 
+start=$SECONDS
+for spec in ${SPECS[@]+"${SPECS[@]}"}; do
+    par_run vg_matrix "$spec"
+done
 for t in "$BUILD"/test/unit/test_*; do
     [ -x "$t" ] || continue
     n=$(basename "$t")
@@ -99,14 +121,7 @@ for t in "$BUILD"/test/unit/test_*; do
         echo "# valgrind: skipped $n (TB_VALGRIND_UNIT_SKIP)"
         continue
     fi
-    rm -f "$tmp"/vg.*.log
-    t0=$SECONDS
-    timeout "$TIMEOUT" "${VG[@]}" --log-file="$tmp/vg.unit.log" "$t" >"$tmp/out" 2>&1
-    rc=$?
-    echo "# valgrind unit $n: $((SECONDS - t0)) s under valgrind"
-    # a failing unit test is reported by the unit test run itself; here
-    # only memcheck's verdict counts
-    [ "$rc" -ne 99 ] && [ "$rc" -ne 124 ] && rc=0
-    verdict "unit $n" "$rc" "$tmp/vg.unit.log"
+    par_run vg_unit "$t"
 done
+par_wait
 echo "# valgrind: $((SECONDS - start)) s"

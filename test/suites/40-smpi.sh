@@ -69,9 +69,12 @@ check_levels() { # platform
             else printf "ok smpi levels %s:%s strictly increasing, model figures\n", p, names
         }'
 }
+# (the SimGrid runs below are single-threaded: TB_TEST_JOBS of them at once)
+. test/suites/lib.sh
 for p in fram betzy arm1; do
-    check_levels "$p"
+    par_run check_levels "$p"
 done
+par_wait
 
 # -- correctness of the library under SMPI ------------------------------------
 # P=64 on the FRAM-like platform: contiguous = 4 sockets x 16 ranks (SMPI
@@ -107,22 +110,7 @@ run_matrix() { # algorithm hostfile [platform np counts]
     fi
 }
 if [ -x "$bin" ]; then
-    for alg in binomial pipeline scatter_allgather magpie; do
-        for hf in fram-contiguous fram-rr; do
-            run_matrix "$alg" "$hf" || break 2
-        done
-    done
-    # P=12 is no power of two: recursive doubling runs dissemination steps
-    # whose wrapped block ranges are two messages of different sizes to one
-    # peer; with 256 KiB some are eager and some rendezvous, which deadlocked
-    # SMPI while both used one tag
-    run_matrix scatter_allgather:allgather=recursive_doubling arm1-rr arm1 12 0,1,4097,262144,262147
-    # The 2026 builders, with counts on both sides of SMPI's eager /
-    # rendezvous switch at 64 KiB: P=16 round-robin on FRAM (one rank on
-    # each socket of nodes 0-7) and P=12 on ARM1 (4 NUMA domains).  Without
-    # a topology every rank is a host of its own and no level is left, so a
-    # two-level one is given: halves of 4 nodes over the nodes, for a
-    # circulant among the halves' leaders, dbt trees among the node leaders.
+    # a topology for the P=16 runs, written before any of them starts
     topo=$logdir/fram16-topology.yaml
     {
         echo "topobcast: 2"
@@ -143,12 +131,30 @@ if [ -x "$bin" ]; then
         echo "selection:"
         echo "  - {algorithm: default}"
     } >"$topo"
+    for alg in binomial pipeline scatter_allgather magpie; do
+        for hf in fram-contiguous fram-rr; do
+            par_run run_matrix "$alg" "$hf"
+        done
+    done
+    # P=12 is no power of two: recursive doubling runs dissemination steps
+    # whose wrapped block ranges are two messages of different sizes to one
+    # peer; with 256 KiB some are eager and some rendezvous, which deadlocked
+    # SMPI while both used one tag
+    par_run run_matrix scatter_allgather:allgather=recursive_doubling arm1-rr arm1 12 0,1,4097,262144,262147
+    # The 2026 builders, with counts on both sides of SMPI's eager /
+    # rendezvous switch at 64 KiB: P=16 round-robin on FRAM (one rank on
+    # each socket of nodes 0-7) and P=12 on ARM1 (4 NUMA domains).  Without
+    # a topology every rank is a host of its own and no level is left, so a
+    # two-level one is given ($topo above): halves of 4 nodes over the nodes,
+    # for a circulant among the halves' leaders, dbt trees among the node
+    # leaders.
     for alg in dbt bine circulant:segment=16K interpipe:segment=64K/8K,base=circulant/dbt/binomial; do
-        TOPOBCAST_CONFIG=$topo run_matrix "$alg" fram-rr fram 16 0,65535,262147 || break
+        TOPOBCAST_CONFIG=$topo par_run run_matrix "$alg" fram-rr fram 16 0,65535,262147
     done
     for alg in circulant:segment=8K magpie2:base=bine/dbt; do
-        run_matrix "$alg" arm1-rr arm1 12 0,65535,262147 || break
+        par_run run_matrix "$alg" arm1-rr arm1 12 0,65535,262147
     done
+    par_wait
 else
     echo "not ok smpi bcast_matrix: $bin not built"
 fi

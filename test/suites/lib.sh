@@ -10,21 +10,65 @@ check() { # check NAME CONDITION-COMMAND...
     if "$@"; then ok "$name"; else notok "$name"; fi
 }
 # Oversubscribed runs: MPICH's ranks busy-poll UCX and never yield, so with
-# more ranks than cores (and more so on a loaded machine) every message waits
-# for a scheduler tick.  preload NP prints what LD_PRELOAD gets for an NP-rank
-# run: the library, plus test/shim/idle_sleep.c's shim (waiting ranks sleep
-# ~20 us after 64 empty polls) when NP exceeds the cores.  Only timing
-# changes; runs within the cores keep MPICH's own busy-polling.
-# TB_TEST_IDLE_SHIM=0 turns the shim off.
+# more ranks than free cores every message waits for a scheduler tick (4 ms
+# here): a 2-rank run on a 2-core machine that another job keeps one core of
+# busy is oversubscribed too.  preload NP prints what LD_PRELOAD gets for an
+# NP-rank run: the library, plus test/shim/idle_sleep.c's shim (waiting ranks
+# sleep ~20 us after 64 empty polls) when NP exceeds the free cores.  Only
+# timing changes; runs within the free cores keep MPICH's own busy-polling.
+# TB_TEST_IDLE_SHIM=0 turns the shim off, =1 forces it on.
 IDLE_SHIM=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/$BUILD/test/shim/libtb_idle_sleep.so
 NCORES=$(nproc 2>/dev/null || echo 1)
+# free_cores: the cores not kept busy by other work.  A CPU-bound process
+# (a busy loop, a SimGrid job, busy-polling ranks) is runnable at every
+# instant; /proc/stat's procs_running counts runnable tasks, the reader
+# included.  The least of 4 samples 10 ms apart, minus the reader, is the
+# load that stays.  Inside par (below) each of the J jobs counts NCORES/J.
+free_cores() {
+    local k v _ least=999 i n
+    for i in 1 2 3 4; do
+        n=0
+        while read -r k v _; do
+            [ "$k" = procs_running ] && n=$v && break
+        done </proc/stat 2>/dev/null
+        [ "$n" -lt "$least" ] && least=$n
+        [ "$i" -lt 4 ] && sleep 0.01
+    done
+    local busy=$((least > 0 ? least - 1 : 0)) cores=$NCORES
+    [ "${TB_PAR_JOBS:-1}" -gt 1 ] && cores=$((NCORES / TB_PAR_JOBS)) && busy=0
+    local free=$((cores - busy))
+    echo $((free > 0 ? free : 1))
+}
 preload() { # NP [LIBRARY]
-    local lib=${2-$LIB}
-    if [ "${TB_TEST_IDLE_SHIM:-1}" != 0 ] && [ "$1" -gt "$NCORES" ] && [ -e "$IDLE_SHIM" ]; then
+    local lib=${2-$LIB} shim=${TB_TEST_IDLE_SHIM:-auto}
+    if [ "$shim" != 0 ] && [ -e "$IDLE_SHIM" ] && { [ "$shim" = 1 ] || [ "$1" -gt "$(free_cores)" ]; }; then
         echo "${lib:+$lib:}$IDLE_SHIM"
     else
         echo "$lib"
     fi
+}
+# Concurrent jobs, for suites made of independent runs: par_run CMD... starts
+# CMD in the background once fewer than TB_TEST_JOBS (default: the cores)
+# run, its stdout and stderr kept; par_wait waits for all of them and prints
+# their outputs in the order they were started, so a suite's log reads the
+# same whatever the timing.  A job must not write to files another uses.
+# par_wait must run in the shell that started the jobs (not in a pipe or
+# $(...)).  TB_TEST_JOBS=1 runs everything in turn, as before.
+PAR_JOBS=${TB_TEST_JOBS:-$NCORES}
+[ "$PAR_JOBS" -ge 1 ] 2>/dev/null || PAR_JOBS=1
+_par_dir= _par_n=0
+par_run() {
+    [ -n "$_par_dir" ] || _par_dir=$(mktemp -d)
+    while [ "$(jobs -rp | wc -l)" -ge "$PAR_JOBS" ]; do wait -n; done
+    TB_PAR_JOBS=$PAR_JOBS "$@" >"$_par_dir/$_par_n.out" 2>&1 &
+    _par_n=$((_par_n + 1))
+}
+par_wait() {
+    wait
+    local i
+    for ((i = 0; i < _par_n; i++)); do cat "$_par_dir/$i.out"; done
+    rm -rf "$_par_dir"
+    _par_dir= _par_n=0
 }
 # run_mpi NP TIMEOUT ENV... -- PROGRAM ARGS: output (stdout+stderr) in $OUT, status in $RC
 run_mpi() {
