@@ -103,3 +103,25 @@ int tbtime_measure(MPI_Comm comm, int warmup, int reps, tbtime_op op, void *ctx,
         free(global);
     return rc;
 }
+
+void tbtime_warm_up(MPI_Comm comm, void *buf, size_t max_bytes, int through_library)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    for (int k = 0; k < 20; k++) {
+        for (int lib = 0; lib <= !!through_library; lib++) {
+            if (lib)
+                MPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
+            else
+                PMPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
+        }
+        if (k >= 2)
+            continue;
+        for (int lib = 0; lib <= !!through_library; lib++) {
+            if (lib)
+                MPI_Bcast(buf, (int)max_bytes, MPI_BYTE, k % size, comm);
+            else
+                PMPI_Bcast(buf, (int)max_bytes, MPI_BYTE, k % size, comm);
+        }
+    }
+}

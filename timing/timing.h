@@ -12,6 +12,7 @@
 #define TBTIME_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct tbtime_stats {
     int n;               /* repetitions summarised */
@@ -35,6 +36,17 @@ typedef int (*tbtime_op)(void *ctx, int rep);
  *         arrays, before any communication. */
 int tbtime_measure(MPI_Comm comm, int warmup, int reps, tbtime_op op, void *ctx,
                    double *samples, tbtime_stats *out);
+
+/* \brief Warm-up of comm's broadcast paths before anything is timed
+ *        (collective): 20 one-byte broadcasts, the root rotating over the
+ *        ranks, the first two followed by one of max_bytes from buf.  That
+ *        sets up connections and per-communicator state and touches buf;
+ *        the large size only twice, as under SimGrid one 8 MiB broadcast
+ *        at P=512 costs ~16 s of simulation.  With through_library each
+ *        call is made through MPI_Bcast too (the interposed library), after
+ *        PMPI_Bcast.
+ * \return nothing; errors are left to the timed calls that follow. */
+void tbtime_warm_up(MPI_Comm comm, void *buf, size_t max_bytes, int through_library);
 
 /* \brief Summary of samples[0..n); the array is not modified.
  * \return nothing; *out is zeroed when n <= 0 (or out of memory). */

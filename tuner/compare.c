@@ -117,14 +117,7 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
                 "efficiency", "algorithm");
     /* warm-up of both paths (connections, the library's communicator state,
      * first touch of the buffer) before anything is timed */
-    for (int k = 0; k < 20; k++) { /* the largest size twice only, as the tuner (measure.c) */
-        PMPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
-        MPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
-        if (k < 2) {
-            PMPI_Bcast(buf, (int)maxb, MPI_BYTE, k % size, comm);
-            MPI_Bcast(buf, (int)maxb, MPI_BYTE, k % size, comm);
-        }
-    }
+    tbtime_warm_up(comm, buf, maxb, 1);
     int status = 0;
     double logsum = 0, logsum_mid = 0, minsp = INFINITY;
     int nsp = 0, nmid = 0, ndefault = 0, nbig = 0, nbelow = 0;

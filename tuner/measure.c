@@ -239,14 +239,7 @@ int tn_measure_all(tn_run *T)
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm == MPI_COMM_NULL)
             continue;
-        /* the largest size twice only: it touches the buffer and the
-         * paths of large messages, and under SimGrid each costs seconds of
-         * simulation at P=512 */
-        for (int k = 0; k < 20; k++) {
-            PMPI_Bcast(buf, 1, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
-            if (k < 2)
-                PMPI_Bcast(buf, (int)maxb, MPI_BYTE, k % T->comms[c].size, T->comms[c].comm);
-        }
+        tbtime_warm_up(T->comms[c].comm, buf, maxb, 0);
         MPI_Barrier(T->comms[c].comm);
     }
     double total_work = 0;

@@ -7,6 +7,8 @@
 # Invalid accesses, uses of uninitialised values and definite leaks fail a
 # run.  test/valgrind.supp holds suppressions for reports from outside
 # libtopobcast only.
+# The runs are independent: TB_TEST_JOBS of them at once (lib.sh), each
+# memcheck run costs ~40 s of CPU whatever the machine.
 # Knobs: TB_VALGRIND_SPECS="spec ...", TB_VALGRIND_TIMEOUT (per run, 600 s),
 # TB_VALGRIND_UNIT_SKIP (unit tests left out, by name: the same list on every
 # machine, so the count of checks does not depend on the load; default
