@@ -127,7 +127,7 @@ static void emit(gen *G, const tb_alg_spec *s)
 /* s with segment 0 and with every grid segment shorter than the message
  * (longer ones send the message in one piece, which segment 0 already is);
  * short segments only up to seg_short_max of them, any only up to
- * max_segments. */
+ * max_segments (per-level segments too, emit_hierarchical). */
 static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
 {
     tb_alg_spec x = *s;
@@ -226,6 +226,9 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
                 emit_segments(G, &ip, 0);
                 for (int i = 0; i < g->nlevel_seg; i++) {
                     if (g->level_seg[i][0] >= G->bytes || g->level_seg[i][1] >= g->level_seg[i][0])
+                        continue;
+                    /* the finer levels' segment sets how many pieces there are */
+                    if (g->max_segments > 0 && G->bytes > g->level_seg[i][1] * (size_t)g->max_segments)
                         continue;
                     ip.segment = ip.level_seg[0] = g->level_seg[i][0];
                     for (int j = 1; j <= k; j++)

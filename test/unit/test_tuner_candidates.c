@@ -193,6 +193,26 @@ int main(void)
     check_all_valid(&l, &h, 16, "2 levels P=16 2M");
     tn_cand_list_free(&l);
 
+    /* --max-segments bounds the per-level segments too: at 2 MiB and 16
+     * pieces no segment of any level, coarse or fine, is below 128 KiB */
+    g.max_segments = 16;
+    tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
+    size_t least = (size_t)-1;
+    int seen_level_seg = 0;
+    for (int i = 0; i < l.n; i++) {
+        const tb_alg_spec *sp = &l.v[i].spec;
+        if (sp->segment && sp->segment < least)
+            least = sp->segment;
+        for (int j = 0; j < sp->nlevel_seg; j++)
+            if (sp->level_seg[j] && sp->level_seg[j] < least)
+                least = sp->level_seg[j];
+        seen_level_seg += sp->nlevel_seg > 1;
+    }
+    TAP_OK(least == 131072, "max_segments 16, 2 MiB: smallest segment of any level %zu (per-level candidates %d)",
+           least, seen_level_seg);
+    tn_cand_list_free(&l);
+    g.max_segments = 0;
+
     /* one send mode only halves everything but default */
     g.send_variants = 1;
     n = tn_cand_generate(&g, NULL, 8, 4096, &l);
