@@ -104,24 +104,22 @@ int tbtime_measure(MPI_Comm comm, int warmup, int reps, tbtime_op op, void *ctx,
     return rc;
 }
 
+/* One broadcast of count bytes from root: PMPI_Bcast, then MPI_Bcast too
+ * when through_library. */
+static void warm_bcast(void *buf, int count, int root, MPI_Comm comm, int through_library)
+{
+    PMPI_Bcast(buf, count, MPI_BYTE, root, comm);
+    if (through_library)
+        MPI_Bcast(buf, count, MPI_BYTE, root, comm);
+}
+
 void tbtime_warm_up(MPI_Comm comm, void *buf, size_t max_bytes, int through_library)
 {
     int size;
     MPI_Comm_size(comm, &size);
     for (int k = 0; k < 20; k++) {
-        for (int lib = 0; lib <= !!through_library; lib++) {
-            if (lib)
-                MPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
-            else
-                PMPI_Bcast(buf, 1, MPI_BYTE, k % size, comm);
-        }
-        if (k >= 2)
-            continue;
-        for (int lib = 0; lib <= !!through_library; lib++) {
-            if (lib)
-                MPI_Bcast(buf, (int)max_bytes, MPI_BYTE, k % size, comm);
-            else
-                PMPI_Bcast(buf, (int)max_bytes, MPI_BYTE, k % size, comm);
-        }
+        warm_bcast(buf, 1, k % size, comm, through_library);
+        if (k < 2)
+            warm_bcast(buf, (int)max_bytes, k % size, comm, through_library);
     }
 }

@@ -124,6 +124,13 @@ static void emit(gen *G, const tb_alg_spec *s)
     }
 }
 
+/* Whether segments of seg bytes cut the message into more pieces than
+ * --max-segments allows. */
+static int too_many_pieces(const gen *G, size_t seg)
+{
+    return G->g->max_segments > 0 && G->bytes > seg * (size_t)G->g->max_segments;
+}
+
 /* s with segment 0 and with every grid segment shorter than the message
  * (longer ones send the message in one piece, which segment 0 already is);
  * short segments only up to seg_short_max of them, any only up to
@@ -141,7 +148,7 @@ static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
             continue;
         if (seg < G->g->seg_short && G->bytes > seg * (size_t)G->g->seg_short_max)
             continue;
-        if (G->g->max_segments > 0 && G->bytes > seg * (size_t)G->g->max_segments)
+        if (too_many_pieces(G, seg))
             continue;
         x.segment = seg;
         emit(G, &x);
@@ -228,7 +235,7 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
                     if (g->level_seg[i][0] >= G->bytes || g->level_seg[i][1] >= g->level_seg[i][0])
                         continue;
                     /* the finer levels' segment sets how many pieces there are */
-                    if (g->max_segments > 0 && G->bytes > g->level_seg[i][1] * (size_t)g->max_segments)
+                    if (too_many_pieces(G, g->level_seg[i][1]))
                         continue;
                     ip.segment = ip.level_seg[0] = g->level_seg[i][0];
                     for (int j = 1; j <= k; j++)

@@ -121,22 +121,17 @@ static uint32_t pattern_word(uint32_t seed, size_t w)
 static void pattern_fill(uint32_t seed, unsigned char *out, size_t n)
 {
     const uint32_t sent4 = 0x01010101u * SENTINEL;
-    size_t w = 0;
+    for (size_t w = 0; w * 4 < n; w++) {
+        uint32_t x = pattern_word(seed, w);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; w * 4 + 4 <= n; w++) {
-        uint32_t x = pattern_word(seed, w), y = x ^ sent4;
-        if (!((y - 0x01010101u) & ~y & 0x80808080u)) { /* no byte equals the sentinel */
+        uint32_t y = x ^ sent4;
+        if (w * 4 + 4 <= n && !((y - 0x01010101u) & ~y & 0x80808080u)) { /* no byte is the sentinel */
             memcpy(out + w * 4, &x, 4);
             continue;
         }
-        for (size_t k = 0; k < 4; k++) {
-            unsigned char b = (unsigned char)(x >> (8 * k));
-            out[w * 4 + k] = b == SENTINEL ? (unsigned char)(0x5A + k) : b;
-        }
-    }
+#else
+        (void)sent4;
 #endif
-    for (; w * 4 < n; w++) {
-        uint32_t x = pattern_word(seed, w);
         for (size_t k = 0; k < 4 && w * 4 + k < n; k++) {
             unsigned char b = (unsigned char)(x >> (8 * k));
             out[w * 4 + k] = b == SENTINEL ? (unsigned char)(0x5A + k) : b;

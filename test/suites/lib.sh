@@ -25,6 +25,11 @@ NCORES=$(nproc 2>/dev/null || echo 1)
 # included.  The least of 4 samples 10 ms apart, minus the reader, is the
 # load that stays.  Inside par (below) each of the J jobs counts NCORES/J.
 free_cores() {
+    if [ "${TB_PAR_JOBS:-1}" -gt 1 ]; then
+        local share=$((NCORES / TB_PAR_JOBS))
+        echo $((share > 0 ? share : 1))
+        return
+    fi
     local k v _ least=999 i n
     for i in 1 2 3 4; do
         n=0
@@ -34,9 +39,8 @@ free_cores() {
         [ "$n" -lt "$least" ] && least=$n
         [ "$i" -lt 4 ] && sleep 0.01
     done
-    local busy=$((least > 0 ? least - 1 : 0)) cores=$NCORES
-    [ "${TB_PAR_JOBS:-1}" -gt 1 ] && cores=$((NCORES / TB_PAR_JOBS)) && busy=0
-    local free=$((cores - busy))
+    local busy=$((least > 0 ? least - 1 : 0))
+    local free=$((NCORES - busy))
     echo $((free > 0 ? free : 1))
 }
 preload() { # NP [LIBRARY]
