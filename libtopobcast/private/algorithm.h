@@ -69,6 +69,10 @@ const char *tb_alg_name(tb_alg_id id);
 /* \brief The algorithm called name (exact, case-sensitive).
  * \return its tb_alg_id, or -1 if no algorithm has that name. */
 int tb_alg_lookup(const char *name);
+/* \brief Trees one plan of id holds when id is a level's base (dbt: 2; a
+ * plan of two trees refuses shm as a base, tb_plan_build).
+ * \return 1 or 2; 1 for ids out of range. */
+int tb_alg_ntrees(tb_alg_id id);
 /* \brief Sets *s to id with its defaults (segment for pipeline and
  * interpipe, radix 4, chains 1, non-blocking sends, 8 outstanding, the
  * descriptor's level base ...).

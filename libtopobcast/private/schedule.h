@@ -83,6 +83,26 @@ static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
     return tb_segment_piece(spec->segment);
 }
 
+/* \brief The shared-memory stage's ring (src/shm.c) and its piece rule, for
+ * the engine and for the tools that model it: per rank TB_SHM_SLOTS x
+ * TB_SHM_SLOT_BYTES of data plus a 64-byte header per slot, whatever the
+ * message size; piece k of a leader's range goes into slot k mod
+ * TB_SHM_SLOTS once its readers have all taken piece k - TB_SHM_SLOTS.
+ * tb_shm_piece: the piece a ring carries for a range of len bytes, the
+ * same on both sides of the edge (a shared-memory edge ignores the spec's
+ * segment and its own): an eighth of the range (so that copy-in and
+ * copy-out overlap even for a short range), in 4 KiB steps, between
+ * TB_SHM_MIN_PIECE and one slot.
+ * \return bytes. */
+#define TB_SHM_SLOTS 8
+#define TB_SHM_SLOT_BYTES ((size_t)64 * 1024)
+#define TB_SHM_MIN_PIECE ((size_t)8 * 1024)
+static inline size_t tb_shm_piece(size_t len)
+{
+    size_t p = (len / TB_SHM_SLOTS + 4095) & ~(size_t)4095;
+    return p < TB_SHM_MIN_PIECE ? TB_SHM_MIN_PIECE : p > TB_SHM_SLOT_BYTES ? TB_SHM_SLOT_BYTES : p;
+}
+
 /* \brief How many blocks a circulant exchange cuts n bytes into: one per
  * segment of tb_segment_bytes(spec), blocks of at most
  * TB_XCHG_MAX_BLOCK_BYTES (a block received twice lands in scratch memory

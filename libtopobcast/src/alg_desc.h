@@ -46,9 +46,7 @@ const tb_alg_desc *tb_alg_desc_of(tb_alg_id id);
  * \return the builder, or NULL if id has none (default, split_binary,
  * scatter_allgather, the hierarchical ones) or is out of range. */
 tb_tree_builder tb_tree_builder_for(tb_alg_id id);
-/* \brief Trees one plan of id holds when id is a level's base (dbt: 2).
- * \return 1 or 2; 1 for ids out of range. */
-int tb_alg_ntrees(tb_alg_id id);
+/* tb_alg_ntrees (trees of a base): algorithm.h, the tools read it too. */
 /* \brief The exchange id runs among a level's leaders when it is that
  * level's base (circulant).
  * \return the kind, or TB_XCHG_NONE. */

@@ -15,22 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Ring geometry: per rank TB_SHM_SLOTS x TB_SHM_SLOT_BYTES of data plus a
- * 64-byte header per slot, whatever the message size. */
-#define TB_SHM_SLOTS 8
-#define TB_SHM_SLOT_BYTES ((size_t)64 * 1024)
-#define TB_SHM_MIN_PIECE ((size_t)8 * 1024)
+#include "schedule.h"
 
-/* \brief The piece a ring carries for a range of len bytes, the same on
- * both sides of the edge: an eighth of the range (so that copy-in and
- * copy-out overlap even for a short range), in 4 KiB steps, between
- * TB_SHM_MIN_PIECE and one slot.
- * \return bytes. */
-static inline size_t tb_shm_piece(size_t len)
-{
-    size_t p = (len / TB_SHM_SLOTS + 4095) & ~(size_t)4095;
-    return p < TB_SHM_MIN_PIECE ? TB_SHM_MIN_PIECE : p > TB_SHM_SLOT_BYTES ? TB_SHM_SLOT_BYTES : p;
-}
+/* Ring geometry and the piece rule (TB_SHM_SLOTS, TB_SHM_SLOT_BYTES,
+ * tb_shm_piece): schedule.h, which the tuner's model reads too. */
 
 typedef struct tb_shm tb_shm;
 
