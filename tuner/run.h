@@ -27,6 +27,9 @@ typedef struct tn_comm {
     int size;
     char label[TN_SHAPE_LABEL];       /* "job", "one-per-node", ... "first-N" */
     const int *world;                 /* [size] world rank of each of its ranks */
+    const int *node;                  /* [size] each rank's node (shapes.h: the lowest world rank on it) */
+    int shm;                          /* offer the shared-memory stage (setup.c: not under SMPI, a node
+                                         holds 2 or more of its ranks) */
     MPI_Comm comm;                    /* MPI_COMM_NULL on non-members */
     const tb_hier *hier;              /* the library's hierarchy for it */
     tb_shape shape;                   /* the library's shape of it (members only) */

@@ -37,6 +37,21 @@ int tn_setup_topology(tn_run *T)
     return 0;
 }
 
+/* Whether the tuner offers the shared-memory stage (shm) on a
+ * communicator: where a node holds two or more of its ranks, and never
+ * when built for SMPI (smpicc's <mpi.h> defines SMPI_H), whose shared
+ * windows are not one host's memory: the library runs binomial in shm's
+ * place there (libtopobcast/src/shm.c), which is a candidate already. */
+static int offers_shm(const tn_shape_pick *pick)
+{
+#ifdef SMPI_H
+    (void)pick;
+    return 0;
+#else
+    return pick->ppn_max >= 2;
+#endif
+}
+
 /* The shapes of the job (or --comm-sizes) as communicators, and the
  * library's hierarchy and shape of each (collective).  Returns 0 or -1. */
 int tn_setup_comms(tn_run *T)
@@ -52,6 +67,8 @@ int tn_setup_comms(tn_run *T)
         tn_comm *ci = &T->comms[c];
         ci->size = T->picks[c].size;
         ci->world = T->picks[c].members;
+        ci->node = T->picks[c].node;
+        ci->shm = offers_shm(&T->picks[c]);
         ci->comm = T->pick_comm[c];
         ci->hier = NULL;
         snprintf(ci->label, sizeof ci->label, "%s", T->picks[c].label);

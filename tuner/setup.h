@@ -18,8 +18,10 @@ int tn_setup_topology(tn_run *T);
  *        --shapes, by default all of shapes.h, then the first ranks of
  *        --comm-sizes; only the latter when --comm-sizes alone is given)
  *        and gets the library's hierarchy and shape of each and the
- *        hierarchy of the job; aborts the job when the library cannot use
- *        the topology file on one of them.
+ *        hierarchy of the job; marks those where shm is offered (not
+ *        under SMPI, a node holding 2 or more of their ranks); aborts
+ *        the job when the library cannot use the topology file on one of
+ *        them.
  * \return 0, or -1 if no communicator of at least 2 ranks is left. */
 int tn_setup_comms(tn_run *T);
 

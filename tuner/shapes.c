@@ -40,7 +40,8 @@ void tn_shape_picks_free(tn_shape_pick *out, int n)
 {
     for (int i = 0; i < n; i++) {
         free(out[i].members);
-        out[i].members = NULL;
+        free(out[i].node);
+        out[i].members = out[i].node = NULL;
     }
 }
 
@@ -59,9 +60,12 @@ static int add(tn_shape_pick *out, int *n, int cap, const char *label, const cha
         if (same)
             return 0;
     }
-    int *m = malloc(sizeof *m * (size_t)size);
-    if (!m)
+    int *m = malloc(sizeof *m * (size_t)size), *node = malloc(sizeof *node * (size_t)size);
+    if (!m || !node) {
+        free(m);
+        free(node);
         return -1;
+    }
     for (int r = 0, k = 0; r < P; r++)
         if (in[r])
             m[k++] = r;
@@ -69,7 +73,22 @@ static int add(tn_shape_pick *out, int *n, int cap, const char *label, const cha
     snprintf(p->label, sizeof p->label, "%s", label);
     p->size = size;
     p->members = m;
+    p->node = node; /* filled by nodes_of */
+    p->ppn_max = 0;
     return 0;
+}
+
+/* p's members' nodes (first[r]: the lowest rank of r's node) and the most
+ * of them on one node; count[0..P) is zero before and after. */
+static void nodes_of(tn_shape_pick *p, const int *first, int *count)
+{
+    for (int k = 0; k < p->size; k++) {
+        p->node[k] = first[p->members[k]];
+        if (++count[p->node[k]] > p->ppn_max)
+            p->ppn_max = count[p->node[k]];
+    }
+    for (int k = 0; k < p->size; k++)
+        count[p->node[k]] = 0;
 }
 
 int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_sizes, int ncomm_sizes,
@@ -80,7 +99,8 @@ int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_
     char *in = calloc(cells, 1);
     int *first = malloc(sizeof *first * cells); /* per rank: the lowest rank of its node */
     int *order = malloc(sizeof *order * cells);
-    if (!in || !first || !order || (P > 0 && tb_sort_ranks_by_keys(node_of, 1, P, order) != 0))
+    int *count = calloc(cells, sizeof *count); /* members per node, for nodes_of */
+    if (!in || !first || !order || !count || (P > 0 && tb_sort_ranks_by_keys(node_of, 1, P, order) != 0))
         goto oom;
     /* ranks by node, ascending inside a node: a node's first is its lowest */
     for (int i = 0; i < P;) {
@@ -149,14 +169,18 @@ int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_
         if (add(out, &n, cap, label, in, P, 2) != 0)
             goto oom;
     }
+    for (int i = 0; i < n; i++)
+        nodes_of(&out[i], first, count);
     free(in);
     free(first);
     free(order);
+    free(count);
     return n;
 oom:
     free(in);
     free(first);
     free(order);
+    free(count);
     tn_shape_picks_free(out, n);
     return -1;
 }

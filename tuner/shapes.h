@@ -37,6 +37,8 @@ typedef struct tn_shape_pick {
     char label[TN_SHAPE_LABEL]; /* a shape's name, or "first-N" */
     int size;
     int *members;               /* [size] world ranks, ascending (rank 0 always among them) */
+    int *node;                  /* [size] each member's node: the lowest rank of the job on it */
+    int ppn_max;                /* the most members on one node */
 } tn_shape_pick;
 
 /* \brief The communicators of a job of P ranks whose rank r is on node
@@ -46,13 +48,14 @@ typedef struct tn_shape_pick {
  *        set of ranks once.  The first row of a grid in rank order is its
  *        first c ranks, c the largest divisor of P not above sqrt(P) (what
  *        MPI_Dims_create makes a row); half of the nodes are the first
- *        floor(nodes/2) nodes by their lowest rank.
+ *        floor(nodes/2) nodes by their lowest rank.  Each pick also gets
+ *        its members' nodes and the most of them on one node.
  * \return how many were written to out[0..cap) (release with
  *         tn_shape_picks_free), or -1 out of memory. */
 int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_sizes, int ncomm_sizes,
                      tn_shape_pick *out, int cap);
 
-/* \brief Frees the member lists of out[0..n).
+/* \brief Frees the member and node lists of out[0..n).
  * \return nothing. */
 void tn_shape_picks_free(tn_shape_pick *out, int n);
 

@@ -47,6 +47,19 @@ int main(void)
                                   "half-nodes:0,1,4,5,8,9,12,13"),
            "round robin 16 on 4 nodes: job, one per node, one node, half of the nodes; the row (0-3) is one per "
            "node already: %s", got);
+    /* each pick's members' nodes (the lowest rank on each) and the most
+     * of them on one node: what decides whether shm is offered */
+    {
+        tn_shape_pick p[CAP];
+        n = tn_shapes_choose(16, node_of, all, NULL, 0, p, CAP);
+        int ok = n == 4 && p[0].ppn_max == 4 && p[1].ppn_max == 1 && p[2].ppn_max == 4 && p[3].ppn_max == 4;
+        for (int i = 0; ok && i < n; i++)
+            for (int k = 0; ok && k < p[i].size; k++)
+                ok = p[i].node[k] == p[i].members[k] % 4;
+        TAP_OK(ok, "round robin 16 on 4 nodes: members' nodes by lowest rank; most on one node 4, 1, 4, 4");
+        if (n > 0)
+            tn_shape_picks_free(p, n);
+    }
     /* contiguous: rank r on node r / 4 */
     for (int r = 0; r < 16; r++)
         node_of[r] = 100 + r / 4;
