@@ -89,6 +89,83 @@ static double fan_of(const double *fanout, int cls)
     return fanout && fanout[cls] > 1.0 ? fanout[cls] : 1.0;
 }
 
+/* The piece length on the edge into r, which carries range bytes: the
+ * ring's (tb_shm_piece of the range) on a shared-memory edge, else the
+ * edge's own segment or the spec's seg (the engine's rule, engine.c). */
+static size_t edge_piece(const tb_tree *t, int r, size_t range, size_t seg)
+{
+    return tb_tree_edge_shm(t, r) ? tb_shm_piece(range) : tb_tree_edge_segment(t, r, seg);
+}
+
+/* Per child of the rank being replayed: its usual piece length and that
+ * piece's cost, its link and flow; shm: it reads the rank's ring. */
+typedef struct child_cost {
+    size_t len;
+    tn_edge_cost e;
+    int cls, shm;
+    double fan, post, flow;
+} child_cost;
+
+/* A rank's shared-memory ring: the range [cur, end) its shm children all
+ * receive (tb_tree_check), published in pieces of `piece`; k published. */
+typedef struct ring {
+    size_t cur, end, piece, k;
+    int first; /* the first shm child's index among the rank's children */
+} ring;
+
+/* Publishes rank r's next ring piece if it lies within what r holds
+ * (frontier), as the engine does (engine.c, shm.c): r's CPU copies it in
+ * once -- a piece's byte term (gbw) on the edge to its first shm child --
+ * as soon as the slot's previous piece (TB_SHM_SLOTS earlier) has been
+ * copied out by every reader; each reader then has it the edge's latency
+ * (the flag's way) plus its own copy later, no earlier than its previous
+ * piece.  Returns 1 when published, 0 when not yet, -1 when a child's
+ * range has no room for it (an inconsistent plan). */
+static int ring_publish(const tn_costs *c, const int *world, const tb_tree *t, int r, ring *rg, size_t frontier,
+                        const child_cost *full, sender *s, const size_t *aoff, int *got, double *arr,
+                        const double *start)
+{
+    if (rg->cur >= rg->end)
+        return 0;
+    size_t len = rg->end - rg->cur < rg->piece ? rg->end - rg->cur : rg->piece;
+    if (rg->cur + len > frontier)
+        return 0;
+    const int nch = tb_tree_nchildren(t, r), *ch = tb_tree_children(t, r);
+    double t0 = s->now;
+    for (int i = rg->first; i < nch; i++) {
+        int k = ch[i];
+        if (!full[i].shm)
+            continue;
+        if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
+            return -1;
+        if (rg->k >= TB_SHM_SLOTS && arr[aoff[k] + rg->k - TB_SHM_SLOTS] > t0)
+            t0 = arr[aoff[k] + rg->k - TB_SHM_SLOTS];
+    }
+    tn_edge_cost last;
+    const tn_edge_cost *e = &full[rg->first].e;
+    if (len != full[rg->first].len) {
+        tn_costs_edge(c, wr(world, r), wr(world, ch[rg->first]), len, &last);
+        e = &last;
+    }
+    s->now = t0 + e->gbw; /* published */
+    for (int i = rg->first; i < nch; i++) {
+        int k = ch[i];
+        if (!full[i].shm)
+            continue;
+        e = &full[i].e;
+        if (len != full[i].len) {
+            tn_costs_edge(c, wr(world, r), wr(world, k), len, &last);
+            e = &last;
+        }
+        double prev = got[k] > 0 ? arr[aoff[k] + (size_t)got[k] - 1] : start ? start[k] : 0.0;
+        double seen = s->now + e->L > prev ? s->now + e->L : prev;
+        arr[aoff[k] + (size_t)got[k]++] = seen + e->gbw;
+    }
+    rg->cur += len;
+    rg->k++;
+    return 1;
+}
+
 /* Tree phase.  done[r]: when rank r has finished its tree part (all its
  * blocks received, all sends complete); port[r]: when its links are free.
  * A rank's CPU pays o_s per send and o_r per received segment after the
@@ -116,12 +193,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
     int *got = calloc((size_t)P, sizeof(int));               /* pieces recorded per rank */
     double *arr = NULL;
     size_t *cursor = NULL, *end = NULL;
-    struct {
-        size_t len;
-        tn_edge_cost e;
-        int cls;
-        double fan, post, flow;
-    } *full = NULL; /* per child: its usual piece length, cost, link and flow */
+    child_cost *full = NULL;
     int cap = spec->nonblocking ? (spec->outstanding > 0 ? spec->outstanding : 1) : 1;
     if (cap > 64)
         cap = 64;
@@ -148,7 +220,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
     for (int r = 0; r < P; r++) {
         size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
         size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
-        size_t rs = tb_tree_edge_segment(t, r, seg);
+        size_t rs = edge_piece(t, r, hi - lo, seg);
         size_t nseg = (t->parent[r] >= 0 && hi > lo) ? (hi - lo + rs - 1) / rs : 0;
         aoff[r + 1] = aoff[r] + nseg;
     }
@@ -164,19 +236,25 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
         int r = order[oi];
         size_t lo = tb_block_offset(n, t->nblocks, t->blk_lo[r]);
         size_t hi = tb_block_offset(n, t->nblocks, t->blk_hi[r]);
-        size_t nseg = aoff[r + 1] - aoff[r], rseg = tb_tree_edge_segment(t, r, seg);
+        size_t nseg = aoff[r + 1] - aoff[r], rseg = edge_piece(t, r, hi - lo, seg);
         if (t->parent[r] >= 0 && (size_t)got[r] != nseg)
             goto out; /* a parent did not send all we expected */
         const double *A = arr + aoff[r];
         size_t frontier = t->parent[r] >= 0 ? lo : hi, arrived = 0;
         int nch = tb_tree_nchildren(t, r);
         const int *ch = tb_tree_children(t, r);
+        ring rg = {0, 0, 0, 0, -1};
         for (int i = 0; i < nch; i++) {
             cursor[i] = tb_block_offset(n, t->nblocks, t->blk_lo[ch[i]]);
             end[i] = tb_block_offset(n, t->nblocks, t->blk_hi[ch[i]]);
             /* every piece but a child's last is a whole segment: price it once */
-            size_t cseg = tb_tree_edge_segment(t, ch[i], seg);
+            size_t cseg = edge_piece(t, ch[i], end[i] - cursor[i], seg);
             full[i].len = end[i] - cursor[i] < cseg ? end[i] - cursor[i] : cseg;
+            full[i].shm = tb_tree_edge_shm(t, ch[i]);
+            if (full[i].shm && rg.first < 0) /* its range is every shm child's */
+                rg = (ring){cursor[i], end[i], cseg, 0, i};
+            if (full[i].shm)
+                cursor[i] = end[i]; /* not sent to: it reads the ring */
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
             share_rx(&full[i].e, ntrees);
             tn_edge_cost z;
@@ -188,7 +266,7 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
         }
         /* CPU time to take in each segment after the first */
         double take = 0.0;
-        if (t->parent[r] >= 0 && nseg > 1) {
+        if (t->parent[r] >= 0 && nseg > 1 && !tb_tree_edge_shm(t, r)) { /* a ring's copy is in its arrival */
             size_t len = hi - lo < rseg ? hi - lo : rseg;
             tn_edge_cost q;
             tn_costs_edge(c, wr(world, t->parent[r]), wr(world, r), len >= c->eager_limit ? 0 : len, &q);
@@ -222,6 +300,12 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                     cursor[i] += len;
                     progress = 1;
                 }
+                /* then the ring's next piece, once per pass (engine.c) */
+                int pub = rg.first < 0 ? 0
+                                       : ring_publish(c, world, t, r, &rg, frontier, full, &s, aoff, got, arr, start);
+                if (pub < 0)
+                    goto out;
+                progress |= pub;
             }
             if (arrived == nseg)
                 break;
@@ -552,14 +636,31 @@ int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, cons
     return 0;
 }
 
+/* Whether p sends any MPI message: a tree edge that is not shared memory,
+ * or an exchange.  Without one the spec's segment and send mode change
+ * nothing (the rings have their own pieces). */
+static int plan_has_messages(const tb_plan *p)
+{
+    if (p->xchg != TB_XCHG_NONE)
+        return 1;
+    for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
+        const tb_tree *t = tb_plan_tree(p, k);
+        for (int r = 0; r < t->size; r++)
+            if (t->parent[r] >= 0 && !tb_tree_edge_shm(t, r))
+                return 1;
+    }
+    return 0;
+}
+
 uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes)
 {
     const tb_tree *t = &p->tree;
     uint64_t h = TB_FNV_BASIS;
-    size_t seg = spec->segment == 0 || spec->segment >= bytes ? 0 : spec->segment;
+    const int msgs = plan_has_messages(p);
+    size_t seg = !msgs || spec->segment == 0 || spec->segment >= bytes ? 0 : spec->segment;
     h = tb_hash_u64(h, (uint64_t)seg);
-    h = tb_hash_u64(h, (uint64_t)spec->nonblocking);
-    h = tb_hash_u64(h, (uint64_t)(spec->nonblocking ? spec->outstanding : 0));
+    h = tb_hash_u64(h, (uint64_t)(msgs && spec->nonblocking));
+    h = tb_hash_u64(h, (uint64_t)(msgs && spec->nonblocking ? spec->outstanding : 0));
     h = tb_hash_u64(h, (uint64_t)t->size);
     h = tb_hash_u64(h, (uint64_t)t->root);
     h = tb_hash_u64(h, (uint64_t)t->nblocks);
@@ -569,7 +670,9 @@ uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t byt
             h = tb_hash_u64(h, (uint64_t)(int64_t)t->parent[r]);
             h = tb_hash_u64(h, (uint64_t)t->blk_lo[r]);
             h = tb_hash_u64(h, (uint64_t)t->blk_hi[r]);
-            if (t->seg) /* an edge's own segment, as far as it cuts the message */
+            if (tb_tree_edge_shm(t, r)) /* through the parent's ring: in its pieces, not the edge's */
+                h = tb_hash_u64(h, UINT64_C(0xfffffffffffffffd));
+            else if (t->seg) /* an edge's own segment, as far as it cuts the message */
                 h = tb_hash_u64(h, (uint64_t)(t->seg[r] >= bytes ? 0 : t->seg[r]));
             const int *ch = tb_tree_children(t, r);
             for (int i = 0; i < tb_tree_nchildren(t, r); i++)
@@ -626,7 +729,11 @@ static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes,
     double worst = 0.0;
     for (int k = 0; k < (p->ntrees > 1 ? p->ntrees : 1); k++) {
         t = tb_plan_tree(p, k);
-        for (int r = 0; r < P; r++) /* tree: r gets its block range from its parent */
+        /* tree: r gets its block range from its parent.  A shared-memory
+         * edge is charged the same, on the route from the parent's host to
+         * r's (its memory, both being on one node): that is r's copy out of
+         * the ring; the parent's one copy into it is not charged. */
+        for (int r = 0; r < P; r++)
             if (t->parent[r] >= 0) {
                 size_t lo = tb_block_offset(bytes, t->nblocks, t->blk_lo[r]);
                 size_t hi = tb_block_offset(bytes, t->nblocks, t->blk_hi[r]);

@@ -16,6 +16,18 @@
  *     blocking sends of messages at or above the eager limit return only on
  *     delivery; rendezvous messages cost the CPU only an empty message's
  *     overheads;
+ *   - a shared-memory edge (base shm, tree_shm.c) is no message: the
+ *     parent copies each piece of its shm children's range (tb_shm_piece
+ *     of it, whatever the segment) once into its ring, its CPU busy for
+ *     one copy -- the byte term gbw of g(piece) on the edge to its first
+ *     shm child, the same-node cost of the costs table -- not for one send
+ *     per child, and only once the slot's piece TB_SHM_SLOTS earlier has
+ *     been copied out by every reader; each shm child has the piece the
+ *     edge's L (the flag's way) plus its own copy (gbw) after it was
+ *     published, all of them at once, no earlier than its previous piece,
+ *     and pays no o_r for it.  The parent publishes one piece per pass,
+ *     after a segment to each of its other children, which it sends as
+ *     above.  Not modelled: a reader's copies delaying its own sends;
  *   - then the exchange steps (ring / recursive doubling / pair swap), each
  *     step a send and a receive that start when the rank reaches the step.
  *
@@ -66,13 +78,17 @@ int tn_model_predict(const tn_costs *c, const int *world, const tb_hier *h, cons
  *        a resource starts at the least latency of the routes crossing it
  *        and carries its bytes at its capacity.  The largest over the
  *        resources bounds the broadcast from below, whatever the order of
- *        the messages; the replay ignores this sharing between ranks.
+ *        the messages; the replay ignores this sharing between ranks.  A
+ *        shared-memory edge is charged like a message (its child's copy
+ *        out of the ring); the parent's one copy in is not charged.
  * \return seconds (0 with m NULL, one rank or no bytes), -1.0 on failure. */
 double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t bytes);
 
 /* Hash of everything the engine does with a plan at this message size:
- * tree (parents, blocks, send order), exchange, effective segmentation
- * (a segment at least as long as the message is none) and send mode.  Two
+ * tree (parents, blocks, send order, which edges are shared memory),
+ * exchange, effective segmentation (a segment at least as long as the
+ * message is none; none on shared-memory edges, which have the ring's
+ * pieces) and send mode (neither when no edge is a message).  Two
  * specs with equal signatures run the same messages in the same order, so
  * only one of them needs timing. */
 uint64_t tn_plan_signature(const tb_plan *p, const tb_alg_spec *spec, size_t bytes);

@@ -4,14 +4,14 @@ $(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h timing/*.h libtopobcast/i
 	$(MPICC) $(TOOL_CFLAGS) -Ituner -Itopology -c $< -o $@
 
 # topobcast-tuner: benchmark-driven selection table with model-based
-# pruning, and --compare.  The pure parts (candidates, cost model, table,
-# results) are also linked into the unit tests test/unit/test_tuner_*.c.
+# pruning, and --compare.  The pure parts (candidates, cost model, pricing,
+# table, results) are also linked into the unit tests test/unit/test_tuner_*.c.
 TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
 # The probe's measurement files are read with topology/'s reader
 # (libtbtopology.a): one reader of that format.
-TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model results shapes table)
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model price results shapes table)
 TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main options setup agree calibrate \
-                    fanout price plan measure progress winners model_error output comms compare compare_bound)
+                    fanout plan measure progress winners model_error output comms compare compare_bound)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)

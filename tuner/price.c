@@ -58,6 +58,17 @@ int tn_price(const tn_costs *costs, const tn_comm *ci, const tb_alg_spec *spec, 
             return -1;
         }
         sig = sig * 31 + tn_plan_signature(&p[k], spec, bytes);
+        /* A shared-memory edge between two nodes: the library would run
+         * binomial in shm's place (comm_state.c), which is a candidate of
+         * its own; timing it under this name would credit shm with it. */
+        if (tb_plan_has_shm(&p[k]) && (!ci->node || tb_plan_shm_outside(&p[k], ci->node) >= 0)) {
+            snprintf(err, errlen, "%s: the library would run binomial in shm's place",
+                     ci->node ? "a shared-memory edge joins two nodes" : "no node ids to check shm against");
+            tb_plan_free(&p[0]);
+            if (k)
+                tb_plan_free(&p[1]);
+            return -1;
+        }
     }
     tb_plan_free(&p[1]);
     size_t slot = memo_slot(memo, sig);

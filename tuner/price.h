@@ -39,7 +39,9 @@ void tn_price_memo_free(tn_price_memo *m);
  *        (left as it is without costs), which orders equal predictions.
  * \return 0 for a schedule not priced before (now in the memo), 1 for the
  *         schedule of an earlier candidate (its prediction), or -1 if the
- *         plan cannot be built for this communicator or the model cannot
+ *         plan cannot be built for this communicator, the library would
+ *         not run it as written (a shared-memory edge between two nodes
+ *         of ci->node, or shm without ci->node) or the model cannot
  *         replay it (err says which). */
 int tn_price(const tn_costs *costs, const tn_comm *ci, const tb_alg_spec *spec, size_t bytes, tn_price_memo *memo,
              double *t, double *replay, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 
 #include "costs.h"
 #include "model.h"
+#include "price.h"
 #include "schedule.h"
 #include "tap.h"
 
@@ -56,6 +57,45 @@ static double predict(const tn_costs *c, const tb_hier *h, int P, const char *sp
         return -1;
     }
     return t;
+}
+
+/* Signature of spec's plan on P ranks (hierarchy h or NULL) from root 0. */
+static uint64_t signature(const tb_hier *h, int P, const char *spec, size_t bytes)
+{
+    tb_alg_spec s;
+    tb_plan p;
+    char err[256];
+    if (tb_alg_spec_parse(spec, &s, err, sizeof err) != 0 || tb_plan_build(&p, P, 0, &s, h, err, sizeof err) != 0) {
+        printf("# %s: %s\n", spec, err);
+        return 0;
+    }
+    uint64_t sig = tn_plan_signature(&p, &s, bytes);
+    tb_plan_free(&p);
+    return sig;
+}
+
+/* tn_price of spec on communicator ci: 0 or 1 priced, -1 dropped (err). */
+static int price(const tn_costs *c, const tn_comm *ci, const char *spec, size_t bytes, char *err, size_t errlen)
+{
+    tb_alg_spec s;
+    tn_price_memo memo;
+    double t = -1, replay = -1;
+    if (tb_alg_spec_parse(spec, &s, err, errlen) != 0 || tn_price_memo_init(&memo, 4) != 0)
+        return -2;
+    int rc = tn_price(c, ci, &s, bytes, &memo, &t, &replay, err, errlen);
+    tn_price_memo_free(&memo);
+    return rc;
+}
+
+/* One level, "node", over P ranks: rank r on node node[r]. */
+static void one_level(tb_hier *h, int P, const int *node)
+{
+    tb_hier_alloc(h, P, 1);
+    snprintf(h->level_name[0], TB_LEVEL_NAME_MAX, "node");
+    for (int r = 0; r < P; r++) {
+        h->group[0][r] = node[r];
+        h->ngroups[0] = node[r] + 1 > h->ngroups[0] ? node[r] + 1 : h->ngroups[0];
+    }
 }
 
 int main(void)
@@ -383,6 +423,85 @@ int main(void)
         tb_hier_free(&h3);
         tb_hier_free(&h5);
         tn_costs_free(&ck);
+    }
+    /* The shared-memory stage on one node of 8 ranks, 1 MiB, one cost
+     * curve (the same-node pair's): the root copies each 64 KiB ring piece
+     * (tb_shm_piece: an eighth of 1 MiB, capped at one slot) once, c =
+     * 64 KiB / bw, and the 7 readers copy it out at once, L + c after it
+     * was published; piece j is out at (j + 2) c + L (its slot is free:
+     * piece j - 8 was out by (j - 6) c + L < j c), so 16 pieces take
+     * 17 c + L.  Flat pays 7 sends of 1 MiB from the root's one link. */
+    {
+        const int P = 8;
+        const size_t n = 1u << 20;
+        tn_costs cs;
+        tn_costs_alloc(&cs, P, 1, 5, 0);
+        sizes(&cs);
+        set_curve(&cs, 0, L, g0, bw);
+        tb_hier h;
+        one_level(&h, P, (const int[]){0, 0, 0, 0, 0, 0, 0, 0});
+        double cp = (double)tb_shm_piece(n) / bw, want = 17 * cp + L;
+        double shm = predict(&cs, &h, P, "shm", n), flat = predict(&cs, &h, P, "flat", n),
+               flatseg = predict(&cs, &h, P, "flat:segment=64K", n), bin = predict(&cs, &h, P, "binomial", n);
+        TAP_OK(tb_shm_piece(n) == 65536 && fabs(shm - want) < 1e-12,
+               "shm, P=8 1 MiB: 16 pieces of 64 KiB, one copy in + one copy out each, 17 c + L = %.2f us (got %.2f us)",
+               want * 1e6, shm * 1e6);
+        TAP_OK(shm > 0 && shm < flat && shm < flatseg && shm < bin,
+               "one node of 8, 1 MiB: shm %.1f us < flat %.1f us (64K segments %.1f us), binomial %.1f us", shm * 1e6,
+               flat * 1e6, flatseg * 1e6, bin * 1e6);
+        /* the root's CPU copies once per piece, whatever the readers: 2 or
+         * 8 ranks take the same time */
+        double shm2 = predict(&cs, &h, 2, "shm", n);
+        TAP_OK(fabs(shm2 - shm) < 1e-12, "shm: one reader or seven, the same %.2f us (got %.2f us)", shm * 1e6,
+               shm2 * 1e6);
+        /* a hierarchical plan over the one node with shm below is shm */
+        uint64_t s_shm = signature(&h, P, "shm", n), s_flat = signature(&h, P, "flat", n);
+        TAP_OK(s_shm && s_flat && s_shm != s_flat,
+               "signature: shm and the flat tree it is built from differ (%016llx, %016llx)",
+               (unsigned long long)s_shm, (unsigned long long)s_flat);
+        TAP_OK(s_shm == signature(&h, P, "interpipe:levels=node,segment=16K,base=binomial/shm", n) &&
+                   s_shm == signature(&h, P, "magpie2:levels=node,base=chain/shm,send=blocking", n),
+               "signature: shm under a one-group level is shm (no message, segment and send mode moot)");
+        TAP_OK(signature(&h, P, "flat", n) != signature(&h, P, "flat:send=blocking", n),
+               "signature: a flat tree's send mode still counts");
+        tb_hier_free(&h);
+
+        /* Shared-memory edges between the ranks of one node, a message
+         * between nodes: 2 nodes of 4, magpie2 binomial/shm.  Rank 4 gets
+         * 1 MiB from the root (g + L), then publishes to 5, 6, 7 like the
+         * one-node case: the node stage adds 17 c + L. */
+        const int node[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+        one_level(&h, P, node);
+        double gn = g0 + (double)n / bw;
+        double m2 = predict(&cs, &h, P, "magpie2:base=binomial/shm", n);
+        TAP_OK(fabs(m2 - (gn + L + 17 * cp + L)) < 1e-12,
+               "magpie2 binomial/shm on 2 nodes of 4, 1 MiB: g + L, then 17 c + L = %.2f us (got %.2f us)",
+               (gn + L + 17 * cp + L) * 1e6, m2 * 1e6);
+        /* the pricing drops what the library would not run as written */
+        tn_comm ci = {0};
+        ci.size = P;
+        ci.hier = &h;
+        for (int k = 0; k <= TB_MAX_LEVELS; k++)
+            ci.fanout[k] = 1.0;
+        char err[256] = "";
+        int cross = price(&cs, &ci, "magpie2:base=binomial/shm", n, err, sizeof err);
+        TAP_OK(cross == -1, "no node ids: shm is not priced (%s)", err);
+        ci.node = node;
+        int within = price(&cs, &ci, "magpie2:base=binomial/shm", n, err, sizeof err);
+        int alone = price(&cs, &ci, "shm", n, err, sizeof err);
+        TAP_OK(within == 0 && alone == -1 && strstr(err, "two nodes"),
+               "2 nodes of 4: magpie2 binomial/shm priced (%d), shm over both nodes dropped (%d: %s)", within, alone,
+               err);
+        const int island[8] = {0, 0, 0, 0, 0, 0, 1, 1}; /* a level coarser than the nodes on 0..5 */
+        tb_hier hi;
+        one_level(&hi, P, island);
+        ci.hier = &hi;
+        TAP_OK(price(&cs, &ci, "magpie2:base=binomial/shm", n, err, sizeof err) == -1 &&
+                   price(&cs, &ci, "magpie2:base=binomial/binomial", n, err, sizeof err) == 0,
+               "a finest level spanning two nodes: shm below it dropped, binomial below it priced");
+        tb_hier_free(&hi);
+        tn_costs_free(&cs);
+        tb_hier_free(&h);
     }
     TAP_DONE();
 }
