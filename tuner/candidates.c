@@ -176,6 +176,86 @@ static int popcount(unsigned x)
     return n;
 }
 
+/* magpie2 and interpipe over `levels` (k of them) with the per-slot bases
+ * base[0..k], coarsest first: unsegmented, with the grid's segments, and
+ * (level_segs) with its per-level segment pairs. */
+static void emit_per_level(gen *G, const char *levels, int k, const tb_alg_id *base, int level_segs)
+{
+    const tn_cand_grid *g = G->g;
+    if (k + 1 > TB_MAX_LEVELS)
+        return; /* more slots than a spec has bases */
+    tb_alg_spec m2;
+    tb_alg_spec_default(&m2, TB_ALG_MAGPIE2);
+    snprintf(m2.levels, sizeof m2.levels, "%s", levels);
+    /* spelled per slot like the grid's, one base when all are alike, so
+     * that equal ones meet */
+    int same = 1;
+    for (int j = 0; j <= k; j++) {
+        m2.base[j] = base[j];
+        same &= base[j] == base[0];
+    }
+    m2.nbase = same ? 1 : k + 1;
+    m2.segment = 0;
+    emit(G, &m2);
+    tb_alg_spec ip = m2;
+    ip.id = TB_ALG_INTERPIPE;
+    emit_segments(G, &ip, 0);
+    for (int i = 0; level_segs && i < g->nlevel_seg; i++) {
+        if (g->level_seg[i][0] >= G->bytes || g->level_seg[i][1] >= g->level_seg[i][0])
+            continue;
+        /* the finer levels' segment sets how many pieces there are */
+        if (too_many_pieces(G, g->level_seg[i][1]))
+            continue;
+        ip.segment = ip.level_seg[0] = g->level_seg[i][0];
+        for (int j = 1; j <= k; j++)
+            ip.level_seg[j] = g->level_seg[i][1];
+        ip.nlevel_seg = k + 1;
+        emit(G, &ip);
+        ip.nlevel_seg = 0;
+    }
+}
+
+/* Whether b is in list[0..n). */
+static int listed(const tb_alg_id *list, int n, tb_alg_id b)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == b)
+            return 1;
+    return 0;
+}
+
+/* The shared-memory stage as the finest level's base (the last slot only:
+ * only the finest groups can share a node's memory; where they do not, the
+ * plan joins two nodes through shm and pricing drops it, price.c), under
+ * a coarsest base from the coarse list or the per-level grid (binomial/shm
+ * is the classic SMP-aware broadcast) and, with two levels or more, one
+ * base of the fine list for the levels between.  Bases of two trees (dbt)
+ * are left out: the library refuses shm in a two-tree plan.  Per-level
+ * segments only with levels between: the finest level's segment is not
+ * the ring's piece (tb_shm_piece). */
+static void emit_shm_finest(gen *G, const char *levels, int k)
+{
+    const tn_cand_grid *g = G->g;
+    tb_alg_id top[16];
+    int ntop = 0;
+    for (int i = 0; i < g->ncoarse + g->nbase; i++) {
+        tb_alg_id b = i < g->ncoarse ? g->coarse[i] : g->base[i - g->ncoarse];
+        if (b != TB_ALG_SHM && tb_alg_ntrees(b) == 1 && !listed(top, ntop, b))
+            top[ntop++] = b;
+    }
+    for (int a = 0; a < ntop && !G->failed; a++)
+        for (int b = 0; b < (k > 1 ? g->nfine : 1) && !G->failed; b++) {
+            if (k > 1 && (g->fine[b] == TB_ALG_SHM || tb_alg_ntrees(g->fine[b]) != 1))
+                continue;
+            tb_alg_id base[TB_MAX_LEVELS + 1];
+            base[0] = top[a];
+            for (int j = 1; j < k; j++)
+                base[j] = g->fine[b];
+            base[k] = TB_ALG_SHM;
+            emit_per_level(G, levels, k, base, k > 1);
+        }
+}
+
 static void emit_hierarchical(gen *G, const tb_hier *h)
 {
     const tn_cand_grid *g = G->g;
@@ -218,33 +298,14 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
         /* a coarsest-level base over one base for the finer levels */
         for (int a = 0; a < g->ncoarse && !G->failed; a++)
             for (int b = 0; b < g->nfine && !G->failed; b++) {
-                tb_alg_spec m2;
-                tb_alg_spec_default(&m2, TB_ALG_MAGPIE2);
-                memcpy(m2.levels, s.levels, sizeof m2.levels);
-                /* spelled per slot like the grid's, so that equal ones meet */
-                m2.nbase = g->coarse[a] == g->fine[b] ? 1 : k + 1;
-                m2.base[0] = g->coarse[a];
+                tb_alg_id base[TB_MAX_LEVELS + 1];
+                base[0] = g->coarse[a];
                 for (int j = 1; j <= k; j++)
-                    m2.base[j] = g->fine[b];
-                m2.segment = 0;
-                emit(G, &m2);
-                tb_alg_spec ip = m2;
-                ip.id = TB_ALG_INTERPIPE;
-                emit_segments(G, &ip, 0);
-                for (int i = 0; i < g->nlevel_seg; i++) {
-                    if (g->level_seg[i][0] >= G->bytes || g->level_seg[i][1] >= g->level_seg[i][0])
-                        continue;
-                    /* the finer levels' segment sets how many pieces there are */
-                    if (too_many_pieces(G, g->level_seg[i][1]))
-                        continue;
-                    ip.segment = ip.level_seg[0] = g->level_seg[i][0];
-                    for (int j = 1; j <= k; j++)
-                        ip.level_seg[j] = g->level_seg[i][1];
-                    ip.nlevel_seg = k + 1;
-                    emit(G, &ip);
-                    ip.nlevel_seg = 0;
-                }
+                    base[j] = g->fine[b];
+                emit_per_level(G, s.levels, k, base, 1);
             }
+        if (g->shm)
+            emit_shm_finest(G, s.levels, k);
     }
 }
 
@@ -265,6 +326,10 @@ int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, siz
     for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
         tb_alg_spec_default(&s, trees[i]);
         emit_segments(&G, &s, 1);
+    }
+    if (g->shm) { /* no segment, no send mode: the ring's pieces, copies (tree_shm.c) */
+        tb_alg_spec_default(&s, TB_ALG_SHM);
+        emit(&G, &s);
     }
     for (int i = 0; i < g->nradix; i++) {
         if (g->radix[i] < 3)

@@ -4,9 +4,12 @@
  * dropping levels is a candidate too) and every combination of per-level
  * fan-outs (a second, smaller grid pairs the newer bases at the coarsest
  * level with one base below, and adds per-level segments), blocking and
- * non-blocking sends, and "default" (the MPI library's own broadcast).  Variants that cannot differ at this size are
- * generated once (a segment at least as long as the message is no
- * segmentation; a pipeline without segmentation is a chain). */
+ * non-blocking sends, and "default" (the MPI library's own broadcast);
+ * with the grid's shm flag, the shared-memory stage alone and as the
+ * finest level's base (never a coarser one's).  Variants that cannot
+ * differ at this size are generated once (a segment at least as long as
+ * the message is no segmentation; a pipeline without segmentation is a
+ * chain). */
 #ifndef TN_TUNER_CANDIDATES_H
 #define TN_TUNER_CANDIDATES_H
 
@@ -35,6 +38,9 @@ typedef struct tn_cand_grid {
     int nlevel_seg;          /* per-level segments of those interpipes: the coarsest level's ... */
     size_t level_seg[8][2];  /* ... and every finer level's */
     int send_variants;       /* 2: blocking and non-blocking, 1: non-blocking only */
+    int shm;                 /* 1: the shared-memory stage too: shm alone, and as the finest level's
+                                base under the coarse (and per-level) bases (0 by default; the tuner
+                                sets it where a node holds 2 or more ranks, never under SMPI) */
 } tn_cand_grid;
 
 typedef struct tn_cand {
@@ -52,7 +58,8 @@ typedef struct tn_cand_list {
  * of the bases flat/chain/binary/binomial per level, a coarsest level's
  * circulant/dbt/bine/chain/binary over one of binomial/binary/chain/flat/
  * bine/dbt below (those interpipes also with per-level segments 64K, 256K
- * or 1M over 4K or 16K), dbt, bine and circulant alone, both send modes. */
+ * or 1M over 4K or 16K), dbt, bine and circulant alone, both send modes;
+ * no shm (g->shm = 0). */
 void tn_cand_grid_default(tn_cand_grid *g);
 
 /* Appends the candidates for a communicator of comm_size ranks with

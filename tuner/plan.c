@@ -166,6 +166,8 @@ void tn_plan_all(tn_run *T)
             tn_item *it = &T->items[k];
             it->ci = c;
             it->bytes = o->sizes[s];
+            /* --algorithms without shm leaves it out as a base too */
+            grid.shm = T->comms[c].shm && family_allowed(o->algs, TB_ALG_SHM);
             if (plan_one(o, T->have_costs ? &T->costs : NULL, &T->comms[c], it, &grid) != 0) {
                 fprintf(stderr, "topobcast-tuner: out of memory while planning\n");
                 MPI_Abort(MPI_COMM_WORLD, 2);

@@ -71,6 +71,46 @@ static void check_all_valid(const tn_cand_list *l, const tb_hier *h, int size, c
     TAP_OK(bad_plan == 0, "%s: every candidate builds a valid tree (%d failures)", what, bad_plan);
 }
 
+/* Levels a hierarchical spec uses on h: its levels= list, or all of h's. */
+static int spec_levels(const tb_alg_spec *s, const tb_hier *h)
+{
+    if (!s->levels[0])
+        return h->nlevels;
+    int k = 1;
+    for (const char *c = s->levels; *c; c++)
+        k += *c == '/';
+    return k;
+}
+
+/* How the candidates of l use shm: *alone the specs that are shm itself,
+ * *last the magpie2/interpipe ones with shm as the finest (last) base and
+ * nowhere else, *elsewhere every other use (a coarser level's base, or
+ * shm with a two-tree base). */
+static void shm_uses(const tn_cand_list *l, const tb_hier *h, int *alone, int *last, int *elsewhere)
+{
+    *alone = *last = *elsewhere = 0;
+    for (int i = 0; i < l->n; i++) {
+        const tb_alg_spec *s = &l->v[i].spec;
+        if (!tb_alg_spec_uses_shm(s))
+            continue;
+        if (s->id == TB_ALG_SHM) {
+            ++*alone;
+            continue;
+        }
+        int k = spec_levels(s, h), ok = (s->id == TB_ALG_MAGPIE2 || s->id == TB_ALG_INTERPIPE) && s->nbase == k + 1 &&
+                                        s->base[k] == TB_ALG_SHM;
+        for (int j = 0; ok && j < k; j++)
+            ok = s->base[j] != TB_ALG_SHM && tb_alg_ntrees(s->base[j]) == 1;
+        if (ok)
+            ++*last;
+        else {
+            if (!*elsewhere)
+                printf("# shm where it does not belong: %s\n", l->v[i].text);
+            ++*elsewhere;
+        }
+    }
+}
+
 int main(void)
 {
     tn_cand_grid g;
@@ -222,6 +262,58 @@ int main(void)
     TAP_OK(tn_cand_add_text(&l, "knomial:radix=12") == 1 && l.n == 20, "add_text adds a new spec");
     TAP_OK(tn_cand_add_text(&l, "bogus") == -1, "add_text rejects a bad spec");
     tn_cand_list_free(&l);
+    g.send_variants = 2;
+
+    /* The shared-memory stage (g.shm): off by default, so none of the
+     * counts above has it; on, shm alone once (no segment, no send mode)
+     * and as the last base only, under a coarsest base of the coarse list
+     * or the per-level grid less dbt (circulant, bine, chain, binary,
+     * flat, binomial: 6) and, with two levels, a fine base between
+     * (binomial, binary, chain, flat, bine: 5). */
+    TAP_OK(g.shm == 0, "shm is off in the default grid");
+    const size_t shm_sizes[] = {4096, 2 * 1024 * 1024};
+    for (int i = 0; i < 2; i++) {
+        size_t bytes = shm_sizes[i];
+        tn_cand_list off = {0}, on = {0};
+        int alone, last, elsewhere;
+        g.shm = 0;
+        int n_off = tn_cand_generate(&g, &h, 16, bytes, &off);
+        shm_uses(&off, &h, &alone, &last, &elsewhere);
+        TAP_OK(n_off > 0 && alone + last + elsewhere == 0, "2 levels P=16 %zu B, shm off: %d candidates, none with shm",
+               bytes, n_off);
+        g.shm = 1;
+        int n_on = tn_cand_generate(&g, &h, 16, bytes, &on);
+        shm_uses(&on, &h, &alone, &last, &elsewhere);
+        /* per level subset: magpie2 + interpipe's segments (none below 4K;
+         * 8K..1M at 2 MiB: 8) in 2 send modes; per-level segment pairs (6)
+         * only with a level between the coarsest and shm */
+        int per = bytes == 4096 ? 2 : (1 + 8) * 2, per2 = bytes == 4096 ? 2 : (1 + 8 + 6) * 2;
+        int want = 2 * 6 * per + 6 * 5 * per2;
+        TAP_OK(alone == 1 && last == want && elsewhere == 0 && n_on == n_off + 1 + want,
+               "shm on, %zu B: shm alone %d, as the last base %d (expected %d), elsewhere %d; %d -> %d candidates",
+               bytes, alone, last, want, elsewhere, n_off, n_on);
+        char what[64];
+        snprintf(what, sizeof what, "2 levels P=16 %zu B with shm", bytes);
+        check_all_valid(&on, &h, 16, what);
+        tn_cand_list_free(&off);
+        tn_cand_list_free(&on);
+    }
+    /* no hierarchy: shm alone is the one addition */
+    {
+        tn_cand_list off = {0}, on = {0};
+        g.shm = 0;
+        int n_off = tn_cand_generate(&g, NULL, 8, 1 << 20, &off);
+        g.shm = 1;
+        int n_on = tn_cand_generate(&g, NULL, 8, 1 << 20, &on);
+        int at = -1;
+        for (int i = 0; i < on.n; i++)
+            at = on.v[i].spec.id == TB_ALG_SHM ? i : at;
+        TAP_OK(n_on == n_off + 1 && count_id(&on, TB_ALG_SHM) == 1 && at >= 0 && !strcmp(on.v[at].text, "shm"),
+               "no levels, 1 MiB: \"shm\" alone is the one more candidate (%d -> %d)", n_off, n_on);
+        tn_cand_list_free(&off);
+        tn_cand_list_free(&on);
+    }
+    g.shm = 0;
     tb_hier_free(&h);
     TAP_DONE();
 }
