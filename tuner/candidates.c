@@ -271,8 +271,10 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
         levels_text(h, mask, s.levels, sizeof s.levels);
         emit_segments(G, &s, 1);
 
-        /* one fan-out per used level plus the leaf level */
-        int slots = k + 1;
+        /* one fan-out per used level plus the leaf level; a spec holds at
+         * most TB_MAX_LEVELS bases, so with every level used only the
+         * short spelling (one base for all) is written */
+        int slots = k + 1 <= TB_MAX_LEVELS ? k + 1 : 1;
         long combos = 1;
         for (int i = 0; i < slots; i++)
             combos *= g->nbase;

@@ -315,5 +315,44 @@ int main(void)
     }
     g.shm = 0;
     tb_hier_free(&h);
+
+    /* a hierarchy of TB_MAX_LEVELS levels: a spec using all of them has
+     * more slots than bases, so only one base for every level is written
+     * (the per-slot product would overrun tb_alg_spec.base) */
+    {
+        tn_cand_grid small;
+        memset(&small, 0, sizeof small);
+        small.base[small.nbase++] = TB_ALG_BINOMIAL;
+        small.base[small.nbase++] = TB_ALG_FLAT;
+        small.send_variants = 1;
+        const int P = 1 << TB_MAX_LEVELS;
+        tb_hier deep;
+        tb_hier_alloc(&deep, P, TB_MAX_LEVELS);
+        for (int l = 0; l < TB_MAX_LEVELS; l++) {
+            snprintf(deep.level_name[l], TB_LEVEL_NAME_MAX, "l%d", l);
+            deep.ngroups[l] = 2 << l;
+            for (int r = 0; r < P; r++)
+                deep.group[l][r] = r / (P >> (l + 1));
+        }
+        tn_cand_list l = {0};
+        int n = tn_cand_generate(&small, &deep, P, 1024, &l);
+        int all_levels = 0, bad = 0;
+        for (int i = 0; i < l.n; i++) {
+            const tb_alg_spec *c = &l.v[i].spec;
+            if (c->id != TB_ALG_MAGPIE2 && c->id != TB_ALG_INTERPIPE)
+                continue;
+            bad += c->nbase < 1 || c->nbase > TB_MAX_LEVELS;
+            if (c->levels[0] == '\0') { /* every level */
+                all_levels++;
+                bad += c->nbase != 1;
+            }
+        }
+        /* magpie2 and interpipe (segment 0 is not an interpipe form), one per base */
+        TAP_OK(n > 0 && bad == 0 && all_levels == small.nbase,
+               "%d levels: %d candidates, those over every level have one base (%d of them, %d bad)",
+               TB_MAX_LEVELS, n, all_levels, bad);
+        tn_cand_list_free(&l);
+        tb_hier_free(&deep);
+    }
     TAP_DONE();
 }
