@@ -176,7 +176,7 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     TUNER_OPTS=("${base[@]}" --max-timed 8)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
-        binomial,knomial,binary,split_binary,flat,chain,pipeline,magpie,magpie2,interpipe,distance_tree)
+        binomial,knomial,binary,split_binary,flat,chain,pipeline,dbt,bine,circulant,magpie,magpie2,interpipe,distance_tree)
 fi
 [ -n "$PIPE_MAX_SEGMENTS" ] && TUNER_OPTS+=(--max-segments "$PIPE_MAX_SEGMENTS")
 {
