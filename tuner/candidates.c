@@ -126,9 +126,24 @@ static void emit(gen *G, const tb_alg_spec *s)
 
 /* Whether segments of seg bytes cut the message into more pieces than
  * --max-segments allows. */
+static int pieces_over(size_t bytes, size_t seg, int max_segments)
+{
+    return max_segments > 0 && seg > 0 && bytes > seg * (size_t)max_segments;
+}
+
 static int too_many_pieces(const gen *G, size_t seg)
 {
-    return G->g->max_segments > 0 && G->bytes > seg * (size_t)G->g->max_segments;
+    return pieces_over(G->bytes, seg, G->g->max_segments);
+}
+
+int tn_cand_too_many_pieces(const tb_alg_spec *s, size_t bytes, int max_segments)
+{
+    if (pieces_over(bytes, s->segment, max_segments))
+        return 1;
+    for (int l = 0; l < s->nlevel_seg && l < TB_MAX_LEVELS; l++)
+        if (pieces_over(bytes, s->level_seg[l], max_segments))
+            return 1;
+    return 0;
 }
 
 /* s with segment 0 and with every grid segment shorter than the message

@@ -9,6 +9,7 @@
 
 #include "../timing/timing.h"
 #include "agree.h"
+#include "candidates.h"
 #include "progress.h"
 #include "tools.h"
 
@@ -125,6 +126,15 @@ static void add_previous_winner(tn_run *T, int c, tn_item *it, const tn_item *pr
         if (!strcmp(it->spec[j], best->spec))
             return;
     if (!best)
+        return;
+    /* a winner in small segments at the previous size may cut this one
+     * into more pieces than --max-segments lets any candidate have (FRAM
+     * P=512: 8 KiB segments carried from 2 to 4 and 8 MiB, minutes of
+     * simulation per call) */
+    tb_alg_spec bs;
+    char err[128];
+    if (tb_alg_spec_parse(best->spec, &bs, err, sizeof err) != 0 ||
+        tn_cand_too_many_pieces(&bs, it->bytes, T->o.max_segments))
         return;
     char (*spec)[TN_CAND_TEXT] = realloc(it->spec, sizeof *spec * (size_t)(it->ntime + 1));
     if (spec)

@@ -316,6 +316,36 @@ int main(void)
     g.shm = 0;
     tb_hier_free(&h);
 
+    /* --max-segments on a spec as text (the previous size's winner joins a
+     * timed set only within it, measure.c) */
+    {
+        struct {
+            const char *text;
+            size_t bytes;
+            int max, want;
+        } t[] = {
+            {"interpipe:segment=8192,levels=node,base=dbt", 4 << 20, 64, 1},
+            {"interpipe:segment=8192,levels=node,base=dbt", 512 << 10, 64, 0},
+            {"interpipe:segment=8192,levels=node,base=dbt", 4 << 20, 0, 0},
+            {"interpipe:segment=64K/4K,levels=node/socket,base=dbt/binomial", 1 << 20, 64, 1},
+            {"interpipe:segment=64K/16K,levels=node/socket,base=dbt/binomial", 1 << 20, 64, 0},
+            {"binomial", 8 << 20, 64, 0},
+        };
+        int bad = 0;
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+            tb_alg_spec sp;
+            char err[128];
+            int got = tb_alg_spec_parse(t[i].text, &sp, err, sizeof err) == 0
+                          ? tn_cand_too_many_pieces(&sp, t[i].bytes, t[i].max)
+                          : -1;
+            if (got != t[i].want) {
+                printf("# %s at %zu B, max %d: %d, want %d\n", t[i].text, t[i].bytes, t[i].max, got, t[i].want);
+                bad++;
+            }
+        }
+        TAP_OK(bad == 0, "tn_cand_too_many_pieces: segment and per-level segments against --max-segments");
+    }
+
     /* a hierarchy of TB_MAX_LEVELS levels: a spec using all of them has
      * more slots than bases, so only one base for every level is written
      * (the per-slot product would overrun tb_alg_spec.base) */
