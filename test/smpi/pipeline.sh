@@ -57,8 +57,8 @@ PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-i
 # The tuner: the shapes of PIPE_SHAPES, non-blocking sends, and the 8 best
 # predicted candidates per size besides default (and the best predicted of
 # every other algorithm within the factor).  The word NP stands for the number of
-# ranks.  From 256 ranks on, when PIPE_TUNER_OPTS is not set: the 3 best,
-# and no scatter_allgather: the model picks its ring allgather at 2-8 MiB,
+# ranks.  Above 64 ranks, when PIPE_TUNER_OPTS is not set: the 3 best; from
+# 256 on also no scatter_allgather: the model picks its ring allgather at 2-8 MiB,
 # where it loses, and it then takes one of the slots; its P^2 messages
 # also make each simulated repetition minutes long (tuner/README.md).
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
@@ -174,6 +174,10 @@ TUNER_OPTS=(${PIPE_TUNER_OPTS//NP/$NP})
 if [ -z "$PIPE_TUNER_OPTS" ]; then
     base=(--shapes "$PIPE_SHAPES" --send nonblocking)
     TUNER_OPTS=("${base[@]}" --max-timed 8)
+    # above 64 ranks, the 3 best: with the dbt, bine and circulant bases
+    # and per-level segments, 8 kept ARM1 at P=96 timing 1181 candidates
+    # (4.5 h predicted); 3 took 630 s (tuner/README.md)
+    [ "$NP" -gt 64 ] && TUNER_OPTS=("${base[@]}" --max-timed 3)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,dbt,bine,circulant,magpie,magpie2,interpipe,distance_tree)
