@@ -18,8 +18,16 @@
 # SMPI charges os/or only to messages below smpi/send-is-detached-thresh, but
 # ois to every MPI_Isend whatever its size -- a per-byte term on large
 # messages would add 52 us to each 1 MiB Isend.  The rendezvous handshake of
-# large messages is modelled by the latency factor below instead.
-SMPI_MSG_COST='0:2e-7:5e-11;65536:2e-7:0'
+# large messages is modelled by the latency factor below instead.  A section
+# applies to sizes above its boundary (SimGrid's factor lookup returns the
+# previous section while size <= boundary), and the protocol thresholds below
+# are "size < thresh is eager", so the flat section starts after 65535: a
+# 65536-byte message is rendezvous in every respect.  With the boundary at
+# 65536 it went by rendezvous but paid the eager copies (2 ranks of one
+# BETZY-like socket, one message: 65535 B 15.55 us, 65536 B 11.97 us, 65537 B
+# 8.69 us), and 64 KiB segments priced as rendezvous by the tuner's model
+# measured up to 2x their prediction.
+SMPI_MSG_COST='0:2e-7:5e-11;65535:2e-7:0'
 
 SMPI_OPTS=(
     # Globals are privatised per rank by loading a copy of the program per

@@ -357,9 +357,31 @@ int main(void)
             f2 = tn_model_plan_time(&ck, NULL, &p, &h1, fan, &s, n);
             tb_plan_free(&p);
         }
-        TAP_OK(fabs(f1 - (2 * hb + gn + L)) < 1e-12 && fabs(f2 - (2 * hb / 2 + gn + L)) < 1e-12,
-               "fan-out 2: 3 sends in a group take 2 (n/bw)/2 + g + L = %.1f us (fan-out 1: %.1f us; got %.1f, %.1f)",
-               (hb + gn + L) * 1e6, (2 * hb + gn + L) * 1e6, f2 * 1e6, f1 * 1e6);
+        /* the 3 share the group's 2 pairs' bandwidth: their bytes are
+         * through after 3 (n/bw)/2, the last one's gap ends then */
+        TAP_OK(fabs(f1 - (2 * hb + gn + L)) < 1e-12 && fabs(f2 - (3 * hb / 2 - hb + gn + L)) < 1e-12,
+               "fan-out 2: 3 sends in a group take 3 (n/bw)/2 - n/bw + g + L = %.1f us (fan-out 1: %.1f us; got %.1f, %.1f)",
+               (hb / 2 + gn + L) * 1e6, (2 * hb + gn + L) * 1e6, f2 * 1e6, f1 * 1e6);
+        /* two trees, one CPU: dbt on 3 ranks (root -> a -> b and root ->
+         * b -> a), 64 KiB in 4 KiB eager pieces, 8 per tree; the root posts
+         * all 16 (o_s = g0 each), so it is busy 16 g0 -- replayed tree by
+         * tree without the rule, 8 g0 + the forward (~45 us) */
+        {
+            tn_costs cd;
+            tn_costs_alloc(&cd, 3, 1, 5, 0);
+            sizes(&cd);
+            set_curve(&cd, 0, 1e-7, 5e-6, 1e12);
+            tb_alg_spec sd;
+            tb_alg_spec_parse("dbt:segment=4K", &sd, err, sizeof err);
+            double two = -1;
+            if (tb_plan_build(&p, 3, 0, &sd, NULL, err, sizeof err) == 0) {
+                two = tn_model_plan_time(&cd, NULL, &p, NULL, NULL, &sd, 65536);
+                tb_plan_free(&p);
+            }
+            TAP_OK(two >= 16 * 5e-6 * 0.999,
+                   "two trees share a rank's CPU: the root's 16 sends take >= 80 us (got %.1f us)", two * 1e6);
+            tn_costs_free(&cd);
+        }
         /* receive overhead: a 3-rank chain of eager 16 KiB segments; o_r
          * above the gap is clamped to it, so a CPU-bound middle rank pays
          * o_r + o_s per segment (here g + g0), not g */
