@@ -3,8 +3,8 @@
 # it measures per class of destination, and the issue's pruning target --
 # on the FRAM-like platform (8 ranks over both islands: 2 per socket on
 # two sockets of node 0, node 1 and node 16), pruning alone picks the
-# exhaustive winner at 1 KiB, 64 KiB and 1 MiB and times at least 5x fewer
-# schedules than exhaustive.  Skips when smpicc is missing.
+# exhaustive winner (or one within 3% of its time) at 1 KiB, 64 KiB and
+# 1 MiB and times at least 5x fewer schedules than exhaustive.  Skips when smpicc is missing.
 cd "$(dirname "$0")/../.." || exit 1
 . test/suites/lib.sh
 ROOT=$PWD
@@ -61,13 +61,13 @@ sim "$tmp/h8.txt" 8 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --topol
     --model-csv "$tmp/model.csv" -o "$tmp/table.yaml"
 printf '%s\n' "$OUT" | grep -E "^(timed runs|pruning at|  (family|[a-z_0-9]+ +[0-9]+ ))" | sed 's/^/# /'
 check "SMPI exhaustive tuner run" [ "$RC" -eq 0 ]
-# (issue 18 asks for the winner or one within 3%: with the two-tree and
-# circulant candidates the model misses the 64 KiB winner by 4.7% here, so
-# this guards against a worse model, not the target)
+# (issue 18: the winner or one within 3%; before the model shared a class's
+# bandwidth among the messages in flight and one CPU between two trees, it
+# missed the 64 KiB winner here by 4.7%)
 pr=$(grep '^pruning at' <<<"$OUT")
 echo "# $pr"
-check "pruning's choices within 5% of the exhaustive winners' time at every size" awk -v s="$pr" \
-    'BEGIN { if (!match(s, /[0-9.]+x at worst/)) exit 1; exit !(substr(s, RSTART, RLENGTH - 10) + 0 <= 1.05) }'
+check "pruning's choices within 3% of the exhaustive winners' time at every size" awk -v s="$pr" \
+    'BEGIN { if (!match(s, /[0-9.]+x at worst/)) exit 1; exit !(substr(s, RSTART, RLENGTH - 10) + 0 <= 1.03) }'
 check "pruning picks the exhaustive winner at 2 of 3 sizes at least" has "chosen the same winner in [23] of 3 cases"
 check "pruning times >= 5x fewer schedules than exhaustive" awk -v s="$(grep '^timed runs' <<<"$OUT")" \
     'BEGIN { if (!match(s, /: [0-9]+ with pruning/)) exit 1; p = substr(s, RSTART + 2, RLENGTH - 15) + 0
