@@ -41,6 +41,17 @@ void tn_cand_grid_default(tn_cand_grid *g)
             g->level_seg[g->nlevel_seg++][1] = below[j];
         }
     g->send_variants = 2;
+    /* two entries per finest group (a socket of a 2-socket node); four
+     * where a level above holds four (NUMA domains of a socket) */
+    const int feeds[] = {2, 4};
+    for (int i = 0; i < 2; i++)
+        g->feeds[g->nfeeds++] = feeds[i];
+    const tb_alg_id fed_top[] = {TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_DBT, TB_ALG_BINOMIAL};
+    for (int i = 0; i < 4; i++)
+        g->fed_top[g->nfed_top++] = fed_top[i];
+    const tb_alg_id fed_leaf[] = {TB_ALG_FLAT, TB_ALG_BINOMIAL, TB_ALG_CHAIN};
+    for (int i = 0; i < 3; i++)
+        g->fed_leaf[g->nfed_leaf++] = fed_leaf[i];
 }
 
 void tn_cand_list_free(tn_cand_list *l)
@@ -192,9 +203,10 @@ static int popcount(unsigned x)
 }
 
 /* magpie2 and interpipe over `levels` (k of them) with the per-slot bases
- * base[0..k], coarsest first: unsegmented, with the grid's segments, and
- * (level_segs) with its per-level segment pairs. */
-static void emit_per_level(gen *G, const char *levels, int k, const tb_alg_id *base, int level_segs)
+ * base[0..k], coarsest first, feeds and chains: unsegmented, with the
+ * grid's segments, and (level_segs) with its per-level segment pairs. */
+static void emit_per_level(gen *G, const char *levels, int k, const tb_alg_id *base, int level_segs, int feeds,
+                           int chains)
 {
     const tn_cand_grid *g = G->g;
     if (k + 1 > TB_MAX_LEVELS)
@@ -210,6 +222,8 @@ static void emit_per_level(gen *G, const char *levels, int k, const tb_alg_id *b
         same &= base[j] == base[0];
     }
     m2.nbase = same ? 1 : k + 1;
+    m2.feeds = feeds;
+    m2.chains = chains;
     m2.segment = 0;
     emit(G, &m2);
     tb_alg_spec ip = m2;
@@ -267,8 +281,29 @@ static void emit_shm_finest(gen *G, const char *levels, int k)
             for (int j = 1; j < k; j++)
                 base[j] = g->fine[b];
             base[k] = TB_ALG_SHM;
-            emit_per_level(G, levels, k, base, k > 1);
+            emit_per_level(G, levels, k, base, k > 1, 1, 1);
         }
+}
+
+/* feeds=F: the finest groups entered by F ranks each, from their siblings
+ * (plan_hierarchical.c), so that fewer copies go through each host's
+ * memory -- what the lower bound counts (topology/README.md).  One base
+ * for the levels above the ranks, one inside the finest groups; a chain
+ * above also as F chains, one per rail of the finest groups. */
+static void emit_fed(gen *G, const char *levels, int k)
+{
+    const tn_cand_grid *g = G->g;
+    for (int f = 0; f < g->nfeeds && !G->failed; f++)
+        for (int a = 0; a < g->nfed_top && !G->failed; a++)
+            for (int b = 0; b < g->nfed_leaf && !G->failed; b++) {
+                tb_alg_id base[TB_MAX_LEVELS + 1];
+                for (int j = 0; j < k; j++)
+                    base[j] = g->fed_top[a];
+                base[k] = g->fed_leaf[b];
+                emit_per_level(G, levels, k, base, 0, g->feeds[f], 1);
+                if (g->fed_top[a] == TB_ALG_CHAIN)
+                    emit_per_level(G, levels, k, base, 0, g->feeds[f], g->feeds[f]);
+            }
 }
 
 static void emit_hierarchical(gen *G, const tb_hier *h)
@@ -319,8 +354,9 @@ static void emit_hierarchical(gen *G, const tb_hier *h)
                 base[0] = g->coarse[a];
                 for (int j = 1; j <= k; j++)
                     base[j] = g->fine[b];
-                emit_per_level(G, s.levels, k, base, 1);
+                emit_per_level(G, s.levels, k, base, 1, 1, 1);
             }
+        emit_fed(G, s.levels, k);
         if (g->shm)
             emit_shm_finest(G, s.levels, k);
     }

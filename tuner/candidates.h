@@ -38,6 +38,12 @@ typedef struct tn_cand_grid {
     int nlevel_seg;          /* per-level segments of those interpipes: the coarsest level's ... */
     size_t level_seg[8][2];  /* ... and every finer level's */
     int send_variants;       /* 2: blocking and non-blocking, 1: non-blocking only */
+    int nfeeds;              /* magpie2 / interpipe with feeds=F (several ranks of each finest group
+                                fed from outside it), under ... */
+    int feeds[4];
+    int nfed_top, nfed_leaf; /* ... one base for the levels above the ranks and one inside the finest */
+    tb_alg_id fed_top[4];    /* groups: chain (also with F chains, one per rail), binary, dbt, binomial */
+    tb_alg_id fed_leaf[4];   /* flat, binomial, chain */
     int shm;                 /* 1: the shared-memory stage too: shm alone, and as the finest level's
                                 base under the coarse (and per-level) bases (0 by default; the tuner
                                 sets it where a node holds 2 or more ranks, never under SMPI) */

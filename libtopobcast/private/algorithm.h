@@ -31,6 +31,8 @@ enum { TB_AG_RING = 0, TB_AG_RECURSIVE_DOUBLING = 1 };
 enum { TB_RING_RANK = 0, TB_RING_DISTANCE = 1 };
 
 #define TB_MAX_LEVELS 8
+/* feeds=F of magpie2 / interpipe: at most this many entries per finest group */
+#define TB_MAX_FEEDS 16
 
 typedef struct tb_alg_spec {
     tb_alg_id id;
@@ -47,6 +49,7 @@ typedef struct tb_alg_spec {
     char levels[64];  /* '/'-separated level names to use ("" = all levels) */
     int nbase;        /* 0: default base; 1: one base for every level; else per level, coarsest first */
     tb_alg_id base[TB_MAX_LEVELS];
+    int feeds;        /* magpie2, interpipe: ranks of each finest group fed from outside it (1: its leader) */
     /* not a parameter (never parsed, printed, hashed or compared): which
      * tree of a two-tree plan a base builder is making, 0 or 1, set by the
      * plan builders on their copy of a base's spec */

@@ -31,6 +31,7 @@ void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id)
     s->nonblocking = 1;
     s->outstanding = 8;
     s->chains = 1;
+    s->feeds = 1;
     s->radix = 4;
     s->allgather = TB_AG_RING;
     s->ring = TB_RING_RANK;
@@ -210,6 +211,7 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         {"segment", TB_PARAM_SEGMENT}, {"send", TB_PARAM_SEND},     {"outstanding", TB_PARAM_OUTSTANDING},
         {"chains", TB_PARAM_CHAINS},   {"radix", TB_PARAM_RADIX},   {"allgather", TB_PARAM_ALLGATHER},
         {"ring", TB_PARAM_RING},       {"levels", TB_PARAM_LEVELS}, {"base", TB_PARAM_BASE},
+        {"feeds", TB_PARAM_FEEDS},
     };
     unsigned flag = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -255,6 +257,12 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         return 0;
     case TB_PARAM_BASE:
         return parse_base_list(val, s, err, errlen);
+    case TB_PARAM_FEEDS:
+        if (tb_parse_int(val, 1, TB_MAX_FEEDS, &s->feeds) != 0) {
+            snprintf(err, errlen, "feeds=%s: expected an integer from 1 to %d", val, TB_MAX_FEEDS);
+            return -1;
+        }
+        return 0;
     }
     return -1;
 }
@@ -327,7 +335,9 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
             ADD("/%zu", s->level_seg[i]);
         sep = ',';
     }
-    if (p & TB_PARAM_CHAINS) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
+    /* a hierarchical algorithm's chains and feeds only when set: its
+     * canonical text (and hash) without them is what it was before them */
+    if ((p & TB_PARAM_CHAINS) && (!(p & TB_PARAM_LEVELS) || s->chains != 1)) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
     if (p & TB_PARAM_RADIX) { ADD("%cradix=%d", sep, s->radix); sep = ','; }
     if (p & TB_PARAM_ALLGATHER) { ADD("%callgather=%s", sep, s->allgather == TB_AG_RING ? "ring" : "recursive_doubling"); sep = ','; }
     if (p & TB_PARAM_RING) { ADD("%cring=%s", sep, s->ring == TB_RING_RANK ? "rank" : "distance"); sep = ','; }
@@ -338,6 +348,7 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
             ADD("%s%s", i ? "/" : "", tb_alg_name(s->base[i]));
         sep = ',';
     }
+    if ((p & TB_PARAM_FEEDS) && s->feeds != 1) { ADD("%cfeeds=%d", sep, s->feeds); sep = ','; }
     if (p & TB_PARAM_SEND) { ADD("%csend=%s", sep, s->nonblocking ? "nonblocking" : "blocking"); sep = ','; }
     if ((p & TB_PARAM_OUTSTANDING) && s->nonblocking) { ADD("%coutstanding=%d", sep, s->outstanding); sep = ','; }
 #undef ADD
@@ -353,7 +364,7 @@ uint64_t tb_alg_spec_hash(const tb_alg_spec *s)
 int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b)
 {
     if (a->id != b->id || a->segment != b->segment || a->nonblocking != b->nonblocking ||
-        a->outstanding != b->outstanding || a->chains != b->chains || a->radix != b->radix ||
+        a->outstanding != b->outstanding || a->chains != b->chains || a->feeds != b->feeds || a->radix != b->radix ||
         a->allgather != b->allgather || a->ring != b->ring || strcmp(a->levels, b->levels) != 0 ||
         a->nbase != b->nbase || a->nlevel_seg != b->nlevel_seg)
         return 0;

@@ -24,10 +24,22 @@
  * across a coarser level are added before its edges inside finer levels, so
  * its slowest sends go out first.
  *
+ * feeds=F (magpie2, interpipe; fed_groups below): F ranks of every finest
+ * group receive from outside it -- its leader from the level above, the
+ * others each from the leader of a sibling group (same group one level up,
+ * used or not) -- and the finest groups' leaders take their level's base
+ * in rail order.  A finest group of k ranks then makes k - F copies through
+ * its own memory instead of k - 1: the lower bound's term for a socket
+ * (topology/README.md).  With `chains=C` a chain base forms C chains (one
+ * per rail with C = F).
+ *
  * Time complexity: the message crosses each group boundary once (one edge
  * into each group's leader) and every rank receives it once; the rounds are
  * the sum, over the levels on the root's path, of the fan-out's rounds among
  * the g groups it meets there (flat: g - 1, binomial: ceil(log2 g)).
+ * With feeds=F every finest group gets F - 1 more edges from its siblings'
+ * leaders and its members hang off F heads: the rounds inside it shrink as
+ * its fan-out's over (k / F) ranks.
  * Building: O(L P log P) for L levels used (sorting the ranks by their
  * groups), plus the base builders' O(P).
  *
@@ -55,6 +67,8 @@ typedef struct hier_ctx {
     int **eff;          /* eff[j][r]: group of rank r at used level j, refining j-1 */
     int *ord;           /* ranks sorted by (eff[0], ..., eff[nused-1], rank) */
     const tb_plan_env *env;
+    int *rail;          /* feeds > 1: rail[r] = group of rank r at the level above the finest used
+                           one (its finest group's siblings), NULL without such a level */
     tb_tree_builder fan[TB_MAX_LEVELS + 1]; /* per used level, then the leaf level */
     tb_alg_spec fan_spec[TB_MAX_LEVELS + 1];
 } hier_ctx;
@@ -97,6 +111,118 @@ static int fan_out(hier_ctx *c, int j, const int *members, int n, int xi)
     if (c->spec->nlevel_seg < 2)
         return 0;
     return tb_tree_set_segment(c->tree, first, tb_segment_piece(tb_alg_level_segment(c->spec, j)));
+}
+
+/* feeds = F > 1: the finest groups' fan-out inside the group [s, e) of
+ * level j (leaders leader[0..nsub), runs from start[], the root's xi) with
+ * F entries per finest group.  Siblings are the finest groups of one group
+ * of the level above them (c->rail; the whole communicator when there is
+ * none), used or not.
+ *  - Rail order: the leaders take level j's base in the order (place among
+ *    their siblings, sibling group), so that the k-th finest group of every
+ *    node forms the k-th rail: a chain or binary tree over them then joins
+ *    groups of different nodes (two sockets of a node are not fed one from
+ *    the other) and spreads each node's sends over its groups.
+ *  - Cross feeds: a finest group's members other than its leader are cut
+ *    into F parts in rank order (fewer when it has fewer siblings or
+ *    members); part 0 hangs off its own leader, part i >= 1 off its first
+ *    member, which the leader of the i-th next sibling sends the message
+ *    to.  So F ranks of each group receive from outside it, and only the
+ *    rest are copies through its memory: the bound (topology/README.md)
+ *    counts a host's memory and its ways in together.
+ * Edges in send order: level j's, then the cross feeds, then inside the
+ * parts, coarsest first as everywhere else. */
+static int fed_groups(hier_ctx *c, int j, const int *leader, const int *start, int nsub, int xi)
+{
+    const int F = c->spec->feeds;
+    int rc = -1;
+    int *keys = calloc(2 * (size_t)nsub, sizeof(int)), *ord = malloc(sizeof(int) * (size_t)nsub);
+    int *sib = malloc(sizeof(int) * (size_t)nsub);   /* next sibling of subgroup n (cyclic), or n */
+    int *nsib = malloc(sizeof(int) * (size_t)nsub);  /* siblings of n, itself included */
+    int *lo = malloc(sizeof(int) * (size_t)nsub), *m = NULL;
+    if (!keys || !ord || !sib || !nsib || !lo)
+        goto out;
+    /* siblings: subgroups sorted by (rail group, subgroup) form one run per
+     * rail group; sib[] links each to the next of its run, the last back to
+     * the first; place = its index in the run.  O(nsub log nsub). */
+    for (int n = 0; n < nsub; n++) {
+        keys[2 * n] = c->rail ? c->rail[leader[n]] : 0;
+        keys[2 * n + 1] = n;
+    }
+    if (tb_sort_ranks_by_keys(keys, 2, nsub, ord) != 0)
+        goto out;
+    for (int a = 0, b; a < nsub; a = b) {
+        for (b = a + 1; b < nsub && keys[2 * ord[b]] == keys[2 * ord[a]]; b++)
+            ;
+        for (int i = a; i < b; i++) {
+            sib[ord[i]] = ord[i + 1 < b ? i + 1 : a];
+            nsib[ord[i]] = b - a;
+            lo[ord[i]] = i - a; /* place, for the rail order below */
+        }
+    }
+    for (int n = 0; n < nsub; n++)
+        keys[2 * n] = lo[n];
+    if (tb_sort_ranks_by_keys(keys, 2, nsub, ord) != 0)
+        goto out;
+    int oxi = -1;
+    for (int i = 0; i < nsub; i++) {
+        lo[i] = leader[ord[i]];
+        if (ord[i] == xi)
+            oxi = i;
+    }
+    if (nsub > 1 && fan_out(c, j, lo, nsub, oxi) != 0)
+        goto out;
+    /* the parts: subgroup n's other members in rank order, cut into
+     * `parts` runs (at most F, and no more than it has siblings or
+     * members); part i >= 1 is fed by the leader i siblings on */
+    int most = 0;
+    for (int n = 0; n < nsub; n++)
+        most = start[n + 1] - start[n] > most ? start[n + 1] - start[n] : most;
+    m = malloc(sizeof(int) * (size_t)(most > 0 ? most : 1));
+    if (!m)
+        goto out;
+    for (int pass = 0; pass < 2; pass++) /* the cross feeds of every group first, then inside the parts */
+        for (int n = 0; n < nsub; n++) {
+            int k = 0; /* members besides the leader, in rank order */
+            for (int i = start[n]; i < start[n + 1]; i++)
+                if (c->ord[i] != leader[n])
+                    m[1 + k++] = c->ord[i];
+            int parts = F < nsib[n] ? F : nsib[n];
+            if (parts > k + 1)
+                parts = k + 1;
+            m[0] = leader[n];
+            /* the leader and the k members in parts of near-equal size
+             * (the larger ones first), part 0 led by the leader, part i by
+             * its first member (FRAM-like, P=512, 8 MiB, 8 ranks a socket,
+             * chains=2: 4 + 4 measured 2310 us, 5 + 3 2553 us) */
+            int at = 0;
+            for (int i = 0, feeder = n; i < parts; i++) {
+                int len = (k + 1) / parts + (i < (k + 1) % parts);
+                if (i > 0) {
+                    feeder = sib[feeder];
+                    if (pass == 0) {
+                        int first = c->tree->nedges;
+                        if (tb_tree_add_edge(c->tree, leader[feeder], m[at], c->tree_index, c->tree_index + 1) != 0)
+                            goto out;
+                        if (c->spec->nlevel_seg >= 2 &&
+                            tb_tree_set_segment(c->tree, first, tb_segment_piece(tb_alg_level_segment(c->spec, j))) != 0)
+                            goto out;
+                    }
+                }
+                if (pass == 1 && len > 1 && fan_out(c, j + 1, m + at, len, 0) != 0)
+                    goto out;
+                at += len;
+            }
+        }
+    rc = 0;
+out:
+    free(keys);
+    free(ord);
+    free(sib);
+    free(nsib);
+    free(lo);
+    free(m);
+    return rc;
 }
 
 /* Fan-out of one group [s, e) of ord (a group at used level j - 1, or
@@ -142,6 +268,12 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
     }
     start[nsub] = e;
     int rc = xi < 0 ? -1 : 0;
+    if (rc == 0 && c->spec->feeds > 1 && j + 1 == c->nused) {
+        rc = fed_groups(c, j, leader, start, nsub, xi);
+        free(leader);
+        free(start);
+        return rc;
+    }
     if (rc == 0 && nsub > 1)
         rc = fan_out(c, j, leader, nsub, xi);
     for (int n = 0; rc == 0 && n < nsub; n++)
@@ -305,6 +437,16 @@ int tb_plan_hierarchical(tb_plan *p, int size, int root, const tb_alg_spec *spec
         snprintf(err, errlen, "out of memory");
         goto out;
     }
+    /* feeds: the finest used level's siblings are the groups of the level
+     * above it in h (the whole communicator when it is h's coarsest) */
+    if (spec->feeds > 1 && c.nused > 0 && used[c.nused - 1] > 0) {
+        c.rail = malloc(sizeof(int) * (size_t)size);
+        if (!c.rail) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        memcpy(c.rail, h->group[used[c.nused - 1] - 1], sizeof(int) * (size_t)size);
+    }
     /* a two-tree base makes two trees, each carrying half the message;
      * every other base builds the same tree for both halves */
     p->ntrees = 1;
@@ -336,6 +478,7 @@ out:
         for (int j = 0; j < c.nused; j++)
             free(c.eff[j]);
     free(c.eff);
+    free(c.rail);
     free(c.ord);
     free(keys);
     free(used);

@@ -148,7 +148,10 @@ if [ -x "$bin" ]; then
     # two-level one is given ($topo above): halves of 4 nodes over the nodes,
     # for a circulant among the halves' leaders, dbt trees among the node
     # leaders.
-    for alg in dbt bine circulant:segment=16K interpipe:segment=64K/8K,base=circulant/dbt/binomial; do
+    # feeds=2: each node's second rank fed by the leader of the next node of
+    # its half (levels=node: by the leaders' chains in rail order too)
+    for alg in dbt bine circulant:segment=16K interpipe:segment=64K/8K,base=circulant/dbt/binomial \
+        interpipe:segment=64K/8K,levels=node,base=chain/flat,chains=2,feeds=2 magpie2:base=dbt/binomial,feeds=2; do
         TOPOBCAST_CONFIG=$topo par_run run_matrix "$alg" fram-rr fram 16 0,65535,262147
     done
     for alg in circulant:segment=8K magpie2:base=bine/dbt; do

@@ -1150,6 +1150,83 @@ static void test_bad_input(void)
     tb_hier_free(&h);
 }
 
+/* feeds=F: 4 nodes x 2 sockets x 4 ranks, ranks round robin over the 8
+ * sockets.  levels=socket (the node level left out, so every socket leader
+ * is fed over the network), chain over the sockets, flat inside: with
+ * feeds=2 every socket has exactly 2 ranks fed from outside it, one by a
+ * socket of another node (its leader) and one by the other socket of its
+ * own node; the sockets' chain never joins two sockets of one node (rail
+ * order); each node sends at most 2 messages to other nodes.  feeds=1 is
+ * the plain tree; feeds beyond the siblings' count is capped. */
+static void test_feeds(void)
+{
+    enum { P = 32 };
+    int node[P], sock[P], ident[P];
+    for (int r = 0; r < P; r++) {
+        sock[r] = r % 8;
+        node[r] = sock[r] / 2;
+        ident[r] = r;
+    }
+    const int *phys[2] = {node, sock};
+    const char *names[2] = {"node", "socket"};
+    tb_hier h = make_hier(P, 2, phys, names, ident);
+    char err[256];
+    for (int root = 0; root < P; root += 5) {
+        for (int F = 1; F <= 3; F++) {
+            char text[128];
+            snprintf(text, sizeof text, "interpipe:levels=socket,base=chain/flat,feeds=%d", F);
+            tb_alg_spec s = spec_of(text);
+            tb_plan p;
+            if (tb_plan_build(&p, P, root, &s, &h, err, sizeof err) != 0) {
+                TAP_OK(0, "%s root %d builds (%s)", text, root, err);
+                continue;
+            }
+            int outside[8] = {0}, same_node[8] = {0}, chain_same_node = 0, node_sends[4] = {0}, ok = 1;
+            for (int r = 0; r < P; r++) {
+                int q = p.tree.parent[r];
+                if (q < 0)
+                    continue;
+                if (sock[q] != sock[r]) {
+                    outside[sock[r]]++;
+                    same_node[sock[r]] += node[q] == node[r];
+                    /* a socket leader's edge from a socket of its own node would be the chain's */
+                    int leader = r == root || (sock[r] != sock[root] && r == sock[r]); /* lowest rank of its socket */
+                    chain_same_node += leader && node[q] == node[r];
+                }
+                node_sends[node[q]] += node[q] != node[r];
+            }
+            int want = F < 2 ? 1 : 2; /* two sockets per node: at most 2 entries each */
+            for (int k = 0; k < 8; k++) {
+                int mine = k == sock[root];
+                ok &= outside[k] == want - mine;
+                ok &= F < 2 || same_node[k] == 1; /* the cross feed comes from the other socket of the node */
+            }
+            for (int n = 0; n < 4; n++)
+                ok &= node_sends[n] <= (F < 2 ? 2 : 2) + (n == node[root]);
+            TAP_OK(ok && (F < 2 || chain_same_node == 0),
+                   "%s, root %d: %d rank(s) of each socket fed from outside it%s, rail order (%d chain edges in a node), node sends %d %d %d %d",
+                   text, root, want, F < 2 ? "" : " (1 from the other socket of its node)", chain_same_node, node_sends[0],
+                   node_sends[1], node_sends[2], node_sends[3]);
+            tb_plan_free(&p);
+        }
+    }
+    /* F = 1 is the plan without the parameter */
+    tb_alg_spec a = spec_of("magpie2:base=binary/flat,feeds=1"), b = spec_of("magpie2:base=binary/flat");
+    char ta[256], tb[256];
+    tb_alg_spec_format(&a, ta, sizeof ta);
+    tb_alg_spec_format(&b, tb, sizeof tb);
+    TAP_OK(tb_alg_spec_equal(&a, &b) && strcmp(ta, tb) == 0 && !strstr(ta, "feeds"),
+           "feeds=1 is the default, not printed (%s)", ta);
+    tb_alg_spec c = spec_of("interpipe:feeds=2,chains=3");
+    tb_alg_spec_format(&c, ta, sizeof ta);
+    TAP_OK(strstr(ta, "chains=3") && strstr(ta, "feeds=2") && !tb_alg_spec_equal(&c, &b), "feeds and chains printed when set (%s)", ta);
+    tb_alg_spec bad;
+    TAP_OK(tb_alg_spec_parse("interpipe:feeds=0", &bad, err, sizeof err) != 0 && strstr(err, "feeds=0"),
+           "feeds=0 refused: %s", err);
+    TAP_OK(tb_alg_spec_parse("magpie:feeds=2", &bad, err, sizeof err) != 0, "magpie has no feeds: %s", err);
+    tb_hier_free(&h);
+}
+
 /* The example in the header comments of the hierarchical and distance
  * builders is what they build: 2 nodes of 4 ranks, sockets of 2, 2, 1, 3. */
 static void builder_examples(void)
@@ -1191,6 +1268,7 @@ int main(void)
     test_canonical_order();
     test_distance_tree();
     test_bad_input();
+    test_feeds();
     builder_examples();
     TAP_DONE();
 }

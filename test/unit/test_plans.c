@@ -661,6 +661,15 @@ static void hierarchical_bases(void)
         {"magpie2:base=binomial/shm", 1},
         {"magpie2:base=binomial/shm/binomial", 1}, /* socket leaders by shm, then binomial inside sockets */
         {"interpipe:segment=128K/8K,base=circulant/shm", 1},
+        /* feeds: finest groups entered from their siblings too */
+        {"interpipe:segment=128K/8K,feeds=2", 1},
+        {"magpie2:base=dbt,feeds=2", 2},
+        {"interpipe:levels=socket,base=chain/flat,chains=2,feeds=2", 1},
+        {"magpie2:levels=socket,base=binary/binomial,feeds=4", 1},
+        {"magpie2:base=binomial/shm,feeds=2", 1},
+        {"interpipe:base=circulant/binomial,feeds=3", 1},
+        {"magpie2:levels=socket,base=circulant/flat,feeds=2", 1},
+        {"interpipe:levels=node,base=bine/dbt,feeds=2", 2}, /* the node level is h's coarsest: siblings are all nodes */
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         alg_case c = {specs[i].text, TB_ALG_DEFAULT, 0, 0, 0, 0, specs[i].nblocks, NULL,
