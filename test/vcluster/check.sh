@@ -95,6 +95,21 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     matrix pipeline
     matrix scatter_allgather
     matrix magpie
+    # the shared-memory node stage: two ranks on each of nodes 0 and 1,
+    # which share a window inside each node and talk TCP between them
+    VC_PPN=2
+    VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_ALGORITHM=interpipe:levels=node,base=binomial/shm"
+        "TOPOBCAST_STATS=1" "TOPOBCAST_VERBOSE=1")
+    mpi_case "matrix-shm-2x2" 0,1 "$MATRIX" --counts=0,4097,65539,1048579 --types=byte,vecmix --roots=0,last \
+        --comms=world,split --sequences=1
+    # the library ran it, and no 4-rank communicator fell back to binomial
+    # (the split halves, one rank per node, do: said by TOPOBCAST_VERBOSE)
+    log=$LOG_DIR/matrix-shm-2x2.log
+    result $( (grep -qE '^topobcast: stats: algorithm=interpipe calls=[1-9]' "$log" &&
+        ! grep -q 'communicator of 4 processes: no shared-memory stage' "$log") && echo 0 || echo 1) \
+        "matrix-shm-2x2: the library ran the shm stage on the 4 ranks ($(grep -m1 -o 'algorithm=interpipe calls=[0-9]*' "$log"), $(grep -c 'no shared-memory stage' "$log") fallbacks of 2-rank communicators said)"
+    VC_GENV=()
+    VC_PPN=1
 elif [ -f test/mpi/bcast_matrix.c ]; then
     result 1 "bcast_matrix: source exists but $MATRIX or the library is not built"
 else

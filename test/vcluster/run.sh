@@ -3,16 +3,18 @@
 # whatever a killed earlier run left), runs the command with mpiexec, one
 # rank per node, and removes the cluster again, also on failure or signal.
 #
-#   run.sh [-n NODES] [-o NODE,NODE..] [-t SECONDS] [-e VAR=VALUE].. COMMAND [ARG]..
+#   run.sh [-n NODES] [-o NODE,NODE..] [-p PPN] [-t SECONDS] [-e VAR=VALUE].. COMMAND [ARG]..
 #     -n  nodes in the cluster (default 4: two islands of two)
 #     -o  run only on these node numbers (default: all)
+#     -p  ranks per node (default 1; VC_PPN): ranks of a node share its memory
+#         (MPI_Win_allocate_shared) but talk TCP, as every rank does here
 #     -t  timeout for mpiexec (default 120)
 #     -e  extra environment for the ranks (repeatable)
 #   e.g. run.sh -e LD_PRELOAD=$PWD/build/lib/libtopobcast.so build/test/mpi/bcast_matrix
 #
 # Sourced (as check.sh does) it only defines the functions:
 #   vc_session_begin / vc_session_end   create and remove the cluster (+ trap)
-#   vc_mpirun NODES COMMAND [ARG]..     one rank per listed node ("all" or "0,2")
+#   vc_mpirun NODES COMMAND [ARG]..     VC_PPN ranks per listed node ("all" or "0,2")
 # vc_mpirun is the hook for running anything across the cluster, e.g. the
 # probe:  vc_mpirun all build/bin/topobcast-probe -o topology.yaml
 # Every rank also gets LD_PRELOAD=libvc_ucx_close.so (see ucx_close_shim.c)
@@ -23,6 +25,7 @@ VC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$VC_DIR/cluster.sh"
 
 VC_TIMEOUT=${VC_TIMEOUT:-120}
+VC_PPN=${VC_PPN:-1}
 VC_GENV=()    # "VAR=VALUE" entries added to every rank's environment
 VC_CHILD=
 VC_ROOT=$(cd "$VC_DIR/../.." && pwd)
@@ -86,7 +89,7 @@ vc_mpirun() { # NODES command...
     hosts=$(vc_hosts $nodes)
     np=$(wc -w <<<"$nodes")
     local args=(-launcher ssh -launcher-exec "$VC_DIR/launcher.sh" -iface "$VC_IF"
-        -hosts "$hosts" -ppn 1 -n "$np"
+        -hosts "$hosts" -ppn "$VC_PPN" -n "$((np * VC_PPN))"
         -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES "$VC_IF")
     local preload=$VC_UCX_SHIM${VC_UCX_SHIM:+${VC_IDLE_SHIM:+:}}$VC_IDLE_SHIM
     for kv in "${VC_GENV[@]}"; do
@@ -109,13 +112,14 @@ vc_mpirun() { # NODES command...
 
 vc_run_main() {
     local only=all
-    while getopts "n:o:t:e:h" opt; do
+    while getopts "n:o:p:t:e:h" opt; do
         case $opt in
         n) VC_NODES=$OPTARG ;;
         o) only=$OPTARG ;;
+        p) VC_PPN=$OPTARG ;;
         t) VC_TIMEOUT=$OPTARG ;;
         e) VC_GENV+=("$OPTARG") ;;
-        *) sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 2 ;;
+        *) sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 2 ;;
         esac
     done
     shift $((OPTIND - 1))
