@@ -41,6 +41,7 @@ typedef struct tn_cand_grid {
     int nfeeds;              /* magpie2 / interpipe with feeds=F (several ranks of each finest group
                                 fed from outside it), under ... */
     int feeds[4];
+    size_t feeds_min;        /* ... from this message size on (below, the model's gain is not there) ... */
     int nfed_top, nfed_leaf; /* ... one base for the levels above the ranks and one inside the finest */
     tb_alg_id fed_top[4];    /* groups: chain (also with F chains, one per rail), binary, dbt, binomial */
     tb_alg_id fed_leaf[4];   /* flat, binomial, chain */
