@@ -22,6 +22,9 @@ $(BENCH_BIN): $(BENCH_OBJS) $(TIMING_A) $(LIB_A)
 #                         (bench/intercept_cost.sh: callgrind + timings)
 #   make bench-probe      the probe's 2-rank figures next to a plain ping-pong
 #                         (bench/probe_vs_pingpong.sh; BENCH_PROBE_RUNS runs)
+#   make bench-shm        the shared-memory node stage against MPI_Bcast and
+#                         the point-to-point stage, 2 ranks, here and in one
+#                         node of the emulated cluster (bench/shm_stage.sh)
 BENCH_PROGS := $(BUILD)/bench/intercept_cost
 BENCH_PROBE_RUNS ?= 5
 
@@ -29,12 +32,15 @@ $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) $< -o $@
 
-.PHONY: bench-intercept bench-probe
+.PHONY: bench-intercept bench-probe bench-shm
 bench-intercept: all $(BENCH_PROGS)
 	BUILD=$(BUILD) bench/intercept_cost.sh
 
 bench-probe: $(PROBE_BIN) $(BUILD)/test/vcluster/vc_pingpong
 	BUILD=$(BUILD) bench/probe_vs_pingpong.sh $(BENCH_PROBE_RUNS)
+
+bench-shm: all
+	BUILD=$(BUILD) bench/shm_stage.sh
 
 #   make bench-scale      start-up cost of one process at P = 4096..65536:
 #                         configuration load, derivation, schedule
