@@ -380,6 +380,19 @@ int main(void)
             }
             TAP_OK(two >= 16 * 5e-6 * 0.999,
                    "two trees share a rank's CPU: the root's 16 sends take >= 80 us (got %.1f us)", two * 1e6);
+            /* one 128 KiB rendezvous piece per tree (256 KiB): each is the
+             * first on its edges and flows alone, root -> a -> b and root
+             * -> b -> a in 2 (g + L), not at half the pair's bandwidth */
+            set_curve(&cd, 0, 1e-6, 1e-7, 1e10);
+            tb_alg_spec_parse("dbt:segment=128K", &sd, err, sizeof err);
+            double first = -1, gp = 1e-7 + 131072.0 / 1e10;
+            if (tb_plan_build(&p, 3, 0, &sd, NULL, err, sizeof err) == 0) {
+                first = tn_model_plan_time(&cd, NULL, &p, NULL, NULL, &sd, 262144);
+                tb_plan_free(&p);
+            }
+            TAP_OK(fabs(first - 2 * (gp + 1e-6)) < 0.05 * 2 * (gp + 1e-6),
+                   "two trees: a first rendezvous piece flows alone, 2 (g + L) = %.1f us (got %.1f us; shared: %.1f us)",
+                   2 * (gp + 1e-6) * 1e6, first * 1e6, 2 * (gp + 131072.0 / 1e10 + 1e-6) * 1e6);
             tn_costs_free(&cd);
         }
         /* receive overhead: a 3-rank chain of eager 16 KiB segments; o_r
