@@ -26,12 +26,13 @@ fi
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP_TMP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
 has() { grep -qE -- "$1" <<<"$OUT"; }
-sim() { # sim HOSTFILE NP PROGRAM ARGS...: output in $OUT (and NAME.log), status in $RC
+sim() { # sim HOSTFILE NP PROGRAM ARGS...: output in $OUT, status in $RC (smpirun's, 124 on its
+    # timeout: 900 s, TB_SMPI_TIMEOUT; the exhaustive run takes ~3.5 min alone on this 2-core box)
     local hosts=$1 np=$2
     shift 2
-    OUT=$(cd "$tmp" && timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform "$ROOT/test/platforms/fram.xml" \
-        -hostfile "$hosts" -np "$np" "$@" 2>&1 | grep -v 'smpi_colls/INFO')
-    RC=${PIPESTATUS[0]}
+    OUT=$(cd "$tmp" && set -o pipefail && timeout -k 10 "${TB_SMPI_TIMEOUT:-900}" smpirun "${SMPI_OPTS[@]}" \
+        -platform "$ROOT/test/platforms/fram.xml" -hostfile "$hosts" -np "$np" "$@" 2>&1 | grep -v 'smpi_colls/INFO')
+    RC=$?
 }
 fields() { # the fan-out figures of the communicator of $1 processes
     sed -n "s/^# communicator [a-z0-9-]* of $1 processes (.*): .*fan-out of rank 0's sends://p" <<<"$OUT"
