@@ -66,13 +66,22 @@ static int prune(const tn_opts *o, const tn_costs *costs, const tn_cand_list *l,
     for (int k = 0; k < np; k++) {
         double t = pr[k].t;
         const tb_alg_spec *sp = &l->v[pr[k].idx].spec;
+        const int first = !fam_kept[sp->id];
         int keep = !costs || (t >= 0 && t <= o->factor * it->best_pred);
+        /* Up to TN_ALL_FAMILIES_UPTO bytes the best predicted of every
+         * algorithm is timed, within the factor or not: latency-bound
+         * messages are where the model's per-hop costs err most, across
+         * families (FRAM-like, P=512, 1 KiB: knomial predicted 7.1 us,
+         * measured 15.3 us, the same as MPI_Bcast; magpie2, predicted
+         * outside the factor, measured 11.0 us), and where a timing is
+         * cheapest. */
+        if (!keep && costs && t >= 0 && first && it->bytes <= TN_ALL_FAMILIES_UPTO)
+            keep = 1;
         /* Past the cap, the best predicted of each other algorithm within
          * the factor is still timed: the model's error differs by family
          * (at 4 KiB on P=512, unsegmented trees measure 2-4x their
          * prediction, a segmented interpipe 1.4x), so its order across
          * families is the least trustworthy part. */
-        const int first = !fam_kept[sp->id];
         if (keep && o->max_timed > 0 && kept >= o->max_timed && !first)
             keep = 0;
         if (keep)

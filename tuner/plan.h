@@ -14,6 +14,10 @@
 
 #include "run.h"
 
+/* Up to this message size the best predicted candidate of every algorithm
+ * is timed, however far from the best prediction (plan.c). */
+#define TN_ALL_FAMILIES_UPTO 4096
+
 /* \brief Rank 0: plans every item of T->items (communicator-major, sizes
  *        ascending), adds up the candidate counts, shows progress on stderr
  *        and prints the totals.  Aborts the job when out of memory.
