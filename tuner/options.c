@@ -35,7 +35,7 @@ void tn_options_usage(FILE *f)
             "                     (default 1.2; up to 4 KiB also the best predicted of every\n"
             "                     algorithm); default (PMPI_Bcast) is always timed\n"
             "  --max-timed K      of them, only the K best predicted and the best predicted of\n"
-            "                     every other algorithm (default 0: no cap)\n"
+            "                     every other algorithm, feeds=F plans apart (default 0: no cap)\n"
             "  --max-segments N   segmented candidates cut the message into at most N segments\n"
             "                     (default 0: no limit; a budget for simulators, whose cost\n"
             "                     grows with segments x ranks)\n"

@@ -4,7 +4,8 @@
  * of an earlier one are timed once, under the first name; of the rest,
  * those predicted within --factor of the best prediction are kept, capped
  * by --max-timed (the K best predicted, plus the best predicted of every
- * other algorithm within the factor), and default is always kept.  With
+ * other algorithm within the factor, an algorithm's plans with feeds=F
+ * counting as an algorithm of their own), and default is always kept.  With
  * --exhaustive every distinct schedule is timed and the pruned set is only
  * marked.  Rank 0 only.
  * Time per item: pricing (price.h), then O(n log n) in the n candidates

@@ -109,7 +109,8 @@ for how in platform measurements; do
 done
 
 # 4. --max-timed K keeps the K best predicted and, past them, the best
-# predicted of every other algorithm within the factor: with K = 1 the
+# predicted of every other algorithm within the factor (plans with feeds
+# a class of their own): with K = 1 the
 # timed set is exactly one candidate per algorithm of the uncapped set,
 # each its algorithm's best predicted
 sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
@@ -132,8 +133,8 @@ def lists(path):  # size -> [(prediction, spec)] in the order printed (by predic
         if m and cur is not None and m.group(2) != "default":
             cur.append((float(m.group(1)), m.group(2)))
     return out
-def cls(spec):
-    return spec.split(":")[0]
+def cls(spec):  # an algorithm; its plans with feeds are a class of their own
+    return spec.split(":")[0] + ("+feeds" if re.search(r"[:,]feeds=", spec) else "")
 full, capped = lists(sys.argv[1]), lists(sys.argv[2])
 ok = sorted(full) == sorted(capped) == [1024, 65536, 1048576]
 for size in sorted(full):
