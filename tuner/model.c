@@ -112,8 +112,8 @@ typedef struct child_cost {
     tn_edge_cost e;
     int cls, shm;
     double fan, post, flow;
-    tn_edge_cost e1; /* the first piece's cost (see share_rx) */
-    int sent;        /* pieces sent to it so far */
+    tn_edge_cost e_alone; /* e not shared between trees: a first rendezvous piece (share_rx) */
+    int sent;           /* pieces sent to it so far */
 } child_cost;
 
 /* A rank's shared-memory ring: the range [cur, end) its shm children all
@@ -273,11 +273,9 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
             if (full[i].shm)
                 cursor[i] = end[i]; /* not sent to: it reads the ring */
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), full[i].len, &full[i].e);
-            full[i].e1 = full[i].e;
+            full[i].e_alone = full[i].e;
             full[i].sent = 0;
             share_rx(&full[i].e, ntrees);
-            if (full[i].len < c->eager_limit)
-                full[i].e1 = full[i].e;
             tn_edge_cost z;
             tn_costs_edge(c, wr(world, r), wr(world, ch[i]), 0, &z);
             full[i].post = z.os;
@@ -307,10 +305,11 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                         continue;
                     int k = ch[i];
                     tn_edge_cost last;
-                    const tn_edge_cost *e = full[i].sent++ ? &full[i].e : &full[i].e1;
+                    const int alone = full[i].sent++ == 0 && len >= c->eager_limit; /* share_rx */
+                    const tn_edge_cost *e = alone ? &full[i].e_alone : &full[i].e;
                     if (len != full[i].len) {
                         tn_costs_edge(c, wr(world, r), wr(world, k), len, &last);
-                        if (full[i].sent > 1 || len < c->eager_limit)
+                        if (!alone)
                             share_rx(&last, ntrees);
                         e = &last;
                     }
