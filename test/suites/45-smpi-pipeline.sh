@@ -34,7 +34,7 @@ export PIPE_MAX_SIZE=${PIPE_MAX_SIZE:-256K}
 # Simulated times do not depend on the machine's load, wall times do: the
 # limits only catch a hang, and are far above a quiet run (~70 s for the
 # whole pipeline), so a loaded machine (CI may share its cores) still passes
-# (a built-in's is CPU time, 10x that of wall time).
+# (a built-in's limit is CPU time, with 10x as much wall time as a last resort).
 export PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-300}
 export PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 256K -R 4 --fast auto --batch-time 0 --max-insert 0 --progress plain}
 export PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
