@@ -227,11 +227,11 @@ static const int *route_of(const tt_net *n, int a, int b, int *len)
     return n->rid + n->roff[k];
 }
 
-void tt_net_charge(const tt_net *n, int a, int b, double bytes, double *load, double *first)
+void tt_net_charge(const tt_net *n, int a, int b, double bytes, double at, double *load, double *first)
 {
     int len;
     const int *r = route_of(n, a, b, &len);
-    double lat = n->rlat[(size_t)a * (size_t)n->nhost + (size_t)b];
+    double lat = at + n->rlat[(size_t)a * (size_t)n->nhost + (size_t)b];
     for (int i = 0; i < len; i++) {
         load[r[i]] += bytes;
         if (first && lat < first[r[i]])

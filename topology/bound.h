@@ -146,10 +146,11 @@ double tt_bound_latency_floor(const tt_net *n, const int *host_of, int P, int ro
 
 /* \brief Loads on the resources of n: adds bytes to load[] for every
  *        resource of the route from host a to host b (a message of that
- *        many bytes), and keeps in first[] the least route latency of any
- *        message that crossed each resource (INFINITY before the first).
+ *        many bytes, whose sender may start it at time `at`), and keeps in
+ *        first[] the least at + route latency of any message that crossed
+ *        each resource (INFINITY before the first).
  * \return nothing. */
-void tt_net_charge(const tt_net *n, int a, int b, double bytes, double *load, double *first);
+void tt_net_charge(const tt_net *n, int a, int b, double bytes, double at, double *load, double *first);
 
 /* \brief The least time in which the resources of n can carry load[]:
  *        the largest first[i] + load[i] / cap[i] over limited resources;

@@ -58,7 +58,10 @@ double tn_model_plan_time(const tn_costs *c, const int *world, const tb_plan *p,
 
 /* \brief The prediction of a built plan: the larger of its replay and of
  *        the resource time on m (tn_model_resource_time; none when m is
- *        NULL); *replay (if not NULL) gets the replay alone.
+ *        NULL), in which a resource starts no earlier than the replay
+ *        gives a tree edge crossing it its first bytes: the parent's first
+ *        piece (the pipeline's fill up to a resource comes before its
+ *        load, not beside it); *replay (if not NULL) gets the replay alone.
  * \return seconds, or -1.0 if the plan cannot be replayed. */
 double tn_model_plan_predict(const tn_costs *c, const int *world, const tb_plan *p, const tb_hier *h,
                              const double *fanout, const tn_machine *m, const tb_alg_spec *spec, size_t bytes,

@@ -249,8 +249,8 @@ int main(void)
         double *load = calloc((size_t)lv.nres, sizeof *load), *first = malloc(sizeof *first * (size_t)lv.nres);
         for (int i = 0; i < lv.nres; i++)
             first[i] = INFINITY;
-        tt_net_charge(&lv, lh[0], lh[4], m, load, first);
-        tt_net_charge(&lv, lh[0], lh[5], m, load, first);
+        tt_net_charge(&lv, lh[0], lh[4], m, 0.0, load, first);
+        tt_net_charge(&lv, lh[0], lh[5], m, 0.0, load, first);
         int busy = 0, which = -1;
         for (int i = 0; i < lv.nres; i++)
             busy += load[i] == 2 * m;
@@ -258,6 +258,17 @@ int main(void)
         TAP_OK(busy == 4 && fabs(lt - (1e-6 + 2 * m / 10e9)) < 1e-12 && which >= 0,
                "two messages to the other node load 4 ways with 2 m each; the slowest takes 1 + 200 us (%.2f)",
                lt * 1e6);
+        /* a resource starts no earlier than the first message's start plus
+         * its route's latency: the same two sent at 50 and 30 us */
+        for (int i = 0; i < lv.nres; i++) {
+            load[i] = 0;
+            first[i] = INFINITY;
+        }
+        tt_net_charge(&lv, lh[0], lh[4], m, 50e-6, load, first);
+        tt_net_charge(&lv, lh[0], lh[5], m, 30e-6, load, first);
+        lt = tt_net_load_time(&lv, load, first, NULL);
+        TAP_OK(fabs(lt - (31e-6 + 2 * m / 10e9)) < 1e-12,
+               "sent at 50 and 30 us: the earliest start counts, 30 + 1 + 200 us (%.2f)", lt * 1e6);
         free(load);
         free(first);
         tt_net_free(&lv);

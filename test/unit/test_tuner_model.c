@@ -305,6 +305,29 @@ int main(void)
         TAP_OK(fabs(bin - (2e-6 + (double)n / 5e9)) < 1e-12 && fabs(flat - (2e-6 + 4 * (double)n / 5e9)) < 1e-12,
                "a shared link counted once per message crossing it: binomial %.1f us (1 crossing), flat %.1f us (4)",
                bin * 1e6, flat * 1e6);
+        /* A chain 0 -> 1 -> ... -> 7 in 64 KiB segments: its edge 3 -> 4
+         * crosses the link, which it cannot use before rank 3 holds its
+         * first piece, 3 hops of g(64 KiB) + L in the replay; so the
+         * prediction is 3 (g + L) + 2 us + n / 5 GB/s, not the load from
+         * time 0 (2 us + n / 5 GB/s, still what the resource time alone
+         * says) nor the replay's own pipeline. */
+        tn_costs cc;
+        tn_costs_alloc(&cc, 8, 1, 5, 0);
+        sizes(&cc);
+        set_curve(&cc, 0, L, g0, bw);
+        double chain = -1, chain_res = -1, chain_replay = -1;
+        tb_alg_spec_parse("chain:segment=64K", &s, err, sizeof err);
+        if (ok && tb_plan_build(&p, 8, 0, &s, NULL, err, sizeof err) == 0) {
+            chain_res = tn_model_resource_time(&mm, &p, n);
+            chain = tn_model_plan_predict(&cc, NULL, &p, NULL, NULL, &mm, &s, n, &chain_replay);
+            tb_plan_free(&p);
+        }
+        double hop = g0 + 65536.0 / bw + L, want = 3 * hop + 2e-6 + (double)n / 5e9;
+        TAP_OK(fabs(chain - want) < 1e-12 && fabs(chain_res - (2e-6 + (double)n / 5e9)) < 1e-12 && chain_replay < want,
+               "a resource starts when the pipeline reaches it: chain 3 hops + link = %.2f us (got %.2f; from time 0 "
+               "%.2f, replay %.2f)",
+               want * 1e6, chain * 1e6, chain_res * 1e6, chain_replay * 1e6);
+        tn_costs_free(&cc);
         mm.host_of = NULL;
         tn_machine_free(&mm);
     }
