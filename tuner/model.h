@@ -11,8 +11,8 @@
  *     which the two differ): consecutive sends on one link are at least
  *     g(m) / f apart, f the class's measured fan-out (fanout.h; 1 without
  *     it), while sends on different links overlap;
- *   - the CPU pays o_s(m) per send and o_r(m) per received segment after
- *     the first; non-blocking sends: at most `outstanding` in flight;
+ *   - the CPU pays o_s(m) per send and o_r(m) per received segment, once
+ *     it has arrived and before it is forwarded; non-blocking sends: at most `outstanding` in flight;
  *     blocking sends of messages at or above the eager limit return only on
  *     delivery; rendezvous messages cost the CPU only an empty message's
  *     overheads;

@@ -436,12 +436,28 @@ int main(void)
         }
         int nseg = (int)(m / seg);
         double want_without = (nseg - 1) * gs + 2 * (gs + L);
-        /* with o_r: the middle rank takes each segment after the first for
+        /* with o_r: the middle rank takes each segment for
          * g_s of CPU, then sends it for o_s = g0: it falls behind by g0 per
          * segment */
         TAP_OK(fabs(without - want_without) < 1e-12 && with > without + (nseg - 2) * g0 * 0.99,
                "o_r: a forwarding rank's CPU pays each segment's receive (%.2f us without, %.2f us with)",
                without * 1e6, with * 1e6);
+        /* o_r after arrival: one unsegmented 64 KiB message down the same
+         * chain: the middle rank takes it in before it forwards it and the
+         * last before it is done, 2 (g + L) + 2 o_r, even with idle CPUs */
+        double whole = -1, orx = 2e-7, gw = g0 + 65536.0 / bw;
+        tb_alg_spec_parse("chain", &s, err, sizeof err);
+        if (tb_plan_build(&p, 3, 0, &s, NULL, err, sizeof err) == 0) {
+            for (int i = 0; i < tn_costs_n(&ck, 0); i++)
+                tn_costs_or(&ck, 0)[i] = orx;
+            whole = tn_model_plan_time(&ck, NULL, &p, NULL, NULL, &s, 65536);
+            for (int i = 0; i < tn_costs_n(&ck, 0); i++)
+                tn_costs_or(&ck, 0)[i] = 0.0;
+            tb_plan_free(&p);
+        }
+        TAP_OK(fabs(whole - (2 * (gw + L) + 2 * orx)) < 1e-12,
+               "o_r: each hop takes its piece in before forwarding it, 2 (g + L) + 2 o_r = %.2f us (got %.2f us)",
+               (2 * (gw + L) + 2 * orx) * 1e6, whole * 1e6);
         /* shared ways: 0 sends 1 MiB to 1 (the other socket: socket 0's
          * way to its siblings) and to 2 (another node: socket 0's way
          * beyond its node).  Both classes measure the same bandwidth here
