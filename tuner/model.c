@@ -763,9 +763,10 @@ double tn_model_resource_time(const tn_machine *m, const tb_plan *p, size_t byte
  * A resource carries a tree edge's bytes no earlier than its parent has
  * them, so it finishes no earlier than its first such start plus its load:
  * the pipeline's fill up to it comes before its own time, not beside it
- * (FRAM-like, P=512, 4 MiB: a chain of 32 socket leaders reaches the last
- * socket about 350 us late, and its memory then copies 6 x 4 MiB; the
- * replay alone, or the load from time 0, said 1007 us; measured 1442). */
+ * (FRAM-like, P=512: chains of socket leaders in 64 KiB pieces, each
+ * socket fed twice, were predicted the memory's load from time 0 -- 6 x
+ * 4 MiB / 25 GB/s = 1007 us at 4 MiB, measured 1442 us; at 2 MiB the
+ * replay has the last leader's first piece 164 us after the start). */
 static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes, const double *xstart,
                             const double *rfirst)
 {
@@ -820,15 +821,8 @@ static double resource_time(const tn_machine *m, const tb_plan *p, size_t bytes,
                         continue;
                     int a = m->host_of[r], d = m->host_of[st[j].send_peer];
                     tt_net_charge(n, a, d, (double)b, 0.0, load, first);
-                    if (xstart) { /* first: the sender's start + its route's latency */
-                        size_t q = (size_t)a * (size_t)n->nhost + (size_t)d;
-                        double lat = n->rlat[q];
-                        for (int k = n->roff[q]; k < n->roff[q + 1]; k++) {
-                            xload[n->rid[k]] += (double)b;
-                            if (xstart[r] + lat < xfirst[n->rid[k]])
-                                xfirst[n->rid[k]] = xstart[r] + lat;
-                        }
-                    }
+                    if (xstart) /* first: the sender's start + its route's latency */
+                        tt_net_charge(n, a, d, (double)b, xstart[r], xload, xfirst);
                 }
             free(st);
         }

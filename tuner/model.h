@@ -12,10 +12,10 @@
  *     g(m) / f apart, f the class's measured fan-out (fanout.h; 1 without
  *     it), while sends on different links overlap;
  *   - the CPU pays o_s(m) per send and o_r(m) per received segment, once
- *     it has arrived and before it is forwarded; non-blocking sends: at most `outstanding` in flight;
- *     blocking sends of messages at or above the eager limit return only on
- *     delivery; rendezvous messages cost the CPU only an empty message's
- *     overheads;
+ *     it has arrived and before it is forwarded; non-blocking sends: at
+ *     most `outstanding` in flight; blocking sends of messages at or above
+ *     the eager limit return only on delivery; rendezvous messages cost the
+ *     CPU only an empty message's overheads;
  *   - a shared-memory edge (base shm, tree_shm.c) is no message: the
  *     parent copies each piece of its shm children's range (tb_shm_piece
  *     of it, whatever the segment) once into its ring, its CPU busy for
