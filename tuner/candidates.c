@@ -45,11 +45,13 @@ void tn_cand_grid_default(tn_cand_grid *g)
      * where a level above holds four (NUMA domains of a socket) */
     const int feeds[] = {2, 4};
     /* what feeds save is copies through a host's memory, which bound only
-     * large messages; below, the model's replay gives them a gain they do
-     * not have (FRAM-like, 16 ranks, 1 MiB: interpipe with feeds=2
-     * predicted 161.6 us, measured 220.0 us; the winner, 152.2 us without
-     * feeds, then fell outside the pruning factor) */
-    g->feeds_min = 2 * 1024 * 1024;
+     * large messages; below 1 MiB the model's replay gives them a gain
+     * they do not have (stop 26, FRAM-like, 16 ranks, 1 MiB: interpipe
+     * with feeds=2 predicted 161.6 us, measured 220.0 us; the winner,
+     * 152.2 us without feeds, then fell outside the pruning factor).  From
+     * 1 MiB: ARM1-like, 96 ranks, 1 MiB, the NUMA domains entered twice
+     * measured 1184 us, 1.18x the bound, the best without feeds 1252 us */
+    g->feeds_min = 1024 * 1024;
     for (int i = 0; i < 2; i++)
         g->feeds[g->nfeeds++] = feeds[i];
     const tb_alg_id fed_top[] = {TB_ALG_CHAIN, TB_ALG_BINARY, TB_ALG_DBT, TB_ALG_BINOMIAL};

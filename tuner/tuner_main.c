@@ -10,8 +10,9 @@
  *      destination (fanout.c);
  *   2. the plan (plan.c): per communicator and message size, every
  *      candidate (candidates.c) is priced by the cost model (price.c,
- *      model.c); only those within --factor of the best prediction, plus
- *      default, are timed (all with --exhaustive);
+ *      model.c); only those within --factor of the best prediction
+ *      (plans with feeds=F: of theirs), plus default, are timed (all with
+ *      --exhaustive);
  *   3. timing (measure.c, with the shared timing method of timing/):
  *      warm-up, synchronised repetitions, max over ranks, median and
  *      trimmed mean, root 0 and rotating roots; each result is appended to

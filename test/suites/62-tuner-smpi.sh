@@ -108,19 +108,21 @@ for how in platform measurements; do
             END { exit !(ok && n == 3) }' "$tmp/cmp-$how.csv"
 done
 
-# 4. --max-timed K keeps the K best predicted and, past them, the best
-# predicted of every other algorithm within the factor (plans with feeds
-# a class of their own): with K = 1 the
-# timed set is exactly one candidate per algorithm of the uncapped set,
-# each its algorithm's best predicted
+# 4. --max-timed K keeps, of the plans without feeds and of those with
+# feeds apart, the K best predicted and, past them, the best predicted of
+# every other algorithm within the factor (an algorithm's plans with feeds
+# a family of their own): with K = 1 the timed set is exactly one
+# candidate per family of the uncapped set, each its best predicted; with
+# K = 2 also each class's second
 sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
     --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 -o "$tmp/x.yaml"
 printf '%s\n' "$OUT" >"$tmp/uncapped.txt"
-sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
-    --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 --max-timed 1 -o "$tmp/x.yaml"
-printf '%s\n' "$OUT" >"$tmp/capped.txt"
-check "--max-timed 1: one candidate per algorithm, its best predicted" \
-    python3 - "$tmp/uncapped.txt" "$tmp/capped.txt" <<'PY'
+for k in 1 2; do
+    sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
+        --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 --max-timed $k -o "$tmp/x.yaml"
+    printf '%s\n' "$OUT" >"$tmp/capped$k.txt"
+    check "--max-timed $k: each family's best predicted, and the $k best predicted without and with feeds" \
+        python3 - "$tmp/uncapped.txt" "$tmp/capped$k.txt" $k <<'PY'
 import re, sys
 def lists(path):  # size -> [(prediction, spec)] in the order printed (by prediction)
     out, cur = {}, None
@@ -133,16 +135,27 @@ def lists(path):  # size -> [(prediction, spec)] in the order printed (by predic
         if m and cur is not None and m.group(2) != "default":
             cur.append((float(m.group(1)), m.group(2)))
     return out
-def cls(spec):  # an algorithm; its plans with feeds are a class of their own
-    return spec.split(":")[0] + ("+feeds" if re.search(r"[:,]feeds=", spec) else "")
-full, capped = lists(sys.argv[1]), lists(sys.argv[2])
+def fed(spec):
+    return bool(re.search(r"[:,]feeds=", spec))
+def cls(spec):  # an algorithm; its plans with feeds are a family of their own
+    return spec.split(":")[0] + ("+feeds" if fed(spec) else "")
+full, capped, k = lists(sys.argv[1]), lists(sys.argv[2]), int(sys.argv[3])
 ok = sorted(full) == sorted(capped) == [1024, 65536, 1048576]
 for size in sorted(full):
-    best = {}
+    want, seen = set(), set()
+    for f in (False, True):
+        want |= {spec for _, spec in [x for x in full[size] if fed(x[1]) == f][:k]}
     for _, spec in full[size]:
-        best.setdefault(cls(spec), spec)
+        if cls(spec) not in seen:
+            seen.add(cls(spec))
+            want.add(spec)
     got = [spec for _, spec in capped.get(size, [])]
-    print("# %d B: %d within the factor, %d algorithms, %d timed with --max-timed 1" % (size, len(full[size]), len(best), len(got)))
-    ok &= sorted(got) == sorted(best.values()) and len(best) < len(full[size])
+    nfed = sum(fed(s) for _, s in full[size])
+    print("# %d B: %d within the factor (%d with feeds), %d families, %d timed with --max-timed %d"
+          % (size, len(full[size]), nfed, len(seen), len(got), k))
+    ok &= sorted(got) == sorted(want) and len(want) < len(full[size])
+    if size == 1048576:  # feeds are candidates from 1 MiB, and some within the factor here
+        ok &= nfed > k
 sys.exit(0 if ok else 1)
 PY
+done

@@ -195,7 +195,7 @@ int main(void)
      * 44; magpie: 3 level subsets x 2 = 6; magpie2: subsets {node},
      * {socket} with 4^2 fan-out combinations, {node, socket} with 4^3: 96,
      * and per subset the 5 x 6 coarse/fine pairs less the 8 the first grid
-     * has: 66; x 2 = 324; no feeds below 2 MiB, no interpipe (no segment
+     * has: 66; x 2 = 324; no feeds below 1 MiB, no interpipe (no segment
      * below 4K): 374 */
     tb_hier h;
     two_level(&h, 16, 2, 2);
@@ -228,7 +228,22 @@ int main(void)
     }
     /* magpie2 90 x 2 and interpipe 90 x 8 x 2; a chain per rail in 18 of 90 */
     TAP_OK(fed == 90 * 2 + 90 * 16 && railed == 18 * 2 + 18 * 16,
-           "feeds=2,4 from 2 MiB: %d candidates, %d with a chain per rail", fed, railed);
+           "feeds=2,4 at 2 MiB: %d candidates, %d with a chain per rail", fed, railed);
+    tn_cand_list_free(&l);
+
+    /* feeds from 1 MiB (candidates.c), with the 7 segments 8 KiB..512 KiB
+     * that apply there; none a byte below */
+    const size_t near[2] = {1024 * 1024 - 1, 1024 * 1024};
+    int fed_near[2] = {0, 0};
+    for (int s = 0; s < 2; s++) {
+        tn_cand_generate(&g, &h, 16, near[s], &l);
+        for (int i = 0; i < l.n; i++)
+            fed_near[s] += l.v[i].spec.feeds > 1;
+        tn_cand_list_free(&l);
+    }
+    TAP_OK(fed_near[0] == 0 && fed_near[1] == 90 * 2 + 90 * 7 * 2,
+           "feeds from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB", fed_near[0], fed_near[1]);
+    n = tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
     int per_level = 0;
     for (int i = 0; i < l.n; i++)
         per_level += l.v[i].spec.nlevel_seg > 1 && l.v[i].spec.level_seg[0] > l.v[i].spec.level_seg[1];
