@@ -44,8 +44,8 @@ typedef struct sender {
 /* Issues one message at the sender's CPU time on link cls; returns its
  * arrival time at the receiver.  post: the CPU cost of starting a
  * non-blocking rendezvous send (its data moves later, without the CPU). */
-static double send_one(sender *s, const tn_edge_cost *ep, int cls, double fan, double *flow, double post,
-                       int rendezvous, int nonblocking)
+static double send_one(sender *s, const tn_edge_cost *ep, double own_gbw, int cls, double fan, double *flow,
+                       double post, int rendezvous, int nonblocking)
 {
     const tn_edge_cost e = *ep;
     /* The CPU cost of an eager send.  The probe's o_s times an MPI_Ssend,
@@ -65,8 +65,11 @@ static double send_one(sender *s, const tn_edge_cost *ep, int cls, double fan, d
      * the transfers of the messages in flight before it */
     double hold = rendezvous && nonblocking ? e.gbw : e.g;
     /* its bytes' share of the class's aggregate bandwidth ends at port;
-     * with f = 1 this is one message after the other, as before */
-    s->port[cls] = (start > s->port[cls] ? start : s->port[cls]) + hold / fan;
+     * with f = 1 this is one message after the other, as before.  The
+     * class holds the bytes at the sender's own rate (own_gbw: a receiver
+     * of two trees takes each at half its way in, share_rx, but its
+     * sender's way out is not halved) */
+    s->port[cls] = (start > s->port[cls] ? start : s->port[cls]) + (hold - (e.gbw - own_gbw)) / fan;
     double moved = start + hold > s->port[cls] ? start + hold : s->port[cls];
     double arrive = moved + (e.g - hold) + e.L;
     *flow = moved;
@@ -320,7 +323,10 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                     }
                     if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
                         goto out; /* more pieces than the child's range holds */
-                    double a = send_one(&s, e, full[i].cls, full[i].fan, &full[i].flow, full[i].post,
+                    /* the sender's own byte time: e's without share_rx */
+                    const double own =
+                        len != full[i].len ? last.gbw / (alone || ntrees < 2 ? 1 : ntrees) : full[i].e_alone.gbw;
+                    double a = send_one(&s, e, own, full[i].cls, full[i].fan, &full[i].flow, full[i].post,
                                         len >= c->eager_limit, spec->nonblocking);
                     arr[aoff[k] + (size_t)got[k]++] = a;
                     cursor[i] += len;

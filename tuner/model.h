@@ -10,7 +10,10 @@
  *   - a rank has one link per class of destination (the coarsest level at
  *     which the two differ): consecutive sends on one link are at least
  *     g(m) / f apart, f the class's measured fan-out (fanout.h; 1 without
- *     it), while sends on different links overlap;
+ *     it), while sends on different links overlap; in a plan of two
+ *     trees a receiver takes each tree's pieces at half its way in (the
+ *     first rendezvous piece of an edge alone), while the sender's link
+ *     holds each at the sender's own rate;
  *   - the CPU pays o_s(m) per send and o_r(m) per received segment, once
  *     it has arrived and before it is forwarded; non-blocking sends: at
  *     most `outstanding` in flight; blocking sends of messages at or above

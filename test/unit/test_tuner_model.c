@@ -416,6 +416,30 @@ int main(void)
             TAP_OK(fabs(first - 2 * (gp + 1e-6)) < 0.05 * 2 * (gp + 1e-6),
                    "two trees: a first rendezvous piece flows alone, 2 (g + L) = %.1f us (got %.1f us; shared: %.1f us)",
                    2 * (gp + 1e-6) * 1e6, first * 1e6, 2 * (gp + 131072.0 / 1e10 + 1e-6) * 1e6);
+            /* a rank inner in one tree sends at its own rate: dbt on 7
+             * ranks, 2 MiB in 128 KiB rendezvous pieces (8 per tree), one
+             * link per rank.  Each piece reaches its receiver at half the
+             * pair's bandwidth (2 gbw: the receiver takes both trees at
+             * once), so an inner rank's two children need >= 8 x 2 gbw;
+             * its way out is not halved, so its 16 sends hold its link
+             * 16 gbw, not 32 gbw as when the receivers' share was charged
+             * to the sender too */
+            const double gbw = 131072.0 / 1e10;
+            double inner = -1;
+            tb_alg_spec_parse("dbt:segment=128K", &sd, err, sizeof err);
+            tn_costs c7;
+            tn_costs_alloc(&c7, 7, 1, 5, 0);
+            sizes(&c7);
+            set_curve(&c7, 0, 1e-6, 1e-7, 1e10);
+            if (tb_plan_build(&p, 7, 0, &sd, NULL, err, sizeof err) == 0) {
+                inner = tn_model_plan_time(&c7, NULL, &p, NULL, NULL, &sd, 2u << 20);
+                tb_plan_free(&p);
+            }
+            TAP_OK(inner >= 16 * gbw && inner < 32 * gbw,
+                   "two trees: an inner rank's way out is its own, 16 gbw = %.1f us <= time < 32 gbw = %.1f us "
+                   "(got %.1f us)",
+                   16 * gbw * 1e6, 32 * gbw * 1e6, inner * 1e6);
+            tn_costs_free(&c7);
             tn_costs_free(&cd);
         }
         /* receive overhead: a 3-rank chain of eager 16 KiB segments; o_r
