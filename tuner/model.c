@@ -315,17 +315,16 @@ static int tree_phase(const tn_costs *c, const int *world, const tb_hier *h, con
                     tn_edge_cost last;
                     const int alone = full[i].sent++ == 0 && len >= c->eager_limit; /* share_rx */
                     const tn_edge_cost *e = alone ? &full[i].e_alone : &full[i].e;
+                    double own = full[i].e_alone.gbw; /* the sender's byte time: e's without share_rx */
                     if (len != full[i].len) {
                         tn_costs_edge(c, wr(world, r), wr(world, k), len, &last);
+                        own = last.gbw;
                         if (!alone)
                             share_rx(&last, ntrees);
                         e = &last;
                     }
                     if (aoff[k] + (size_t)got[k] >= aoff[k + 1])
                         goto out; /* more pieces than the child's range holds */
-                    /* the sender's own byte time: e's without share_rx */
-                    const double own =
-                        len != full[i].len ? last.gbw / (alone || ntrees < 2 ? 1 : ntrees) : full[i].e_alone.gbw;
                     double a = send_one(&s, e, own, full[i].cls, full[i].fan, &full[i].flow, full[i].post,
                                         len >= c->eager_limit, spec->nonblocking);
                     arr[aoff[k] + (size_t)got[k]++] = a;

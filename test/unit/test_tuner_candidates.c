@@ -229,6 +229,18 @@ int main(void)
     /* magpie2 90 x 2 and interpipe 90 x 8 x 2; a chain per rail in 18 of 90 */
     TAP_OK(fed == 90 * 2 + 90 * 16 && railed == 18 * 2 + 18 * 16,
            "feeds=2,4 at 2 MiB: %d candidates, %d with a chain per rail", fed, railed);
+    int per_level = 0;
+    for (int i = 0; i < l.n; i++)
+        per_level += l.v[i].spec.nlevel_seg > 1 && l.v[i].spec.level_seg[0] > l.v[i].spec.level_seg[1];
+    TAP_OK(per_level == 90 * 6 * 2, "per-level segments: coarse larger than fine (%d)", per_level);
+    TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
+           count_id(&l, TB_ALG_MAGPIE));
+    int blocking = 0, one_mode = count_id(&l, TB_ALG_DEFAULT) + count_id(&l, TB_ALG_CIRCULANT);
+    for (int i = 0; i < l.n; i++)
+        blocking += l.v[i].spec.id != TB_ALG_DEFAULT && !l.v[i].spec.nonblocking;
+    TAP_OK(blocking * 2 == l.n - one_mode, "every candidate with a send mode in both (%d of %d)", blocking,
+           l.n - one_mode);
+    check_all_valid(&l, &h, 16, "2 levels P=16 2M");
     tn_cand_list_free(&l);
 
     /* feeds from 1 MiB (candidates.c), with the 7 segments 8 KiB..512 KiB
@@ -243,20 +255,6 @@ int main(void)
     }
     TAP_OK(fed_near[0] == 0 && fed_near[1] == 90 * 2 + 90 * 7 * 2,
            "feeds from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB", fed_near[0], fed_near[1]);
-    n = tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
-    int per_level = 0;
-    for (int i = 0; i < l.n; i++)
-        per_level += l.v[i].spec.nlevel_seg > 1 && l.v[i].spec.level_seg[0] > l.v[i].spec.level_seg[1];
-    TAP_OK(per_level == 90 * 6 * 2, "per-level segments: coarse larger than fine (%d)", per_level);
-    TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
-           count_id(&l, TB_ALG_MAGPIE));
-    int blocking = 0, one_mode = count_id(&l, TB_ALG_DEFAULT) + count_id(&l, TB_ALG_CIRCULANT);
-    for (int i = 0; i < l.n; i++)
-        blocking += l.v[i].spec.id != TB_ALG_DEFAULT && !l.v[i].spec.nonblocking;
-    TAP_OK(blocking * 2 == l.n - one_mode, "every candidate with a send mode in both (%d of %d)", blocking,
-           l.n - one_mode);
-    check_all_valid(&l, &h, 16, "2 levels P=16 2M");
-    tn_cand_list_free(&l);
 
     /* --max-segments bounds the per-level segments too: at 2 MiB and 16
      * pieces no segment of any level, coarse or fine, is below 128 KiB */
