@@ -682,7 +682,8 @@ static int parse_range(loader *L, const ynode *n, const char *what, const char *
         return fail(L, n, "expected a non-empty range (LO <= HI), got '%s'", shown(L, n, sh, sizeof sh));
     if (units && *lo < 1)
         return fail(L, n, "expected %s of at least 1, got '%s'", units, shown(L, n, sh, sizeof sh));
-    if (units && *hi != SIZE_MAX && *hi > (size_t)INT_MAX)
+    /* both ends: a lower end past INT_MAX would wrap in the long it is kept in */
+    if (units && (*lo > (size_t)INT_MAX || (*hi != SIZE_MAX && *hi > (size_t)INT_MAX)))
         return fail(L, n, "expected %s up to %d or 'inf', got '%s'", units, INT_MAX, shown(L, n, sh, sizeof sh));
     return 0;
 }

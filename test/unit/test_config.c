@@ -248,6 +248,13 @@ static void test_errors(void)
         {"communicator size 0", &base_sel,
          "comm: 2-8", "comm: 0-8",
          "t.yaml:3:12: expected communicator sizes of at least 1, got '0-8'", NULL},
+        /* found by fuzz_config: 10000000000G wrapped to a negative long */
+        {"communicator sizes from past INT_MAX", &base_sel,
+         "comm: 2-8", "comm: 10000000000G-inf",
+         "t.yaml:3:12: expected communicator sizes up to 2147483647 or 'inf', got '10000000000G-inf'", NULL},
+        {"node counts from past INT_MAX", &base_sel,
+         "comm: 2-8", "nodes: 2147483648-inf",
+         "t.yaml:3:13: expected node counts up to 2147483647 or 'inf', got '2147483648-inf'", NULL},
         {"rule hidden by an earlier rule", &base_sel,
          "{bytes: 1G-inf, algorithm: binary}", "{comm: 4-6, bytes: 1K-8K, algorithm: binary}",
          "t.yaml:5:5: expected a rule that can match: every case it covers is already matched by earlier rules", NULL},
