@@ -45,6 +45,8 @@ typedef struct tn_cand_grid {
     int nfed_top, nfed_leaf; /* ... one base for the levels above the ranks and one inside the finest */
     tb_alg_id fed_top[4];    /* groups: chain (also with F chains, one per rail), binary, dbt, binomial */
     tb_alg_id fed_leaf[4];   /* flat, binomial, chain */
+    size_t leaders_min;      /* magpie2 / interpipe with a two-tree base (dbt) also with leaders=2
+                                (each tree enters a group at its own rank) from this size on */
     int shm;                 /* 1: the shared-memory stage too: shm alone, and as the finest level's
                                 base under the coarse (and per-level) bases (0 by default; the tuner
                                 sets it where a node holds 2 or more ranks, never under SMPI) */

@@ -33,6 +33,8 @@ enum { TB_RING_RANK = 0, TB_RING_DISTANCE = 1 };
 #define TB_MAX_LEVELS 8
 /* feeds=F of magpie2 / interpipe: at most this many entries per finest group */
 #define TB_MAX_FEEDS 16
+/* leaders=L of magpie2 / interpipe: 1 (one per group) or 2 (one per tree) */
+#define TB_MAX_LEADERS 2
 
 typedef struct tb_alg_spec {
     tb_alg_id id;
@@ -50,6 +52,7 @@ typedef struct tb_alg_spec {
     int nbase;        /* 0: default base; 1: one base for every level; else per level, coarsest first */
     tb_alg_id base[TB_MAX_LEVELS];
     int feeds;        /* magpie2, interpipe: ranks of each finest group fed from outside it (1: its leader) */
+    int leaders;      /* magpie2, interpipe: 2 = a two-tree plan's second tree enters each group at its last rank */
     /* not a parameter (never parsed, printed, hashed or compared): which
      * tree of a two-tree plan a base builder is making, 0 or 1, set by the
      * plan builders on their copy of a base's spec */

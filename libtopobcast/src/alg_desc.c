@@ -20,9 +20,9 @@ static const tb_alg_desc table[TB_ALG_COUNT] = {
                                   TB_PARAM_SEND | TB_PARAM_OUTSTANDING | TB_PARAM_ALLGATHER | TB_PARAM_RING, 0,
                                   TB_ALG_DEFAULT, NULL, tb_plan_scatter_allgather},
     [TB_ALG_MAGPIE] = {"magpie", TB_PARAM_TREE | TB_PARAM_LEVELS, 0, TB_ALG_FLAT, NULL, tb_plan_hierarchical},
-    [TB_ALG_MAGPIE2] = {"magpie2", TB_PARAM_TREE | TB_PARAM_LEVELS | TB_PARAM_BASE | TB_PARAM_CHAINS | TB_PARAM_FEEDS, 0, TB_ALG_BINOMIAL, NULL,
+    [TB_ALG_MAGPIE2] = {"magpie2", TB_PARAM_TREE | TB_PARAM_LEVELS | TB_PARAM_BASE | TB_PARAM_CHAINS | TB_PARAM_FEEDS | TB_PARAM_LEADERS, 0, TB_ALG_BINOMIAL, NULL,
                         tb_plan_hierarchical},
-    [TB_ALG_INTERPIPE] = {"interpipe", TB_PARAM_TREE | TB_PARAM_LEVELS | TB_PARAM_BASE | TB_PARAM_CHAINS | TB_PARAM_FEEDS, PIPELINE_SEGMENT,
+    [TB_ALG_INTERPIPE] = {"interpipe", TB_PARAM_TREE | TB_PARAM_LEVELS | TB_PARAM_BASE | TB_PARAM_CHAINS | TB_PARAM_FEEDS | TB_PARAM_LEADERS, PIPELINE_SEGMENT,
                           TB_ALG_BINOMIAL, NULL, tb_plan_hierarchical},
     [TB_ALG_DISTANCE_TREE] = {"distance_tree", TB_PARAM_TREE, 0, TB_ALG_DEFAULT, NULL, tb_plan_distance_tree},
     /* two trees each carrying half the message: pipelined like a chain */

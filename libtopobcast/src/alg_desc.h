@@ -20,6 +20,7 @@ enum {
     TB_PARAM_LEVELS = 1 << 7,
     TB_PARAM_BASE = 1 << 8,
     TB_PARAM_FEEDS = 1 << 9,
+    TB_PARAM_LEADERS = 1 << 10,
 };
 /* What every tree-shaped algorithm accepts: pipelining and send mode. */
 #define TB_PARAM_TREE (TB_PARAM_SEGMENT | TB_PARAM_SEND | TB_PARAM_OUTSTANDING)

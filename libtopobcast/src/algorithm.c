@@ -32,6 +32,7 @@ void tb_alg_spec_default(tb_alg_spec *s, tb_alg_id id)
     s->outstanding = 8;
     s->chains = 1;
     s->feeds = 1;
+    s->leaders = 1;
     s->radix = 4;
     s->allgather = TB_AG_RING;
     s->ring = TB_RING_RANK;
@@ -211,7 +212,7 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
         {"segment", TB_PARAM_SEGMENT}, {"send", TB_PARAM_SEND},     {"outstanding", TB_PARAM_OUTSTANDING},
         {"chains", TB_PARAM_CHAINS},   {"radix", TB_PARAM_RADIX},   {"allgather", TB_PARAM_ALLGATHER},
         {"ring", TB_PARAM_RING},       {"levels", TB_PARAM_LEVELS}, {"base", TB_PARAM_BASE},
-        {"feeds", TB_PARAM_FEEDS},
+        {"feeds", TB_PARAM_FEEDS},     {"leaders", TB_PARAM_LEADERS},
     };
     unsigned flag = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -260,6 +261,12 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
     case TB_PARAM_FEEDS:
         if (tb_parse_int(val, 1, TB_MAX_FEEDS, &s->feeds) != 0) {
             snprintf(err, errlen, "feeds=%s: expected an integer from 1 to %d", val, TB_MAX_FEEDS);
+            return -1;
+        }
+        return 0;
+    case TB_PARAM_LEADERS:
+        if (tb_parse_int(val, 1, TB_MAX_LEADERS, &s->leaders) != 0) {
+            snprintf(err, errlen, "leaders=%s: expected 1 (one per group) or 2 (one per tree of a two-tree base)", val);
             return -1;
         }
         return 0;
@@ -335,7 +342,7 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
             ADD("/%zu", s->level_seg[i]);
         sep = ',';
     }
-    /* a hierarchical algorithm's chains and feeds only when set: its
+    /* a hierarchical algorithm's chains, feeds and leaders only when set: its
      * canonical text (and hash) without them is what it was before them */
     if ((p & TB_PARAM_CHAINS) && (!(p & TB_PARAM_LEVELS) || s->chains != 1)) { ADD("%cchains=%d", sep, s->chains); sep = ','; }
     if (p & TB_PARAM_RADIX) { ADD("%cradix=%d", sep, s->radix); sep = ','; }
@@ -349,6 +356,7 @@ void tb_alg_spec_format(const tb_alg_spec *s, char *buf, size_t len)
         sep = ',';
     }
     if ((p & TB_PARAM_FEEDS) && s->feeds != 1) { ADD("%cfeeds=%d", sep, s->feeds); sep = ','; }
+    if ((p & TB_PARAM_LEADERS) && s->leaders != 1) { ADD("%cleaders=%d", sep, s->leaders); sep = ','; }
     if (p & TB_PARAM_SEND) { ADD("%csend=%s", sep, s->nonblocking ? "nonblocking" : "blocking"); sep = ','; }
     if ((p & TB_PARAM_OUTSTANDING) && s->nonblocking) { ADD("%coutstanding=%d", sep, s->outstanding); sep = ','; }
 #undef ADD
@@ -364,7 +372,8 @@ uint64_t tb_alg_spec_hash(const tb_alg_spec *s)
 int tb_alg_spec_equal(const tb_alg_spec *a, const tb_alg_spec *b)
 {
     if (a->id != b->id || a->segment != b->segment || a->nonblocking != b->nonblocking ||
-        a->outstanding != b->outstanding || a->chains != b->chains || a->feeds != b->feeds || a->radix != b->radix ||
+        a->outstanding != b->outstanding || a->chains != b->chains || a->feeds != b->feeds || a->leaders != b->leaders ||
+        a->radix != b->radix ||
         a->allgather != b->allgather || a->ring != b->ring || strcmp(a->levels, b->levels) != 0 ||
         a->nbase != b->nbase || a->nlevel_seg != b->nlevel_seg)
         return 0;

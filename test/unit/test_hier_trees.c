@@ -510,6 +510,9 @@ static const char *const new_specs[] = {
     "interpipe:base=circulant/binomial",
     "magpie2:base=circulant/dbt/bine",
     "interpipe:segment=256K/32K/4K,base=circulant/bine/chain",
+    "magpie2:base=dbt,leaders=2",
+    "interpipe:segment=128K/16K/4K,base=chain/binary/dbt,leaders=2",
+    "interpipe:base=dbt/dbt/chain,feeds=2,leaders=2",
 };
 
 static void test_new_bases(const char *what, const int *pos)
@@ -518,6 +521,7 @@ static void test_new_bases(const char *what, const int *pos)
     for (size_t si = 0; si < sizeof new_specs / sizeof new_specs[0]; si++) {
         tb_alg_spec s = spec_of(new_specs[si]);
         int circ = strstr(new_specs[si], "circulant") != NULL, two = strstr(new_specs[si], "dbt") != NULL;
+        int fed = strstr(new_specs[si], "feeds=2") != NULL; /* its finest groups are entered up to twice */
         char why[256] = "";
         for (int root = 0; root < NPOS && !why[0]; root++) {
             tb_plan p;
@@ -534,7 +538,7 @@ static void test_new_bases(const char *what, const int *pos)
                 if (tb_tree_check(t, err, sizeof err) != 0 || t->nblocks != p.ntrees || t->nsources != (circ ? h.ngroups[0] - 1 : 0))
                     snprintf(why, sizeof why, "root %d tree %d: %s", root, k, err);
                 for (int l = 0; l < h.nlevels && !why[0]; l++)
-                    if (crossings(t, &h, l) != h.ngroups[l] - (circ ? h.ngroups[0] : 1))
+                    if (!(fed && l == h.nlevels - 1) && crossings(t, &h, l) != h.ngroups[l] - (circ ? h.ngroups[0] : 1))
                         snprintf(why, sizeof why, "root %d tree %d level %s: %d crossings for %d groups", root, k,
                                  h.level_name[l], crossings(t, &h, l), h.ngroups[l]);
                 if (!why[0] && !slow_links_first(t, &h))
@@ -1150,6 +1154,22 @@ static void test_bad_input(void)
     tb_hier_free(&h);
 }
 
+/* 4 nodes x 2 sockets x 4 ranks, ranks round robin over the 8 sockets:
+ * node[r] and sock[r] of each rank, and the hierarchy node > socket. */
+enum { RR_P = 32 };
+static tb_hier rr_sockets(int *node, int *sock)
+{
+    int ident[RR_P];
+    for (int r = 0; r < RR_P; r++) {
+        sock[r] = r % 8;
+        node[r] = sock[r] / 2;
+        ident[r] = r;
+    }
+    const int *phys[2] = {node, sock};
+    const char *names[2] = {"node", "socket"};
+    return make_hier(RR_P, 2, phys, names, ident);
+}
+
 /* feeds=F: 4 nodes x 2 sockets x 4 ranks, ranks round robin over the 8
  * sockets.  levels=socket (the node level left out, so every socket leader
  * is fed over the network), chain over the sockets, flat inside: with
@@ -1160,16 +1180,9 @@ static void test_bad_input(void)
  * the plain tree; feeds beyond the siblings' count is capped. */
 static void test_feeds(void)
 {
-    enum { P = 32 };
-    int node[P], sock[P], ident[P];
-    for (int r = 0; r < P; r++) {
-        sock[r] = r % 8;
-        node[r] = sock[r] / 2;
-        ident[r] = r;
-    }
-    const int *phys[2] = {node, sock};
-    const char *names[2] = {"node", "socket"};
-    tb_hier h = make_hier(P, 2, phys, names, ident);
+    enum { P = RR_P };
+    int node[P], sock[P];
+    tb_hier h = rr_sockets(node, sock);
     char err[256];
     for (int root = 0; root < P; root += 5) {
         for (int F = 1; F <= 3; F++) {
@@ -1227,6 +1240,85 @@ static void test_feeds(void)
     tb_hier_free(&h);
 }
 
+/* leaders=2: 4 nodes x 2 sockets x 4 ranks, ranks round robin over the 8
+ * sockets, dbt at every level.  Tree 0 enters each group without the root
+ * at its lowest rank, tree 1 at its last (of a socket, its highest rank;
+ * of a node, the highest rank of its second socket), so for every root no
+ * rank but the root receives from outside its socket in both trees.  With
+ * a one-tree base, and with leaders=1, the plan is the one without the
+ * parameter. */
+static void test_leaders(void)
+{
+    enum { P = RR_P };
+    int node[P], sock[P];
+    tb_hier h = rr_sockets(node, sock);
+    char err[256];
+    const char *texts[] = {"interpipe:levels=socket,base=dbt,leaders=2", "interpipe:base=dbt,leaders=2"};
+    for (size_t ti = 0; ti < 2; ti++)
+        for (int root = 0; root < P; root += 3) {
+            tb_alg_spec s = spec_of(texts[ti]);
+            tb_plan p;
+            if (tb_plan_build(&p, P, root, &s, &h, err, sizeof err) != 0) {
+                TAP_OK(0, "%s root %d builds (%s)", texts[ti], root, err);
+                continue;
+            }
+            int ok = p.ntrees == 2, both = 0;
+            int entry[2][8];
+            for (int k = 0; k < 2 && ok; k++) {
+                const tb_tree *t = tb_plan_tree(&p, k);
+                ok &= tb_tree_check(t, err, sizeof err) == 0;
+                for (int g = 0; g < 8; g++)
+                    entry[k][g] = -1;
+                for (int r = 0; r < P; r++)
+                    if (t->parent[r] >= 0 && sock[t->parent[r]] != sock[r]) {
+                        ok &= entry[k][sock[r]] < 0; /* one entry per socket and tree */
+                        entry[k][sock[r]] = r;
+                    }
+            }
+            for (int g = 0; g < 8 && ok; g++) {
+                if (g == sock[root]) {
+                    ok &= entry[0][g] < 0 && entry[1][g] < 0;
+                    continue;
+                }
+                /* lowest and highest rank of socket g: g and g + 24 (with
+                 * the node level, tree 1 enters a node at its odd socket's
+                 * highest rank, which then feeds the even one's) */
+                ok &= entry[0][g] == g && entry[1][g] == g + 24;
+                both += entry[0][g] == entry[1][g];
+            }
+            TAP_OK(ok && both == 0, "%s, root %d: each tree enters each other socket once, tree 0 at its lowest rank, tree 1 at its highest",
+                   texts[ti], root);
+            tb_plan_free(&p);
+        }
+    /* one tree, or leaders=1: the same plan as without */
+    const char *same[][2] = {{"interpipe:levels=socket,base=chain/flat,leaders=2", "interpipe:levels=socket,base=chain/flat"},
+                             {"magpie2:base=dbt,leaders=1", "magpie2:base=dbt"}};
+    for (int i = 0; i < 2; i++) {
+        tb_alg_spec a = spec_of(same[i][0]), b = spec_of(same[i][1]);
+        tb_plan pa, pb;
+        int ok = tb_plan_build(&pa, P, 5, &a, &h, err, sizeof err) == 0 && tb_plan_build(&pb, P, 5, &b, &h, err, sizeof err) == 0;
+        for (int k = 0; ok && k < pa.ntrees; k++)
+            ok &= pa.ntrees == pb.ntrees &&
+                  memcmp(tb_plan_tree(&pa, k)->parent, tb_plan_tree(&pb, k)->parent, sizeof(int) * P) == 0;
+        TAP_OK(ok, "%s builds the plan of %s", same[i][0], same[i][1]);
+        if (ok) {
+            tb_plan_free(&pa);
+            tb_plan_free(&pb);
+        }
+    }
+    tb_alg_spec a = spec_of("magpie2:base=dbt,leaders=1"), b = spec_of("magpie2:base=dbt"), c = spec_of("interpipe:leaders=2");
+    char ta[256], tc[256];
+    tb_alg_spec_format(&a, ta, sizeof ta);
+    tb_alg_spec_format(&c, tc, sizeof tc);
+    TAP_OK(tb_alg_spec_equal(&a, &b) && !strstr(ta, "leaders") && strstr(tc, "leaders=2") && !tb_alg_spec_equal(&a, &c),
+           "leaders=1 is the default, not printed; leaders=2 printed (%s, %s)", ta, tc);
+    tb_alg_spec bad;
+    TAP_OK(tb_alg_spec_parse("interpipe:leaders=3", &bad, err, sizeof err) != 0 && strstr(err, "leaders=3"),
+           "leaders=3 refused: %s", err);
+    TAP_OK(tb_alg_spec_parse("magpie:leaders=2", &bad, err, sizeof err) != 0, "magpie has no leaders: %s", err);
+    tb_hier_free(&h);
+}
+
 /* The example in the header comments of the hierarchical and distance
  * builders is what they build: 2 nodes of 4 ranks, sockets of 2, 2, 1, 3. */
 static void builder_examples(void)
@@ -1269,6 +1361,7 @@ int main(void)
     test_distance_tree();
     test_bad_input();
     test_feeds();
+    test_leaders();
     builder_examples();
     TAP_DONE();
 }

@@ -216,23 +216,48 @@ int main(void)
     /* 2 MiB: all 8 segments apply; interpipe = 162 combinations x 8 x 2,
      * the 30 coarse/fine pairs x 3 subsets with 6 per-level segment pairs
      * x 2, and feeds 2 and 4 under 4 top x 3 leaf bases and the 3 chain
-     * ones with F chains: 3 subsets x 2 x 15 = 90, x 8 x 2 */
+     * ones with F chains: 3 subsets x 2 x 15 = 90, x 8 x 2; and each of
+     * them with a dbt base again with leaders=2: the 10 coarse/fine pairs
+     * with dbt x 3 subsets (8 + 6 segments x 2) and dbt over the 3 leaf
+     * bases fed 2 and 4 x 3 subsets = 18 (8 segments x 2) */
     n = tn_cand_generate(&g, &h, 16, 2 * 1024 * 1024, &l);
-    TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 162 * 8 * 2 + 90 * 6 * 2 + 90 * 8 * 2,
-           "interpipe: 162 x 8 segments x 2 sends + 90 x 6 per-level segments x 2 + 90 fed x 8 x 2 (got %d)",
+    TAP_OK(count_id(&l, TB_ALG_INTERPIPE) == 162 * 8 * 2 + 90 * 6 * 2 + 90 * 8 * 2 + 30 * 14 * 2 + 18 * 8 * 2,
+           "interpipe: 162 x 8 segments x 2 sends + 90 x 6 per-level segments x 2 + 90 fed x 8 x 2 + leaders=2 "
+           "(30 x 14 + 18 x 8) x 2 (got %d)",
            count_id(&l, TB_ALG_INTERPIPE));
+    int two_leaders = 0, paired = 0;
+    for (int i = 0; i < l.n; i++) {
+        const tb_alg_spec *sp = &l.v[i].spec;
+        if (sp->leaders != 2)
+            continue;
+        two_leaders++;
+        /* a two-tree base, and the same plan with one leader listed too */
+        int dbt = 0;
+        for (int b = 0; b < sp->nbase; b++)
+            dbt |= sp->base[b] == TB_ALG_DBT;
+        tb_alg_spec one = *sp;
+        one.leaders = 1;
+        for (int j = 0; dbt && j < l.n; j++)
+            if (tb_alg_spec_equal(&l.v[j].spec, &one)) {
+                paired++;
+                break;
+            }
+    }
+    TAP_OK(two_leaders == (30 + 18) * 2 + (30 * 14 + 18 * 8) * 2 && paired == two_leaders,
+           "leaders=2 at 2 MiB: %d candidates, %d with a dbt base and listed with one leader too", two_leaders, paired);
     int fed = 0, railed = 0;
     for (int i = 0; i < l.n; i++) {
         fed += l.v[i].spec.feeds > 1;
         railed += l.v[i].spec.feeds > 1 && l.v[i].spec.chains == l.v[i].spec.feeds;
     }
-    /* magpie2 90 x 2 and interpipe 90 x 8 x 2; a chain per rail in 18 of 90 */
-    TAP_OK(fed == 90 * 2 + 90 * 16 && railed == 18 * 2 + 18 * 16,
+    /* magpie2 90 x 2 and interpipe 90 x 8 x 2, the 18 over dbt again with
+     * leaders=2; a chain per rail in 18 of 90 */
+    TAP_OK(fed == (90 + 18) * 2 + (90 + 18) * 16 && railed == 18 * 2 + 18 * 16,
            "feeds=2,4 at 2 MiB: %d candidates, %d with a chain per rail", fed, railed);
     int per_level = 0;
     for (int i = 0; i < l.n; i++)
         per_level += l.v[i].spec.nlevel_seg > 1 && l.v[i].spec.level_seg[0] > l.v[i].spec.level_seg[1];
-    TAP_OK(per_level == 90 * 6 * 2, "per-level segments: coarse larger than fine (%d)", per_level);
+    TAP_OK(per_level == (90 + 30) * 6 * 2, "per-level segments: coarse larger than fine (%d)", per_level);
     TAP_OK(count_id(&l, TB_ALG_MAGPIE) == 3 * 9 * 2, "magpie: 3 subsets x 9 segment choices x 2 (got %d)",
            count_id(&l, TB_ALG_MAGPIE));
     int blocking = 0, one_mode = count_id(&l, TB_ALG_DEFAULT) + count_id(&l, TB_ALG_CIRCULANT);
@@ -253,8 +278,20 @@ int main(void)
             fed_near[s] += l.v[i].spec.feeds > 1;
         tn_cand_list_free(&l);
     }
-    TAP_OK(fed_near[0] == 0 && fed_near[1] == 90 * 2 + 90 * 7 * 2,
+    TAP_OK(fed_near[0] == 0 && fed_near[1] == (90 + 18) * 2 + (90 + 18) * 7 * 2,
            "feeds from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB", fed_near[0], fed_near[1]);
+    /* leaders=2 from 1 MiB too (candidates.c) */
+    int led_near[2] = {0, 0};
+    for (int s = 0; s < 2; s++) {
+        tn_cand_generate(&g, &h, 16, near[s], &l);
+        for (int i = 0; i < l.n; i++)
+            led_near[s] += l.v[i].spec.leaders == 2;
+        tn_cand_list_free(&l);
+    }
+    /* (30 + 18) magpie2 x 2; interpipe x 2: 30 x (7 segments + the 4
+     * per-level pairs whose top is under 1 MiB), 18 fed x 7 */
+    TAP_OK(led_near[0] == 0 && led_near[1] == (30 + 18) * 2 + (30 * 11 + 18 * 7) * 2, "leaders=2 from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB",
+           led_near[0], led_near[1]);
 
     /* --max-segments bounds the per-level segments too: at 2 MiB and 16
      * pieces no segment of any level, coarse or fine, is below 128 KiB */
