@@ -275,8 +275,10 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
     start[nsub] = e;
     /* leaders=2: the second tree enters every group without the root at
      * its last rank in ord, so a group's two halves arrive at two ranks and
-     * neither carries both trees' sends across its level and inside it */
-    if (c->spec->leaders == 2 && c->tree_index == 1)
+     * neither carries both trees' sends across its level and inside it.
+     * Not the coarsest level's under a circulant: its leaders are the
+     * exchange's members, the sources of both trees. */
+    if (c->spec->leaders == 2 && c->tree_index == 1 && !(j == 0 && c->circ))
         for (int n = 0; n < nsub; n++)
             if (n != xi)
                 leader[n] = c->ord[start[n + 1] - 1];

@@ -150,10 +150,11 @@ if [ -x "$bin" ]; then
     # leaders.
     # feeds=2: each node's second rank fed by the leader of the next node of
     # its half (levels=node: by the leaders' chains in rail order too);
-    # leaders=2: dbt's second tree enters each half and node at its last rank
+    # leaders=2: dbt's second tree enters each half and node at its last
+    # rank (under a circulant, each node: the halves' leaders are its members)
     for alg in dbt bine circulant:segment=16K interpipe:segment=64K/8K,base=circulant/dbt/binomial \
         interpipe:segment=64K/8K,levels=node,base=chain/flat,chains=2,feeds=2 magpie2:base=dbt/binomial,feeds=2 \
-        interpipe:segment=16K,base=dbt,leaders=2; do
+        interpipe:segment=16K,base=dbt,leaders=2 interpipe:segment=64K/8K,base=circulant/dbt,leaders=2; do
         TOPOBCAST_CONFIG=$topo par_run run_matrix "$alg" fram-rr fram 16 0,65535,262147
     done
     for alg in circulant:segment=8K magpie2:base=bine/dbt; do

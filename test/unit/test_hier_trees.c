@@ -513,6 +513,9 @@ static const char *const new_specs[] = {
     "magpie2:base=dbt,leaders=2",
     "interpipe:segment=128K/16K/4K,base=chain/binary/dbt,leaders=2",
     "interpipe:base=dbt/dbt/chain,feeds=2,leaders=2",
+    /* leaders=2 under a circulant: the exchange's members are both trees'
+     * sources (the second tree's own leaders start one level down) */
+    "interpipe:segment=128K/16K,base=circulant/dbt,leaders=2",
 };
 
 static void test_new_bases(const char *what, const int *pos)
@@ -537,6 +540,12 @@ static void test_new_bases(const char *what, const int *pos)
                 const tb_tree *t = tb_plan_tree(&p, k);
                 if (tb_tree_check(t, err, sizeof err) != 0 || t->nblocks != p.ntrees || t->nsources != (circ ? h.ngroups[0] - 1 : 0))
                     snprintf(why, sizeof why, "root %d tree %d: %s", root, k, err);
+                /* a tree's sources are the circulant's members: they are
+                 * what holds the whole message when the trees start */
+                for (int i = 1; circ && i < p.norder && !why[0]; i++)
+                    if (t->parent[p.order[i]] >= 0)
+                        snprintf(why, sizeof why, "root %d tree %d: exchange member %d has a parent", root, k,
+                                 p.order[i]);
                 for (int l = 0; l < h.nlevels && !why[0]; l++)
                     if (!(fed && l == h.nlevels - 1) && crossings(t, &h, l) != h.ngroups[l] - (circ ? h.ngroups[0] : 1))
                         snprintf(why, sizeof why, "root %d tree %d level %s: %d crossings for %d groups", root, k,
