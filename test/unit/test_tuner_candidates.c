@@ -268,30 +268,24 @@ int main(void)
     check_all_valid(&l, &h, 16, "2 levels P=16 2M");
     tn_cand_list_free(&l);
 
-    /* feeds from 1 MiB (candidates.c), with the 7 segments 8 KiB..512 KiB
-     * that apply there; none a byte below */
+    /* feeds and leaders=2 from 1 MiB (candidates.c), with the 7 segments
+     * 8 KiB..512 KiB that apply there; none a byte below */
     const size_t near[2] = {1024 * 1024 - 1, 1024 * 1024};
-    int fed_near[2] = {0, 0};
+    int fed_near[2] = {0, 0}, led_near[2] = {0, 0};
     for (int s = 0; s < 2; s++) {
         tn_cand_generate(&g, &h, 16, near[s], &l);
-        for (int i = 0; i < l.n; i++)
+        for (int i = 0; i < l.n; i++) {
             fed_near[s] += l.v[i].spec.feeds > 1;
+            led_near[s] += l.v[i].spec.leaders == 2;
+        }
         tn_cand_list_free(&l);
     }
     TAP_OK(fed_near[0] == 0 && fed_near[1] == (90 + 18) * 2 + (90 + 18) * 7 * 2,
            "feeds from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB", fed_near[0], fed_near[1]);
-    /* leaders=2 from 1 MiB too (candidates.c) */
-    int led_near[2] = {0, 0};
-    for (int s = 0; s < 2; s++) {
-        tn_cand_generate(&g, &h, 16, near[s], &l);
-        for (int i = 0; i < l.n; i++)
-            led_near[s] += l.v[i].spec.leaders == 2;
-        tn_cand_list_free(&l);
-    }
     /* (30 + 18) magpie2 x 2; interpipe x 2: 30 x (7 segments + the 4
      * per-level pairs whose top is under 1 MiB), 18 fed x 7 */
-    TAP_OK(led_near[0] == 0 && led_near[1] == (30 + 18) * 2 + (30 * 11 + 18 * 7) * 2, "leaders=2 from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB",
-           led_near[0], led_near[1]);
+    TAP_OK(led_near[0] == 0 && led_near[1] == (30 + 18) * 2 + (30 * 11 + 18 * 7) * 2,
+           "leaders=2 from 1 MiB: %d candidates at 1 MiB - 1 B, %d at 1 MiB", led_near[0], led_near[1]);
 
     /* --max-segments bounds the per-level segments too: at 2 MiB and 16
      * pieces no segment of any level, coarse or fine, is below 128 KiB */
