@@ -4,7 +4,10 @@
 # ranks really crosses an inter-node (TCP) transport.
 #   (a) the cluster is one: 4 nodes to MPI, 1 MiB broadcasts byte-exact, and
 #       the inter-island traffic really went over the trunk;
-#   (b) the library's correctness matrix across nodes, for a few algorithms;
+#   (b) the library's correctness matrix across nodes, for a few algorithms,
+#       then two ranks per node: the shared-memory stage, and multi-level
+#       plans (leaders=2, circulant + dbt, feeds=2) under a written
+#       topology, blocking and non-blocking;
 #   (c) ping-pong within an island and across the trunk: the trunk is slower;
 #   (d) the whole pipeline across the nodes: topobcast-probe finds the 4
 #       nodes and the 2 islands (validated against the ground truth), the
@@ -113,6 +116,59 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     result $( (grep -qE '^topobcast: stats: algorithm=interpipe calls=[1-9]' "$log" &&
         ! grep -q 'communicator of 4 processes: no shared-memory stage' "$log") && echo 0 || echo 1) \
         "matrix-shm-2x2: the library ran the shm stage on the 4 ranks ($(grep -m1 -o 'algorithm=interpipe calls=[0-9]*' "$log"), $(grep -c 'no shared-memory stage' "$log") fallbacks of 2-rank communicators said)"
+    VC_GENV=()
+    # The multi-level plans of the 2026 builders on real MPI across nodes
+    # (elsewhere only under SMPI: one host here has no level to split):
+    # two ranks on each node and a topology naming the islands, as a
+    # probe's file would.  dbt's two trees entering every island and node
+    # at their own ranks (leaders=2), the same after a circulant among the
+    # island leaders, and every node's second rank fed by the leader of
+    # the other node of its island (feeds=2); blocking (bcast_matrix) and
+    # non-blocking and persistent (ibcast).  Each run must have used both
+    # levels on the 8 ranks and one on its 4-rank halves (an island's 2
+    # nodes, or one rank of each node), and the library must have run
+    # every broadcast itself.
+    levels_topo=$(cd "$LOG_DIR" && pwd)/islands-2x2x2.yaml
+    {
+        echo "topobcast: 2"
+        echo "topology:"
+        echo "  fingerprint: {nprocs: 8, hosts: [tbnode0, tbnode1, tbnode2, tbnode3]}"
+        echo "  levels: [island, node]"
+        echo "  leaves:"
+        for r in 0 1 2 3 4 5 6 7; do echo "    - [$((r / 2)), -1]"; done
+        echo "  groups:"
+        echo "    island: [[0-3], [4-7]]"
+        echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7]]"
+        echo "selection:"
+        echo "  - {algorithm: default}"
+    } >"$levels_topo"
+    # shellcheck disable=SC2054 # commas separate spec parameters
+    for spec in interpipe:segment=16K,base=dbt,leaders=2 interpipe:segment=64K/8K,base=circulant/dbt,leaders=2 \
+        magpie2:base=dbt/binomial,feeds=2; do
+        name=${spec%%:*}
+        VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_CONFIG=$levels_topo"
+            "TOPOBCAST_ALGORITHM=$spec" "TOPOBCAST_STATS=1" "TOPOBCAST_VERBOSE=1")
+        for prog in bcast_matrix ibcast; do
+            tag=levels-$prog-$(tr -c 'a-zA-Z0-9\n' _ <<<"$spec")
+            if [ "$prog" = bcast_matrix ]; then
+                mpi_case "$tag" all "$MATRIX" --counts=0,1,4097,65539,1048579 --types=byte,vecmix \
+                    --roots=0,mid,last --comms=world,split,reversed --sequences=1
+            else
+                mpi_case "$tag" all "$VC_BUILD/test/mpi/ibcast"
+            fi
+            log=$LOG_DIR/$tag.log
+            # the library ran every broadcast the program made (its count:
+            # intracommunicators of 2+ ranks, non-empty messages), and no
+            # other algorithm or fallback ran
+            want=$(sed -n 's/^# \(bcast_matrix eligible\|ibcast\) broadcasts: \([0-9][0-9]*\)$/\2/p' "$log")
+            calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$log" | head -1)
+            others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$log" | grep -vc "algorithm=$name ")
+            result $( (grep -q 'shape: size=8 nodes=4 ppn=2 .*levels=island/node' "$log" &&
+                grep -qE 'shape: size=4 nodes=[24] .*levels=(node|island) ' "$log" &&
+                [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ "$others" -eq 0 ]) && echo 0 || echo 1) \
+                "$tag: both levels on 8 ranks, one on the 4-rank halves, $name ran ${calls:-0} of ${want:-?} broadcasts, $others others"
+        done
+    done
     VC_GENV=()
     VC_PPN=1
 elif [ -f test/mpi/bcast_matrix.c ]; then
