@@ -163,9 +163,9 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
             want=$(sed -n 's/^# \(bcast_matrix eligible\|ibcast\) broadcasts: \([0-9][0-9]*\)$/\2/p' "$log")
             calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$log" | head -1)
             others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$log" | grep -vc "algorithm=$name ")
-            result $( (grep -q 'shape: size=8 nodes=4 ppn=2 .*levels=island/node' "$log" &&
+            result "$( (grep -q 'shape: size=8 nodes=4 ppn=2 .*levels=island/node' "$log" &&
                 grep -qE 'shape: size=4 nodes=[24] .*levels=(node|island) ' "$log" &&
-                [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ "$others" -eq 0 ]) && echo 0 || echo 1) \
+                [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ "$others" -eq 0 ]) && echo 0 || echo 1)" \
                 "$tag: both levels on 8 ranks, one on the 4-rank halves, $name ran ${calls:-0} of ${want:-?} broadcasts, $others others"
         done
     done
