@@ -6,7 +6,7 @@
 # Sizes and repetitions are small so it finishes in about a minute; on a real
 # allocation run the tools by hand with their defaults (see tuner/README.md).
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 NP=${1:-2}
 OUT=${2:-${BUILD:-build}/demo}
 BIN=${BUILD:-build}/bin

@@ -123,6 +123,18 @@ check "2-rank summary: one level, one group" has "^hierarchy \(1 level, coarsest
 check "mismatched inputs are refused" bash -c "! '$REPORT' --measurements '$D/local.txt' --topology '$D/fram8.yaml' \
     -o '$D/x.html' 2>/dev/null"
 
+# ---- the main job (README's quick start: setup.sh runs make demo, which runs
+# report/demo-report.sh), started from another directory as make does not
+ROOT=$(pwd)
+DEMO=$(cd "$D" && pwd)/demo
+OUT=$(cd / && timeout 900 "$ROOT/report/demo-report.sh" 2 "$DEMO" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | tail -n 12 | sed 's/^/# /'
+check "main job (report/demo-report.sh 2) finishes, started outside the tree (status $RC)" [ "$RC" -eq 0 ]
+check "main job wrote topology, table, comparison and page" \
+    bash -c "for f in topology.yaml table.yaml compare.csv report.html; do [ -s '$DEMO/'\$f ] || exit 1; done"
+check "main job's summary names the page it wrote" has "^report: .*demo/report.html$"
+
 # ---- a sampled P=4096 run (synthetic): figures aggregated, page <= 5 MB -----------
 # bench/scale/report_gen.py: 64 hosts of 64 ranks (8 islands, 2 sockets x 2
 # NUMA domains a host), ~6300 pairs as sample mode measures them
