@@ -101,7 +101,7 @@ static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all,
     } else if (!same) {
         cs->why = TB_FALLBACK_DIFFER;
         snprintf(text, sizeof text,
-                 "ranks have different settings (TOPOBCAST_CONFIG file contents or TOPOBCAST_ALGORITHM differ)");
+                 "ranks have different settings (TOPOBCAST_CONFIG file contents, TOPOBCAST_ALGORITHM or TOPOBCAST_DISABLE differ)");
     } else {
         cs->why = TB_FALLBACK_MAPPING;
         if (local_why[0])

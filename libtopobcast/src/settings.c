@@ -1,11 +1,13 @@
 #include "settings.h"
 
+#include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "compat.h"
 #include "config_share.h"
 #include "hash.h"
 #include "log.h"
@@ -14,6 +16,12 @@
 static tb_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static int settings_loaded;
+/* World rank 0's TOPOBCAST_DISABLE and TOPOBCAST_STATS, broadcast at
+ * MPI_Init (tb_settings_at_init): every process follows them, so that all
+ * of them make the same collective calls (the setup's agreement, the
+ * statistics' sums at MPI_Finalize) whatever their own environment. */
+enum { WORLD0_DISABLE = 1, WORLD0_STATS = 2, WORLD0_KNOWN = 4 };
+static int world0_flags;
 
 /* 1 or 0 for the usual spellings of a 0/1 knob, -1 otherwise. */
 static int flag_value(const char *v)
@@ -93,9 +101,15 @@ static void settings_load(void)
     __atomic_store_n(&settings_loaded, 1, __ATOMIC_RELEASE);
     tb_settings *s = &settings;
     memset(s, 0, sizeof *s);
-    s->disabled = env_flag("TOPOBCAST_DISABLE", 0);
+    int own_disabled = env_flag("TOPOBCAST_DISABLE", 0);
+    s->disabled = own_disabled;
     s->verbose = env_level("TOPOBCAST_VERBOSE");
     s->stats = env_flag("TOPOBCAST_STATS", 0);
+    int w0 = __atomic_load_n(&world0_flags, __ATOMIC_ACQUIRE);
+    if (w0 & WORLD0_KNOWN) {
+        s->disabled = (w0 & WORLD0_DISABLE) != 0;
+        s->stats = (w0 & WORLD0_STATS) != 0;
+    }
     s->max_comms = env_count("TOPOBCAST_MAX_COMMS", TB_MAX_COMMS_DEFAULT, 1 << 20);
     if (s->disabled)
         return;
@@ -134,6 +148,9 @@ static void settings_load(void)
     h = tb_hash_u64(h, s->forced ? tb_alg_spec_hash(&s->forced_spec) : 0);
     h = tb_hash_u64(h, (uint64_t)s->config_ok);
     h = tb_hash_u64(h, s->config_ok ? s->config.hash : 0);
+    /* a process disabled on its own while world rank 0 is not: every
+     * communicator it is in falls back (agreed, one warning) */
+    h = tb_hash_u64(h, (uint64_t)own_disabled);
     s->agree_hash = h;
 }
 
@@ -145,12 +162,19 @@ const tb_settings *tb_settings_get(void)
 
 void tb_settings_at_init(void)
 {
-    /* only world rank 0's knobs decide what is read (a bad value is
-     * reported later, by settings_load); settings already loaded (a call
-     * before MPI_Init) keep what they have */
-    const char *d = getenv("TOPOBCAST_DISABLE");
-    int disabled = d && *d && flag_value(d) == 1;
-    tb_config_share_at_init(disabled ? NULL : getenv("TOPOBCAST_CONFIG"),
+    /* only world rank 0's knobs decide what is read and whether the library
+     * and its statistics are on (a bad value is reported later, by
+     * settings_load); settings already loaded (a call before MPI_Init)
+     * keep what they have */
+    const char *d = getenv("TOPOBCAST_DISABLE"), *t = getenv("TOPOBCAST_STATS");
+    int flags = (d && *d && flag_value(d) == 1 ? WORLD0_DISABLE : 0) | (t && *t && flag_value(t) == 1 ? WORLD0_STATS : 0);
+    tb_quiet_errors q;
+    tb_quiet_begin(MPI_COMM_WORLD, &q);
+    int rc = PMPI_Bcast(&flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    tb_quiet_end(MPI_COMM_WORLD, &q);
+    if (rc == MPI_SUCCESS)
+        __atomic_store_n(&world0_flags, flags | WORLD0_KNOWN, __ATOMIC_RELEASE);
+    tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : getenv("TOPOBCAST_CONFIG"),
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
 }
 

@@ -27,8 +27,11 @@ typedef struct tb_settings {
  * \return never NULL. */
 const tb_settings *tb_settings_get(void);
 /* \brief Collective over MPI_COMM_WORLD, right after PMPI_Init: world rank
- * 0 reads TOPOBCAST_CONFIG once for the whole job (config_share.h); the
- * settings, read later at the first broadcast, use those bytes.
+ * 0's TOPOBCAST_DISABLE and TOPOBCAST_STATS go to every process (which then
+ * follows them, whatever its own environment: a process disabled on its
+ * own takes part, and its communicators fall back by agreement), and world
+ * rank 0 reads TOPOBCAST_CONFIG once for the whole job (config_share.h);
+ * the settings, read later at the first broadcast, use those bytes.
  * \return nothing. */
 void tb_settings_at_init(void);
 /* Frees the configuration (at MPI_Finalize). */

@@ -90,6 +90,29 @@ mpmd -- TOPOBCAST_CONFIG="$D/good.yaml"
 expect_fallback "rank 0 without TOPOBCAST_CONFIG" "have different settings"
 mpmd TOPOBCAST_CONFIG="$D/good.yaml" -- TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_CONFIG_MAX_BYTES=100
 expect_fallback "rank 1 with a smaller TOPOBCAST_CONFIG_MAX_BYTES" "could not be loaded on some ranks"
+# TOPOBCAST_DISABLE and TOPOBCAST_STATS set on one rank only: every rank
+# follows world rank 0's (broadcast inside MPI_Init), so none makes a
+# collective call the others do not (each of these hung until stop 31).
+mpmd_raw() { # ENV-OF-RANK-0 -- ENV-OF-RANK-1, without mpmd's TOPOBCAST_STATS=1
+    local a=() b=()
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift
+    b=("$@")
+    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" "${a[@]}" "$APP" : -n 1 env LD_PRELOAD="$LIB" "${b[@]}" "$APP" 2>&1)
+    RC=$?
+}
+mpmd -- TOPOBCAST_DISABLE=1
+expect_fallback "rank 1 with TOPOBCAST_DISABLE=1" "TOPOBCAST_DISABLE differ"
+mpmd TOPOBCAST_DISABLE=1 --
+check "rank 0 with TOPOBCAST_DISABLE=1: every rank passes through (status $RC, data correct, no line of the library's)" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && ! grep -q "^topobcast: " <<<"$2"' _ "$RC" "$OUT"
+mpmd_raw TOPOBCAST_STATS=1 --
+check "TOPOBCAST_STATS=1 on rank 0 only: statistics of both ranks (status $RC, data correct, 7 calls)" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && grep -q "^topobcast: stats: algorithm=default calls=7 " <<<"$2"' \
+    _ "$RC" "$OUT"
+mpmd_raw -- TOPOBCAST_STATS=1
+check "TOPOBCAST_STATS=1 on rank 1 only: no statistics, as rank 0 says (status $RC, data correct)" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && ! grep -q "^topobcast: stats" <<<"$2"' _ "$RC" "$OUT"
 if command -v strace >/dev/null; then
     # 4 ranks: the file is opened by one process only
     OUT=$(timeout 120 strace -f -qq -e trace=openat -o "$D/strace.txt" mpiexec -n 4 env LD_PRELOAD="$LIB" \
