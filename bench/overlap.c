@@ -144,7 +144,14 @@ int tbb_overlap(const tbb_opts *o)
         for (int ai = 0; ai < o->nalgs; ai++) {
             ov_ctx c = {buf, o->sizes[si], root, o->algs[ai], 0.0, o->tests};
             tbtime_stats pure = {0}, cpu = {0}, total = {0};
-            int status = tbb_validate(buf, c.bytes, root, run_at, &c);
+            /* a blocking call sets the communicator up for the spec (the
+             * non-blocking one is local: it never does) */
+            int status = topobcast_bcast_algorithm(buf, (MPI_Count)c.bytes, MPI_BYTE, root, MPI_COMM_WORLD, c.spec) ==
+                                 MPI_SUCCESS
+                             ? 0
+                             : -1;
+            if (status == 0)
+                status = tbb_validate(buf, c.bytes, root, run_at, &c);
             if (status == 0 && tbtime_measure(MPI_COMM_WORLD, o->warmup, o->reps, op_pure, &c, NULL, &pure) != MPI_SUCCESS)
                 status = -1;
             c.cpu = pure.median; /* the same on every rank */

@@ -28,8 +28,12 @@ int topobcast_bcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype,
  * request completes like any MPI_Ibcast request (MPI_Wait, MPI_Test, ...,
  * which also move the broadcast on; see README, "Non-blocking and
  * persistent broadcasts").  "default" is PMPI_Ibcast.  Collective; every
- * rank passes the same spec.  Returns an MPI error code; MPI_ERR_ARG (on
- * every rank) when the spec does not pass topobcast_spec_check. */
+ * rank passes the same spec.  Local, like MPI_Ibcast: it runs the algorithm
+ * where a blocking call (topobcast_bcast_algorithm with this spec, or an
+ * MPI_Bcast that ran it) has set comm up for it, else PMPI_Ibcast (counted
+ * as a fallback in TOPOBCAST_STATS).  Returns an MPI error code;
+ * MPI_ERR_ARG (on every rank) when the spec does not pass
+ * topobcast_spec_check. */
 int topobcast_ibcast_algorithm(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                const char *spec, MPI_Request *request);
 

@@ -91,8 +91,23 @@ static inline int fast_default(MPI_Count count, MPI_Datatype type, MPI_Comm comm
     return tsize && (size_t)count <= cs->default_upto / tsize;
 }
 
+/* A local call (MPI_Ibcast) on a communicator, or at a size, that no
+ * blocking call has set up yet: MPI's own call, counted as a fallback. */
+static tb_call_kind not_set_up(const tb_comm_state *cs, MPI_Comm comm, int root, const tb_bcast_call *c)
+{
+    int rank = -1;
+    if (cs)
+        rank = cs->rank;
+    else
+        PMPI_Comm_rank(comm, &rank);
+    int counted = rank == root && tb_settings_get()->stats;
+    tb_stats_fallback(TB_FALLBACK_NOT_SET_UP, counted);
+    tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, -1, counted);
+    return TB_CALL_MPI;
+}
+
 tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-                             const tb_alg_spec *explicit_spec, tb_bcast_call *c)
+                             const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c)
 {
     if (!explicit_spec && fast_default(count, type, comm))
         return TB_CALL_MPI;
@@ -108,10 +123,16 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     if (c->msg.bytes == 0)
         return TB_CALL_NOTHING;
 
+    if (!cs && local)
+        return not_set_up(NULL, comm, root, c);
     if (!cs && !(cs = state_setup(comm)))
         return TB_CALL_MPI;
-    if (needs_hier(cs, c->msg.bytes, explicit_spec) && tb_comm_state_complete(cs, comm) != MPI_SUCCESS)
-        return TB_CALL_MPI;
+    if (needs_hier(cs, c->msg.bytes, explicit_spec)) {
+        if (local)
+            return not_set_up(cs, comm, root, c);
+        if (tb_comm_state_complete(cs, comm) != MPI_SUCCESS)
+            return TB_CALL_MPI;
+    }
     c->is_root = cs->rank == root;
     c->rule = -1;
     if (explicit_spec)
@@ -124,6 +145,9 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     if (!cs->usable && !explicit_spec)
         tb_stats_fallback((tb_fallback_why)cs->why, c->count_it);
     c->priv = MPI_COMM_NULL;
+    if (local && c->spec.id != TB_ALG_DEFAULT &&
+        ((cs->dup == MPI_COMM_NULL && !cs->no_dup) || (tb_alg_spec_uses_shm(&c->spec) && !cs->shm_tried)))
+        return not_set_up(cs, comm, root, c);
     if (c->spec.id != TB_ALG_DEFAULT && (c->priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)
         tb_stats_fallback(TB_FALLBACK_CAPACITY, c->count_it);
     if (c->priv == MPI_COMM_NULL) {
@@ -157,7 +181,7 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     if (!explicit_spec && fast_default(count, type, comm))
         return tb_pmpi_bcast(buf, count, type, root, comm);
     tb_bcast_call c;
-    switch (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, &c)) {
+    switch (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 0, &c)) {
     case TB_CALL_NOTHING:
         return MPI_SUCCESS;
     case TB_CALL_MPI:
@@ -183,7 +207,7 @@ int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm 
               const tb_alg_spec *explicit_spec, MPI_Request *req)
 {
     tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, &c) != TB_CALL_LIBRARY)
+    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 1, &c) != TB_CALL_LIBRARY)
         return tb_pmpi_ibcast(buf, count, type, root, comm, req);
     return tb_nbc_ibcast(&c, req);
 }
@@ -193,7 +217,7 @@ int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_C
                   MPI_Request *req)
 {
     tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, NULL, &c) != TB_CALL_LIBRARY)
+    if (tb_bcast_decide(buf, count, type, root, comm, NULL, 0, &c) != TB_CALL_LIBRARY)
         return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
     if (c.shm) {
         /* a persistent request may outlive its communicator, and the rings

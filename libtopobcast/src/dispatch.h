@@ -42,9 +42,14 @@ typedef struct tb_bcast_call {
     tb_shm *shm;                 /* cs's rings when sched has shared-memory edges, else NULL */
     tb_msg msg;
 } tb_bcast_call;
-/* Collective on first use of comm (state, private duplicate). */
+/* Collective on first use of comm (state, hierarchy, private duplicate,
+ * rings), unless local: MPI_Ibcast, which must not wait for the other
+ * ranks, takes MPI's own call (counted as a fallback) where one of those
+ * is still to be set up.  They are set up only in blocking calls, which
+ * every rank of comm makes in the same order, so all ranks agree either
+ * way. */
 tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-                             const tb_alg_spec *explicit_spec, tb_bcast_call *c);
+                             const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c);
 /* \brief MPI_Ibcast and MPI_Bcast_init: the same decision as tb_bcast
  * (explicit_spec NULL: by TOPOBCAST_ALGORITHM or the selection table), then
  * an operation of nbc.c, or MPI's own call.  Collective on first use of comm.

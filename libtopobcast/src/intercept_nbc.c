@@ -12,6 +12,7 @@
 #include "nbc.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TB_EXPORT __attribute__((visibility("default")))
@@ -116,16 +117,55 @@ TB_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return PMPI_Wait(request, status);
 }
 
+/* MPI_Waitall polls with PMPI_Testsome, not PMPI_Testall: MPICH 4.0's
+ * Testall fails (MPI_ERR_IN_STATUS) on one of MPI's own persistent
+ * collective requests still in progress, which aborted a Waitall of such a
+ * request and one of the library's broadcasts.  It runs on a copy of the
+ * requests in which each completed one becomes MPI_REQUEST_NULL (MPICH
+ * 4.0's Testsome and Waitsome report an inactive persistent collective
+ * request as completed again and again); the application's array gets
+ * each request's new handle, and its status at its index, as it completes.
+ * What is left when the library has nothing more to move is waited for
+ * with PMPI_Waitsome. */
 TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    while (tb_nbc_busy()) {
-        int flag = 0;
-        tb_nbc_progress();
-        int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
+    if (!tb_nbc_busy() || count <= 0)
+        return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    int keep = array_of_statuses != MPI_STATUSES_IGNORE;
+    MPI_Request *req = malloc(sizeof *req * (size_t)count);
+    int *idx = malloc(sizeof *idx * (size_t)count);
+    MPI_Status *st = keep ? malloc(sizeof *st * (size_t)count) : MPI_STATUSES_IGNORE;
+    if (!req || !idx || !st) {
+        free(req);
+        free(idx);
+        if (keep)
+            free(st);
+        return MPI_ERR_NO_MEM;
     }
-    return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    memcpy(req, array_of_requests, sizeof *req * (size_t)count);
+    /* as PMPI_Waitall gives them: the empty status of a null request */
+    for (int i = 0; keep && i < count; i++)
+        if (req[i] == MPI_REQUEST_NULL)
+            PMPI_Wait(&req[i], &array_of_statuses[i]);
+    int rc, out;
+    do {
+        int busy = tb_nbc_busy();
+        if (busy)
+            tb_nbc_progress();
+        out = 0;
+        rc = busy ? PMPI_Testsome(count, req, &out, idx, st) : PMPI_Waitsome(count, req, &out, idx, st);
+        for (int j = 0; out != MPI_UNDEFINED && j < out; j++) {
+            array_of_requests[idx[j]] = req[idx[j]];
+            req[idx[j]] = MPI_REQUEST_NULL;
+            if (keep)
+                array_of_statuses[idx[j]] = st[j];
+        }
+    } while (rc == MPI_SUCCESS && out != MPI_UNDEFINED);
+    free(req);
+    free(idx);
+    if (keep)
+        free(st);
+    return rc;
 }
 
 TB_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)

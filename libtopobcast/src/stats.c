@@ -24,6 +24,7 @@ static const char *const why_label[TB_FALLBACK_COUNT] = {
     "ranks have different settings",
     "the topology does not fit the job",
     "TOPOBCAST_MAX_COMMS private communicators in use",
+    "MPI_Ibcast on a communicator or at a size no blocking MPI_Bcast or MPI_Bcast_init has set up yet",
 };
 
 void tb_stats_fallback(tb_fallback_why why, int counted)
@@ -70,7 +71,7 @@ void tb_stats_report(int gather, const tb_config *config)
         }
     for (int w = 0; w < TB_FALLBACK_COUNT; w++)
         if (total[OFF_FALLBACK + w])
-            fprintf(stderr, "topobcast: stats: fallback calls=%llu (%s; used MPI_Bcast)\n", total[OFF_FALLBACK + w],
+            fprintf(stderr, "topobcast: stats: fallback calls=%llu (%s; used the MPI library's own broadcast)\n", total[OFF_FALLBACK + w],
                     why_text[w][0] ? why_text[w] : why_label[w]);
     fflush(stderr);
 }

@@ -108,6 +108,24 @@ static void count_bcast(const msg *m)
         __atomic_fetch_add(&nbcasts, 1, __ATOMIC_RELAXED); /* threads broadcast too */
 }
 
+static long msg_check(const msg *m);
+static void msg_free(msg *m);
+
+/* A blocking MPI_Bcast on a new communicator before its first MPI_Ibcast:
+ * the library sets a communicator up only in blocking calls (MPI_Ibcast
+ * must not wait for other ranks), so without it every MPI_Ibcast there
+ * would be MPI's own.  Returns the wrong ints. */
+static long set_up(MPI_Comm comm, unsigned seed)
+{
+    msg m;
+    msg_init(&m, T_INT, BIG, 0, comm, seed);
+    count_bcast(&m);
+    long bad = MPI_Bcast(m.buf, m.count, MPI_INT, 0, comm) != MPI_SUCCESS;
+    bad += msg_check(&m);
+    msg_free(&m);
+    return bad;
+}
+
 /* Number of wrong ints (bytes), after the broadcast, on this rank. */
 static long msg_check(const msg *m)
 {
@@ -325,10 +343,11 @@ static void case_two_comms(void)
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
     msg a, b;
+    long bad = set_up(half, 498) + set_up(rev, 499);
     msg_init(&a, T_INT, BIG, 0, half, 500);
     msg_init(&b, T_VEC, 4097, root_of(1, size), rev, 501);
     MPI_Request r[2];
-    long bad = ibcast(&a, &r[0]) != MPI_SUCCESS;
+    bad += ibcast(&a, &r[0]) != MPI_SUCCESS;
     bad += ibcast(&b, &r[1]) != MPI_SUCCESS;
     for (int n = 0; n < 2; n++) {
         int idx;
@@ -343,6 +362,34 @@ static void case_two_comms(void)
 }
 
 #if MPI_VERSION >= 4
+/* A persistent broadcast and one of MPI's own persistent collectives
+ * (an allreduce) started together and completed in one MPI_Waitall, with
+ * statuses, 3 times (MPICH 4.0's Testall fails on MPI's request while it
+ * is in progress, and its Testsome reports it again once inactive). */
+static void case_persistent_mixed(void)
+{
+    msg m;
+    msg_init(&m, T_INT, BIG, root_of(1, size), MPI_COMM_WORLD, 1200);
+    int in = rank + 1, sum = 0;
+    MPI_Request r[2];
+    long bad = MPI_Bcast_init(m.buf, m.count, MPI_INT, m.root, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]) != MPI_SUCCESS;
+    bad += MPI_Allreduce_init(&in, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]) != MPI_SUCCESS;
+    for (int it = 0; it < 3; it++) {
+        msg_fill(&m, 1200 + (unsigned)it);
+        count_bcast(&m);
+        sum = 0;
+        bad += MPI_Startall(2, r) != MPI_SUCCESS;
+        MPI_Status st[2];
+        bad += MPI_Waitall(2, r, st) != MPI_SUCCESS;
+        bad += msg_check(&m) + (sum != size * (size + 1) / 2);
+        bad += r[0] == MPI_REQUEST_NULL || r[1] == MPI_REQUEST_NULL; /* persistent: inactive, not freed */
+    }
+    bad += MPI_Request_free(&r[0]) != MPI_SUCCESS;
+    bad += MPI_Request_free(&r[1]) != MPI_SUCCESS;
+    msg_free(&m);
+    report("bcast_init and MPI's allreduce_init x 3 MPI_Startall + one waitall with statuses", bad, NULL);
+}
+
 static void case_persistent(void)
 {
     /* one request, started 4 times with MPI_Start */
@@ -473,6 +520,8 @@ static void case_eight_four_comms(void)
     msg m[K];
     MPI_Request req[K];
     long bad = 0;
+    for (int c = 1; c < C; c++)
+        bad += set_up(comms[c], 690 + (unsigned)c);
     for (int k = 0; k < K; k++) {
         MPI_Comm c = comms[k % C];
         int cs;
@@ -541,7 +590,7 @@ static void case_threads(int provided)
         else
             MPI_Comm_split(MPI_COMM_WORLD, 0, t % 2 ? size - rank : rank, &a[t].comm);
         a[t].id = t;
-        a[t].bad = 0;
+        a[t].bad = set_up(a[t].comm, 1000 + (unsigned)t);
     }
     long bad = 0;
     for (int t = 0; t < NTHREADS; t++)
@@ -554,6 +603,37 @@ static void case_threads(int provided)
     report("3 threads, each 12 ibcasts on its own communicator (wait and test loops)", bad, NULL);
 }
 
+/* MPI_Ibcast is local: rank 0 starts one, then sends to rank 1, which
+ * receives before it starts its own.  A broadcast that waited in MPI_Ibcast
+ * for the other ranks (as the library's set-up did) hangs here.  On a
+ * communicator set up before (fresh == 0) the library runs it; on a new
+ * one (fresh == 1, --fresh-ibcast) MPI does, and says so in the stats. */
+static void case_nonlocal(int fresh)
+{
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    long bad = fresh ? 0 : set_up(dup, 1100);
+    msg m;
+    msg_init(&m, T_INT, BIG, 0, dup, 1101);
+    MPI_Request r;
+    int token = 7;
+    if (rank == 0) {
+        bad += ibcast(&m, &r) != MPI_SUCCESS;
+        bad += MPI_Send(&token, 1, MPI_INT, 1, 55, MPI_COMM_WORLD) != MPI_SUCCESS;
+    } else {
+        if (rank == 1)
+            bad += MPI_Recv(&token, 1, MPI_INT, 0, 55, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        bad += ibcast(&m, &r) != MPI_SUCCESS;
+    }
+    bad += MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&m) + (token != 7);
+    msg_free(&m);
+    MPI_Comm_free(&dup);
+    report(fresh ? "ibcast is local on a new communicator (rank 1 starts it after a message rank 0 sends after its own)"
+                 : "ibcast is local on a communicator set up before (rank 1 starts it after a message rank 0 sends after its own)",
+           bad, NULL);
+}
+
 int main(int argc, char **argv)
 {
     int provided = MPI_THREAD_SINGLE;
@@ -563,6 +643,15 @@ int main(int argc, char **argv)
     mpi_rules = argc > 1 && strcmp(argv[1], "--mpi-rules") == 0;
     MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
     MPI_Type_commit(&vec);
+    if (argc > 1 && strcmp(argv[1], "--fresh-ibcast") == 0) {
+        if (size > 1)
+            case_nonlocal(1);
+        MPI_Type_free(&vec);
+        MPI_Finalize();
+        return failures != 0;
+    }
+    long bad = set_up(MPI_COMM_WORLD, 1);
+    report("a blocking broadcast sets the world up", bad, NULL);
 
     case_matrix();
     case_waitall();
@@ -575,8 +664,11 @@ int main(int argc, char **argv)
     case_eight_four_comms();
     case_bcast_while_outstanding();
     case_threads(provided);
+    if (size > 1)
+        case_nonlocal(0);
 #if MPI_VERSION >= 4
     case_persistent();
+    case_persistent_mixed();
 #endif
 
     MPI_Type_free(&vec);

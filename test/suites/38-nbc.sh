@@ -63,6 +63,15 @@ for spec in "${SPECS[@]}"; do
     done
 done
 
+# MPI_Ibcast is local: on a new communicator it goes to MPI (the set-up
+# waits for other ranks, so only blocking calls make it) and says so; rank 1
+# starts it only after a message rank 0 sends after starting its own.
+run_mpi 3 60 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$PROG" --fresh-ibcast
+summary "ibcast on a new communicator np=3"
+check "ibcast on a new communicator np=3: MPI's own, counted as a fallback that says why" \
+    bash -c 'grep -q "^topobcast: stats: algorithm=default calls=1 " <<<"$1" &&
+             grep -q "^topobcast: stats: fallback calls=1 (MPI_Ibcast on a communicator or at a size no blocking" <<<"$1"' _ "$OUT"
+
 # The built-in selection table: small broadcasts go to MPI_Ibcast, the rest
 # to the library; data correct either way (completion order is promised
 # among the library's broadcasts only).
