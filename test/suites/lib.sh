@@ -4,7 +4,7 @@ LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/$BUILD/lib/libtopobcast.
 T=$BUILD/test/mpi
 
 # shellcheck source=test/suites/text.sh
-. "$(dirname "${BASH_SOURCE[0]}")/text.sh" # stats_calls, stats_others
+. "$(dirname "${BASH_SOURCE[0]}")/text.sh" # stats_calls, stats_others, topology_yaml
 
 ok() { echo "ok $*"; }
 notok() { echo "not ok $*"; }

@@ -26,7 +26,7 @@ mkdir -p "$LOG_DIR" && rm -f "$LOG_DIR"/*.log "$LOG_DIR"/*.log.out "$LOG_DIR"/*.
 # (the suites' text helpers only: lib.sh's ok/check would print lines that
 # result and finish below do not count)
 # shellcheck source=test/suites/text.sh
-. test/suites/text.sh # stats_calls, stats_others
+. test/suites/text.sh # stats_calls, stats_others, topology_yaml
 VC_TIMEOUT=${VC_TIMEOUT:-90}
 
 passed=0
@@ -135,14 +135,8 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     levels_topo=$(cd "$LOG_DIR" && pwd)/islands-2x2x2.yaml
     {
         echo "topobcast: 2"
-        echo "topology:"
-        echo "  fingerprint: {nprocs: 8, hosts: [tbnode0, tbnode1, tbnode2, tbnode3]}"
-        echo "  levels: [island, node]"
-        echo "  leaves:"
-        for r in 0 1 2 3 4 5 6 7; do echo "    - [$((r / 2)), -1]"; done
-        echo "  groups:"
-        echo "    island: [[0-3], [4-7]]"
-        echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7]]"
+        topology_yaml "tbnode0 tbnode1 tbnode2 tbnode3" "0,-1 0,-1 1,-1 1,-1 2,-1 2,-1 3,-1 3,-1" \
+            "island: [[0-3], [4-7]]" "node: [[0, 1], [2, 3], [4, 5], [6, 7]]"
         echo "selection:"
         echo "  - {algorithm: default}"
     } >"$levels_topo"
