@@ -149,8 +149,8 @@ matrix_run() {
     # it could run (bcast_matrix counts them: intracommunicators of 2+
     # ranks, non-empty messages), and nothing may fall back silently.
     want=$(sed -n 's/^# bcast_matrix eligible broadcasts: \([0-9][0-9]*\)$/\1/p' "$d/out")
-    calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$d/err" | head -1)
-    others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$d/err" | grep -v "algorithm=$name " | tr '\n' ' ')
+    calls=$(stats_calls "$name" <"$d/err")
+    others=$(stats_others "$name" <"$d/err" | tr '\n' ' ')
     # without TOPOBCAST_VERBOSE the library speaks only about problems
     msg=$(grep -v '^topobcast: stats:' "$d/err" | grep -m1 'topobcast' | cut -c1-200)
     if [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ] && [ -z "$msg" ]; then

@@ -8,6 +8,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
+# shellcheck source=test/suites/lib.sh
+. test/suites/lib.sh
 LIB=$PWD/$BUILD/lib/libtopobcast.so
 NP=3
 
@@ -29,8 +31,9 @@ for binding in mpi f08 mpifh; do
         echo "not ok fortran $binding: the program did not confirm its values (exit status $rc)"
     fi
     made=$(echo "$out" | sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' | head -1)
-    counted=$(echo "$out" | sed -n 's/^topobcast: stats: algorithm=binomial calls=\([0-9][0-9]*\) .*/\1/p' | head -1)
-    other=$(echo "$out" | grep '^topobcast: stats: algorithm=' | grep -v 'algorithm=binomial ' | tr '\n' ';')
+    counted=$(stats_calls binomial <<<"$out")
+    # other algorithms only: a fallback line is not counted here
+    other=$(stats_others binomial <<<"$out" | grep -v '^topobcast: stats: fallback' | tr '\n' ';')
     if [ -n "$made" ] && [ "$made" -gt 0 ] && [ "${counted:-0}" = "$made" ] && [ -z "$other" ]; then
         echo "ok fortran $binding: MPI_BCAST intercepted, stats count $counted binomial broadcasts, program made $made"
     else

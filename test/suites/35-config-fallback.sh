@@ -9,21 +9,16 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 HOST=$(hostname)
 
-topology() { # HOST NPROCS -> a one-node topology of NPROCS leaves on HOST
-    local host=$1 np=$2 r
+topology() { # HOST NPROCS [PU] -> a one-node topology of NPROCS leaves on HOST, leaf r on PU r (or PU)
+    local host=$1 np=$2 r leaves=
+    for ((r = 0; r < np; r++)); do leaves+="0,${3:-$r} "; done
     echo "topobcast: 2"
-    echo "topology:"
-    echo "  fingerprint: {nprocs: $np, hosts: [$host]}"
-    echo "  levels: [node]"
-    echo "  leaves:"
-    for ((r = 0; r < np; r++)); do echo "    - [0, $r]"; done
-    echo "  groups:"
-    printf '    node: [['; seq -s, 0 $((np - 1)) | tr -d '\n'; echo ']]'
+    topology_yaml "$host" "$leaves" "node: [[$(seq -s, 0 $((np - 1)))]]"
 }
 { topology "$HOST" 2; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"; echo "  - {algorithm: \"pipeline:segment=16K\"}"; } >"$D/good.yaml"
 { topology "no-such-host" 2; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/otherhost.yaml"
 { topology "$HOST" 12; echo "selection:"; echo "  - {algorithm: binomial}"; } >"$D/nprocs.yaml"
-{ topology "$HOST" 4 | sed 's/- \[0, [0-9]*\]/- [0, -1]/'; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"
+{ topology "$HOST" 4 -1; echo "selection:"; echo "  - {bytes: 0-1K, algorithm: binomial}"
   echo "  - {algorithm: \"pipeline:segment=16K\"}"; } >"$D/good4.yaml"
 printf 'topobcast: 1\nselection:\n  - {bytes: 0-1K, algorithm: binomial\n' >"$D/malformed.yaml"
 printf 'topobcast: 1\nselection:\n  - {algorithm: turbo_tree}\n' >"$D/unknown.yaml"

@@ -47,19 +47,12 @@ check "TOPOBCAST_MAX_COMMS=3: 3 communicators x 2 broadcasts ran binomial" \
     grep -q "algorithm=binomial calls=6 " <<<"$OUT"
 
 # One warning per job: 4 ranks, two half communicators both meet the problem.
-cat >"$D/n2.yaml" <<EOT
-topobcast: 2
-topology:
-  fingerprint: {nprocs: 2, hosts: [$(hostname)]}
-  levels: [node]
-  leaves:
-    - [0, 0]
-    - [0, 1]
-  groups:
-    node: [[0, 1]]
-selection:
-  - {algorithm: binomial}
-EOT
+{
+    echo "topobcast: 2"
+    topology_yaml "$(hostname)" "0,0 0,1" "node: [[0, 1]]"
+    echo "selection:"
+    echo "  - {algorithm: binomial}"
+} >"$D/n2.yaml"
 for c in "$D/missing.yaml:expected a readable file" "$D/n2.yaml:measured with 2 processes, this job has 4" \
     "/dev/zero:expected a regular file"; do
     file=${c%%:*} text=${c#*:}

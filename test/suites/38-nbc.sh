@@ -56,8 +56,8 @@ for spec in "${SPECS[@]}"; do
         run_mpi "$p" "$TIMEOUT" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 -- "$PROG"
         summary "alg=$spec np=$p"
         want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
-        calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" <<<"$OUT" | head -1)
-        others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' <<<"$OUT" | grep -v "algorithm=$name " | tr '\n' ' ')
+        calls=$(stats_calls "$name" <<<"$OUT")
+        others=$(stats_others "$name" <<<"$OUT" | tr '\n' ' ')
         check "alg=$spec np=$p: stats count $name calls=${calls:-0} = broadcasts made (${want:-?})${others:+; also: $others}" \
             [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ]
     done
@@ -151,8 +151,9 @@ if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
         grep -q 'Deadlock detected' <<<"$OUT" && RC=98
         summary "smpi alg=$spec np=16"
         want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+        calls=$(stats_calls "${spec%%:*}" <<<"$OUT")
         check "smpi alg=$spec np=16: stats count ${spec%%:*} = broadcasts made (${want:-?})" \
-            grep -q "^topobcast: stats: algorithm=${spec%%:*} calls=${want:-x} " <<<"$OUT"
+            [ "$calls" = "${want:-x}" ]
     done
 else
     echo "ok smpi # skip: smpirun or $SMPI_BIN missing (make smpi)"

@@ -48,7 +48,7 @@ for cliques in 0 2; do
             n_bad=$(grep -c '^not ok ' <<<"$OUT")
             grep '^not ok ' <<<"$OUT" | head -5 | sed "s|^not ok |not ok ibcast alg=$spec cliques=$cliques np=$p: |"
             want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
-            calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" <<<"$OUT" | head -1)
+            calls=$(stats_calls "$name" <<<"$OUT")
             good=0
             [ "$RC" -eq 0 ] && [ "$n_ok" -gt 0 ] && [ "$n_bad" -eq 0 ] && [ -n "$want" ] && [ "${calls:-0}" = "$want" ] &&
                 good=1

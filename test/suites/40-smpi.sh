@@ -114,20 +114,10 @@ if [ -x "$bin" ]; then
     topo=$logdir/fram16-topology.yaml
     {
         echo "topobcast: 2"
-        echo "topology:"
-        printf '  fingerprint: {nprocs: 16, hosts: ['
-        sep=
-        for r in $(seq 0 15); do
-            printf '%sfram-n%02d-s%d' "$sep" $((r / 2)) $((r % 2))
-            sep=', '
-        done
-        echo "]}"
-        echo "  levels: [half, node]"
-        echo "  leaves:"
-        for r in $(seq 0 15); do echo "    - [$r, -1]"; done
-        echo "  groups:"
-        echo "    half: [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]"
-        echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]]"
+        # hosts fram-n00-s0, fram-n00-s1, ... fram-n07-s1; leaf r on host r
+        topology_yaml "$(echo fram-n0{0..7}-s{0,1})" "$(printf '%d,-1 ' {0..15})" \
+            "half: [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]" \
+            "node: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]]"
         echo "selection:"
         echo "  - {algorithm: default}"
     } >"$topo"

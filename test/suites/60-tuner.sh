@@ -19,18 +19,11 @@ SIZES=1,3K,64K
 # Inputs as the probe writes them, for this host: a one-level topology and
 # PLogP measurements (fixed numbers, so the model's plan is the same every
 # run and resume can be checked exactly).
-cat >"$tmp/topo.yaml" <<EOF
-topobcast: 2
-meta: {written-by: 60-tuner.sh}
-topology:
-  fingerprint: {nprocs: 2, hosts: [$host]}
-  levels: [node]
-  leaves:
-    - [0, -1]
-    - [0, -1]
-  groups:
-    node: [[0, 1]]
-EOF
+{
+    echo "topobcast: 2"
+    echo "meta: {written-by: 60-tuner.sh}"
+    topology_yaml "$host" "0,-1 0,-1" "node: [[0, 1]]"
+} >"$tmp/topo.yaml"
 opts="options reps=8 max-size=1048576 eps=0.05 max-insert=8 min-spacing=32 k-wait=1.3 gsat-max=65536 gsat-cap=1000 batch-time=0.0001 stat=min prtt-n=8 concurrency=serial fast=1 seed=1"
 zeros="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
 cat >"$tmp/meas.txt" <<EOF

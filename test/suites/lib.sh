@@ -3,6 +3,9 @@ BUILD=${BUILD:-build}
 LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/$BUILD/lib/libtopobcast.so
 T=$BUILD/test/mpi
 
+# shellcheck source=test/suites/text.sh
+. "$(dirname "${BASH_SOURCE[0]}")/text.sh" # stats_calls, stats_others, topology_yaml
+
 ok() { echo "ok $*"; }
 notok() { echo "not ok $*"; }
 check() { # check NAME CONDITION-COMMAND...

@@ -23,6 +23,10 @@ LOG_DIR=${TB_TEST_LOG:-$BUILD/test/logs}/vcluster
 mkdir -p "$LOG_DIR" && rm -f "$LOG_DIR"/*.log "$LOG_DIR"/*.log.out "$LOG_DIR"/*.log.err
 # shellcheck source=run.sh
 . test/vcluster/run.sh
+# (the suites' text helpers only: lib.sh's ok/check would print lines that
+# result and finish below do not count)
+# shellcheck source=test/suites/text.sh
+. test/suites/text.sh # stats_calls, stats_others, topology_yaml
 VC_TIMEOUT=${VC_TIMEOUT:-90}
 
 passed=0
@@ -131,14 +135,8 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     levels_topo=$(cd "$LOG_DIR" && pwd)/islands-2x2x2.yaml
     {
         echo "topobcast: 2"
-        echo "topology:"
-        echo "  fingerprint: {nprocs: 8, hosts: [tbnode0, tbnode1, tbnode2, tbnode3]}"
-        echo "  levels: [island, node]"
-        echo "  leaves:"
-        for r in 0 1 2 3 4 5 6 7; do echo "    - [$((r / 2)), -1]"; done
-        echo "  groups:"
-        echo "    island: [[0-3], [4-7]]"
-        echo "    node: [[0, 1], [2, 3], [4, 5], [6, 7]]"
+        topology_yaml "tbnode0 tbnode1 tbnode2 tbnode3" "0,-1 0,-1 1,-1 1,-1 2,-1 2,-1 3,-1 3,-1" \
+            "island: [[0-3], [4-7]]" "node: [[0, 1], [2, 3], [4, 5], [6, 7]]"
         echo "selection:"
         echo "  - {algorithm: default}"
     } >"$levels_topo"
@@ -161,8 +159,8 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
             # intracommunicators of 2+ ranks, non-empty messages), and no
             # other algorithm or fallback ran
             want=$(sed -n 's/^# \(bcast_matrix eligible\|ibcast\) broadcasts: \([0-9][0-9]*\)$/\2/p' "$log")
-            calls=$(sed -n "s/^topobcast: stats: algorithm=$name calls=\([0-9][0-9]*\) .*/\1/p" "$log" | head -1)
-            others=$(grep -E '^topobcast: stats: (algorithm=|fallback)' "$log" | grep -vc "algorithm=$name ")
+            calls=$(stats_calls "$name" <"$log")
+            others=$(stats_others "$name" <"$log" | grep -c '')
             result "$( (grep -q 'shape: size=8 nodes=4 ppn=2 .*levels=island/node' "$log" &&
                 grep -qE 'shape: size=4 nodes=[24] .*levels=(node|island) ' "$log" &&
                 [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ "$others" -eq 0 ]) && echo 0 || echo 1)" \
