@@ -59,7 +59,7 @@ for spec in "${SPECS[@]}"; do
         calls=$(stats_calls "$name" <<<"$OUT")
         others=$(stats_others "$name" <<<"$OUT" | tr '\n' ' ')
         check "alg=$spec np=$p: stats count $name calls=${calls:-0} = broadcasts made (${want:-?})${others:+; also: $others}" \
-            [ -n "$want" ] && [ "${calls:-0}" = "$want" ] && [ -z "$others" ]
+            bash -c '[ -n "$1" ] && [ "$2" = "$1" ] && [ -z "$3" ]' _ "$want" "${calls:-0}" "$others"
     done
 done
 
@@ -94,7 +94,7 @@ for binding in mpi f08; do
     fi
     run_mpi 2 60 TOPOBCAST_ALGORITHM=binomial -- "$T/fortran_ibcast_$binding"
     check "fortran $binding: ibcast and bcast_init end with the right values (exit $RC)" \
-        [ "$RC" -eq 0 ] && grep -q '^ok fortran ibcast and bcast_init values' <<<"$OUT"
+        bash -c '[ "$1" -eq 0 ] && grep -q "^ok fortran ibcast and bcast_init values" <<<"$2"' _ "$RC" "$OUT"
 done
 
 # memcheck on 2 ranks: the resumable engine's paths (bounded non-blocking
@@ -134,7 +134,7 @@ for tests in 0 4; do
     RC=$?
     rows=$(grep -cE '^ +[0-9]+ +[a-z].* ok$' <<<"$OUT")
     check "bench --overlap --tests $tests np=3: 10 rows ok (default, auto-less specs x 2 sizes), exit $RC" \
-        [ "$RC" -eq 0 ] && [ "$rows" -eq 10 ]
+        bash -c '[ "$1" -eq 0 ] && [ "$2" -eq 10 ]' _ "$RC" "$rows"
 done
 
 # SimGrid SMPI (MPI 3.1, no persistent collectives): the same program built
