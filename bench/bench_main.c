@@ -105,6 +105,15 @@ static int parse_sizes(tbb_opts *o, const char *list)
     return rc || o->nsizes == 0 ? -1 : 0;
 }
 
+/* What parse_args refused, for the message. */
+static char bad_arg[256];
+
+static int bad(const char *a, const char *v, const char *why)
+{
+    snprintf(bad_arg, sizeof bad_arg, "%s%s%s: %s", a, v ? " " : "", v ? v : "", why);
+    return -1;
+}
+
 static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
 {
     int algs_given = 0;
@@ -126,35 +135,33 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
             continue;
         }
         if (!v)
-            return -1;
+            return bad(a, NULL, "needs a value (or is not an option)");
         if (!strcmp(a, "-a")) {
             add_alg(o, "default");
             if (parse_algs(o, v))
-                return -1;
+                return bad(a, v, "not a list of algorithm specs");
             algs_given = 1;
         } else if (!strcmp(a, "-s")) {
             if (parse_sizes(o, v))
-                return -1;
+                return bad(a, v, "not a list of sizes (bytes, K/M/G suffixes, at most 2^31-1 each)");
         } else if (!strcmp(a, "-r")) {
-            o->reps = atoi(v);
-            if (o->reps < 1)
-                return -1;
+            if (tb_parse_int(v, 1, INT32_MAX, &o->reps) != 0)
+                return bad(a, v, "expected a whole number of repetitions, at least 1");
         } else if (!strcmp(a, "-w")) {
-            o->warmup = atoi(v);
-            if (o->warmup < 0)
-                return -1;
+            if (tb_parse_int(v, 0, INT32_MAX, &o->warmup) != 0)
+                return bad(a, v, "expected a whole number of warm-up repetitions, 0 or more");
         } else if (!strcmp(a, "--root")) {
             if (!strcmp(v, "rotate"))
                 o->root = -1;
             else if (tb_parse_int(v, 0, INT32_MAX, &o->root) != 0)
-                return -1;
+                return bad(a, v, "expected a rank or 'rotate'");
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
         } else if (!strcmp(a, "--tests")) {
             if (tb_parse_int(v, 0, 1000000, &o->tests) != 0)
-                return -1;
+                return bad(a, v, "expected 0 to 1000000 MPI_Test calls");
         } else {
-            return -1;
+            return bad(a, NULL, "unknown option");
         }
     }
     if (!algs_given) {
@@ -207,7 +214,7 @@ int main(int argc, char **argv)
     if (parse_args(&o, argc, argv, &help) != 0 || help) {
         if (wrank == 0) {
             if (!help)
-                fprintf(stderr, "topobcast-bench: bad arguments\n");
+                fprintf(stderr, "topobcast-bench: %s\n", bad_arg[0] ? bad_arg : "bad arguments");
             usage(help ? stdout : stderr);
         }
         MPI_Finalize();
@@ -227,6 +234,24 @@ int main(int argc, char **argv)
             if (strcmp(o.algs[ai], "auto") && topobcast_spec_check(o.algs[ai], err, sizeof err))
                 fprintf(stderr, "topobcast-bench: %s: %s\n", o.algs[ai], err);
         }
+
+    /* an unwritable --csv is said before anything is measured */
+    if (o.csv) {
+        int writable = 1;
+        if (wrank == 0) {
+            FILE *f = fopen(o.csv, "w");
+            writable = f != NULL;
+            if (f)
+                fclose(f);
+            else
+                fprintf(stderr, "topobcast-bench: cannot write %s: %s\n", o.csv, strerror(errno));
+        }
+        MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!writable) {
+            MPI_Finalize();
+            return 2;
+        }
+    }
 
     if (o.overlap) {
         int rc = tbb_overlap(&o);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology.h"
 #include "config.h"
@@ -548,6 +549,21 @@ static int groups_from_file(const char *spec, int n, int *group, char *err, size
     return rc;
 }
 
+/* Whether path can be written: opened for appending (created, then
+ * removed, when it did not exist), so an existing file is not cut short.
+ * errno says why not. */
+static int writable_path(const char *path)
+{
+    int existed = access(path, F_OK) == 0;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return 0;
+    fclose(f);
+    if (!existed)
+        remove(path);
+    return 1;
+}
+
 static int measure(const cli *c)
 {
     int me, size;
@@ -560,6 +576,20 @@ static int measure(const cli *c)
             fprintf(stderr, "topobcast-probe: needs at least 2 ranks (run it under mpiexec)\n");
         MPI_Comm_free(&comm);
         return 2;
+    }
+    /* the files rank 0 will write, tried before anything is measured (a
+     * probe of a large allocation must not end in "cannot write") */
+    int writable = 1;
+    const char *outs[3] = {c->save, c->output, c->graph};
+    for (int k = 0; me == 0 && k < 3; k++)
+        if (outs[k] && strcmp(outs[k], "-") != 0 && !writable_path(outs[k])) {
+            fprintf(stderr, "topobcast-probe: %s: cannot write it (%s); nothing measured\n", outs[k], strerror(errno));
+            writable = 0;
+        }
+    MPI_Bcast(&writable, 1, MPI_INT, 0, comm);
+    if (!writable) {
+        MPI_Comm_free(&comm);
+        return 1;
     }
     tt_meas m;
     memset(&m, 0, sizeof m);

@@ -211,7 +211,19 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
         return 2;
     }
     const tb_tool_setup *st = tb_tool_setup_get();
+    /* a configuration the library cannot load leaves nothing to compare
+     * (default against default): an error, not a table of 1.00x */
+    int loaded = st->config_ok && st->config && st->config->source[0], all_loaded = 0;
+    MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_loaded) {
+        if (wrank == 0)
+            fprintf(stderr, "topobcast-tuner: --compare: the configuration could not be loaded%s (see the warning "
+                            "above): nothing to compare\n", loaded ? " on some ranks" : "");
+        tn_comms_free(picks, comms, n);
+        return 1;
+    }
     FILE *csv = NULL;
+    int csv_failed = 0;
     if (wrank == 0) {
         fprintf(out, "# topobcast-tuner --compare: %d processes, configuration %s, %d communicator%s:", wsize,
                 st->config->source, n, n == 1 ? "" : "s");
@@ -224,13 +236,15 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
                 o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
         if (o->csv) {
             csv = fopen(o->csv, "w");
-            if (!csv)
+            if (!csv) {
                 fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, strerror(errno));
+                csv_failed = 1;
+            }
             else
                 fprintf(csv, "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n");
         }
     }
-    int status = 0;
+    int status = csv_failed;
     for (int i = 0; i < n; i++) {
         if (comms[i] != MPI_COMM_NULL) {
             int st_i = compare_one(comms[i], picks[i].label, picks[i].members, o, out, csv);

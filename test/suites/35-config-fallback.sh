@@ -154,3 +154,16 @@ check "zero-config misspelled level: default used, data correct" \
 # topobcast-bench refuses such a spec before timing anything.
 OUT=$(timeout 60 mpiexec -n 2 env TOPOBCAST_CONFIG="$D/good.yaml" "$BUILD/bin/topobcast-bench" -a "magpie2:levels=node:base=flat" -s 1K -r 2 2>&1)
 check "bench names the bad level" grep -qF "got 'node:base=flat'" <<<"$OUT"
+# Its own arguments: the bad one named, status 2; an unwritable --csv
+# said before anything is timed.
+for a in "-s:abc:not a list of sizes" "-r:0:at least 1" "--bogus:x:unknown option"; do
+    IFS=: read -r opt val why <<<"$a"
+    OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" "$opt" "$val" 2>&1)
+    RC=$?
+    check "bench $opt $val: status 2, names it ($why)" \
+        bash -c '[ "$1" -eq 2 ] && grep -qE -- "^topobcast-bench: $2( $3)?: .*$4" <<<"$5"' _ "$RC" "$opt" "$val" "$why" "$OUT"
+done
+OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 2 --csv "$D/no-such-dir/b.csv" 2>&1)
+RC=$?
+check "bench --csv in a missing directory: status 2 before timing (status $RC)" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "cannot write .*no-such-dir/b.csv" <<<"$2" && ! grep -q "binomial" <<<"$2"' _ "$RC" "$OUT"

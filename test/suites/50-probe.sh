@@ -72,6 +72,16 @@ check "LogGP topology loads" bash -c "'$PROBE' --check '$D/loggp.yaml' >/dev/nul
 # node, one of another node, one on the other island).  The platform's
 # host is a socket; the truth file gives the physical node and the island
 # from the documented naming (for validation only).
+# Files it cannot write are said before anything is measured (status 1),
+# and an existing output it could write is left whole.
+printf 'keep\n' >"$D/keep.txt"
+OUT=$(timeout 60 mpiexec -n 2 "$PROBE" -M 4K -R 2 --save "$D/keep.txt" -o "$D/no-such-dir/topo.yaml" -q 2>&1)
+RC=$?
+check "unwritable -o: status 1 before measuring, says which file (status $RC)" \
+    bash -c '[ "$1" -eq 1 ] && grep -q "no-such-dir/topo.yaml: cannot write it (No such file or directory); nothing measured" <<<"$2"' \
+    _ "$RC" "$OUT"
+check "unwritable -o: the --save file tried first is left as it was" [ "$(cat "$D/keep.txt")" = keep ]
+
 SMPI_PROBE=$BUILD/smpi/bin/topobcast-probe
 if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     . test/smpi/smpi-opts.sh

@@ -140,4 +140,6 @@ EOF
 want=$(grep -m1 'bytes: 0-' "$tmp/t.yaml" | sed 's/.*algorithm: "\(.*\)"}/\1/')
 check "compare reports the table's algorithm" bash -c "grep -q '^job,2,[^,]*,1,.*,\"$want\"' '$tmp/c.csv'"
 run badcfg --compare "$tmp/nonexistent.yaml" --sizes 1K --reps 3 --warmup 1
-check "compare with a missing config says it is not in use" has "NOT IN USE"
+check "compare with a missing config is an error (status $RC) that says why and times nothing" \
+    bash -c '[ "$1" -eq 1 ] && grep -q "the configuration could not be loaded (see the warning above): nothing to compare" <<<"$2" &&
+             ! grep -q "geometric-mean speedup" <<<"$2"' _ "$RC" "$OUT"
