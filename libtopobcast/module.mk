@@ -3,7 +3,9 @@ LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO   := $(BUILD)/lib/libtopobcast.so
 LIB_A    := $(BUILD)/lib/libtopobcast.a
 LIB_PC   := $(BUILD)/lib/pkgconfig/$(PC_NAME).pc
-PC_SED    = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@NAME@|$(PC_NAME)|g' \
+# pc_sed PREFIX,LIBDIR,INCLUDEDIR: the .pc for an install (make install) or
+# for the build tree itself ($(LIB_PC): this tree's library and header)
+pc_sed    = sed -e 's|@PREFIX@|$(1)|g' -e 's|@LIBDIR@|$(2)|g' -e 's|@INCLUDEDIR@|$(3)|g' -e 's|@NAME@|$(PC_NAME)|g' \
 	      -e 's|@MPI@|$(MPI_FLAVOR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
@@ -20,9 +22,9 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-$(LIB_PC): libtopobcast/topobcast.pc.in Makefile
+$(LIB_PC): libtopobcast/topobcast.pc.in Makefile libtopobcast/module.mk
 	@mkdir -p $(dir $@)
-	$(PC_SED) $< > $@
+	$(call pc_sed,$(abspath $(BUILD)),$(abspath $(dir $(LIB_SO))),$(abspath libtopobcast/include)) $< > $@
 
 # MPICH: lib/libtopobcast.so, lib/pkgconfig/topobcast.pc, bin/topobcast-*;
 # Open MPI: lib/openmpi/libtopobcast.so, lib/pkgconfig/topobcast-openmpi.pc,
@@ -31,6 +33,6 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	$(PC_SED) libtopobcast/topobcast.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$(PC_NAME).pc  # for this PREFIX
+	$(call pc_sed,$(PREFIX),$(LIBDIR),$(PREFIX)/include) libtopobcast/topobcast.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$(PC_NAME).pc  # for this PREFIX
 	install -m 644 libtopobcast/include/topobcast.h $(DESTDIR)$(PREFIX)/include/
 	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/$$(basename $$b)$(TOOL_SUFFIX); done
