@@ -308,6 +308,8 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
     tb_alg_spec_default(&s, (tb_alg_id)id);
     if (params && *params) {
         char *save = NULL;
+        const char *seen[sizeof buf / 4]; /* keys so far: "k=v," takes 4 characters at least */
+        int nseen = 0;
         for (char *kv = strtok_r(params, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
             char *eq = strchr(kv, '=');
             if (!eq || eq == kv || !eq[1]) {
@@ -315,6 +317,15 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
                 return -1;
             }
             *eq = '\0';
+            /* a key given twice is a typo or a merge gone wrong: which one
+             * would hold is not for the reader to guess */
+            for (int k = 0; k < nseen; k++)
+                if (!strcmp(seen[k], kv)) {
+                    snprintf(err, errlen, "'%s' given twice", kv);
+                    return -1;
+                }
+            if (nseen < (int)(sizeof seen / sizeof seen[0]))
+                seen[nseen++] = kv;
             if (apply_param(&s, kv, eq + 1, err, errlen) != 0)
                 return -1;
         }

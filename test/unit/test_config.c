@@ -235,6 +235,9 @@ static void test_errors(void)
         {"unknown algorithm parameter", &base_sel,
          "segment=64K", "segmnt=64K",
          "t.yaml:4:32: expected a valid algorithm: ", "no parameter 'segmnt'"},
+        {"algorithm parameter given twice", &base_sel,
+         "segment=64K", "segment=64K,segment=8K",
+         "t.yaml:4:32: expected a valid algorithm: ", "'segment' given twice"},
         {"bad size suffix", &base_sel,
          "0-16K", "0-16Q",
          "t.yaml:3:24: expected a message-size range in bytes as LO-HI or one value, with sizes like 512, 16K, 4M, 1G "
