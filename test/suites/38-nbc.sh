@@ -140,6 +140,7 @@ done
 # SimGrid SMPI (MPI 3.1, no persistent collectives): the same program built
 # by `make smpi`, 16 ranks on the FRAM-like platform.  Skipped when not built.
 SMPI_BIN=$BUILD/smpi/bin/ibcast
+smpi_build 38-nbc
 if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
     # shellcheck source=test/smpi/smpi-opts.sh
     . test/smpi/smpi-opts.sh

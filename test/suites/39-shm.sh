@@ -85,6 +85,7 @@ if grep -q 'in place of shm' <<<"$OUT"; then notok "shm on one node fell back"; 
 # 4. SimGrid SMPI (when `make smpi` has built the matrix): no shared memory
 #    to simulate, so binomial runs in shm's place, said once per communicator
 SMPI_BIN=$BUILD/smpi/bin/bcast_matrix
+smpi_build 39-shm
 if [ -x "$SMPI_BIN" ] && command -v smpirun >/dev/null 2>&1; then
     OUT=$(TOPOBCAST_ALGORITHM=interpipe:levels=node,base=binomial/shm TOPOBCAST_VERBOSE=1 TOPOBCAST_STATS=1 \
         timeout "$TIMEOUT" smpirun -platform test/platforms/fram.xml -hostfile test/platforms/fram-contiguous.txt \

@@ -77,6 +77,15 @@ par_wait() {
     rm -rf "$_par_dir"
     _par_dir= _par_n=0
 }
+# smpi_build NAME: brings the SimGrid build (make smpi, incremental) up to
+# date for a suite whose SMPI part runs before 40-smpi's in make check (its
+# log in $BUILD/test/logs/smpi-build-NAME.log); MPICH runs only, the one
+# SMPI tree.  Status 0 when built.
+smpi_build() {
+    [ "${TB_MPI_FLAVOR:-mpich}" = mpich ] && command -v smpicc >/dev/null && command -v smpirun >/dev/null || return 1
+    mkdir -p "$BUILD/test/logs"
+    make -s smpi BUILD="$BUILD" >"$BUILD/test/logs/smpi-build-$1.log" 2>&1
+}
 # run_mpi NP TIMEOUT ENV... -- PROGRAM ARGS: output (stdout+stderr) in $OUT, status in $RC
 run_mpi() {
     local np=$1 to=$2; shift 2
