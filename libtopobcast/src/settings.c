@@ -47,6 +47,14 @@ static int env_flag(const char *name, int dflt)
     return dflt;
 }
 
+/* Whether a 0/1 knob is set on, quietly (world rank 0's values are read
+ * at MPI_Init, before settings_load reports a bad one). */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && flag_value(v) == 1;
+}
+
 static int env_level(const char *name)
 {
     const char *v = getenv(name);
@@ -166,8 +174,7 @@ void tb_settings_at_init(void)
      * and its statistics are on (a bad value is reported later, by
      * settings_load); settings already loaded (a call before MPI_Init)
      * keep what they have */
-    const char *d = getenv("TOPOBCAST_DISABLE"), *t = getenv("TOPOBCAST_STATS");
-    int flags = (d && *d && flag_value(d) == 1 ? WORLD0_DISABLE : 0) | (t && *t && flag_value(t) == 1 ? WORLD0_STATS : 0);
+    int flags = (env_on("TOPOBCAST_DISABLE") ? WORLD0_DISABLE : 0) | (env_on("TOPOBCAST_STATS") ? WORLD0_STATS : 0);
     tb_quiet_errors q;
     tb_quiet_begin(MPI_COMM_WORLD, &q);
     int rc = PMPI_Bcast(&flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
