@@ -1,8 +1,9 @@
 /* Exported entry points for non-blocking and persistent broadcasts, and the
  * calls that make them progress (nbc.h).
  *
- * Progress happens here and only here: in MPI_Ibcast / MPI_Start /
- * MPI_Startall, and in the wait/test family below.  While a broadcast of the
+ * Progress happens here: in MPI_Ibcast / MPI_Start / MPI_Startall, and in
+ * the wait/test family below; and in the blocking point-to-point calls
+ * (intercept_p2p.c).  While a broadcast of the
  * library is in progress, a wait polls (drives every broadcast, then tests
  * the application's requests) until it is satisfied; when none is, each
  * call goes straight to MPI.  A rank that stops calling these functions
@@ -107,14 +108,7 @@ TB_EXPORT int MPI_Request_free(MPI_Request *request)
 
 TB_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    while (tb_nbc_busy()) {
-        int flag = 0;
-        tb_nbc_progress();
-        int rc = PMPI_Test(request, &flag, status);
-        if (rc != MPI_SUCCESS || flag)
-            return rc;
-    }
-    return PMPI_Wait(request, status);
+    return tb_nbc_wait(request, status);
 }
 
 /* MPI_Waitall polls with PMPI_Testsome, not PMPI_Testall: MPICH 4.0's

@@ -243,6 +243,18 @@ void tb_nbc_progress(void)
     pthread_mutex_unlock(&lock);
 }
 
+int tb_nbc_wait(MPI_Request *req, MPI_Status *status)
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Test(req, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Wait(req, status);
+}
+
 /* Starts nb's engine and queues it (lock held). */
 static void launch(tb_nbc *nb)
 {

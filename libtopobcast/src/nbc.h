@@ -9,7 +9,8 @@
  * wait/test/free functions then work on it, mixed with any other request.
  *
  * Progress: tb_nbc_progress, called by the intercepted wait/test family
- * (intercept_nbc.c) and by every start.  No thread.
+ * (intercept_nbc.c), by the blocking point-to-point calls while a broadcast
+ * is in progress (intercept_p2p.c) and by every start.  No thread.
  *
  * Layer: below the dispatch (which decides a call, then starts it here) and
  * the communicator state (which lets it finish what runs on a private
@@ -44,6 +45,11 @@ int tb_nbc_persistent(void);
  * completes the requests of those that ended, in start order on each
  * communicator.  Returns at once if another thread is doing it. */
 void tb_nbc_progress(void);
+/* \brief PMPI_Wait of *req that, while any broadcast of the library is in
+ * progress on this process, polls instead: moves them on, then tests *req,
+ * until it completes or the library has nothing left to move.
+ * \return PMPI_Wait's / PMPI_Test's error code. */
+int tb_nbc_wait(MPI_Request *req, MPI_Status *status);
 /* At MPI_Finalize: runs every broadcast in progress to its end. */
 void tb_nbc_finalize(void);
 /* Before priv (a private duplicate) is freed with its communicator: runs

@@ -1,0 +1,172 @@
+/* Exported blocking point-to-point calls that keep the library's
+ * non-blocking broadcasts moving while the application waits in them.
+ *
+ * MPI moves its own MPI_Ibcast on inside any call that blocks, so a program
+ * may wait in MPI_Recv for a message that a peer sends only once its
+ * MPI_Wait on a broadcast has returned.  The library's broadcasts move only
+ * when it runs: while one of them is in progress on this process
+ * (tb_nbc_busy), each call below becomes its non-blocking form and a
+ * polling wait (tb_nbc_wait: every broadcast on, then a test), and a probe
+ * polls with its immediate form.  Otherwise each goes straight to MPI: one
+ * load, no other cost.  The non-blocking forms match the blocking ones on
+ * the other side (MPI's matching rules are the same for both), so the
+ * peers' decisions need not agree.
+ *
+ * Not covered: MPI's blocking collectives (a blocking collective must not
+ * meet its non-blocking form on another rank, and whether this one is busy
+ * is local), and calls made from Fortran bindings that call PMPI directly.
+ * MPI_Bsend and MPI_Ibsend are local and never wait for a peer. */
+#include "compat.h"
+#include "nbc.h"
+
+#include <stdlib.h>
+
+#define TB_EXPORT __attribute__((visibility("default")))
+
+/* MPI_Send, MPI_Ssend, MPI_Rsend and their large-count forms. */
+#define TB_P2P_SEND(NAME, INAME, CT)                                                                          \
+    TB_EXPORT int NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)    \
+    {                                                                                                         \
+        if (!tb_nbc_busy())                                                                                   \
+            return P##NAME(buf, count, datatype, dest, tag, comm);                                            \
+        MPI_Request r;                                                                                        \
+        int rc = P##INAME(buf, count, datatype, dest, tag, comm, &r);                                         \
+        return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, MPI_STATUS_IGNORE);                                   \
+    }
+
+#define TB_P2P_RECV(NAME, INAME, CT)                                                                          \
+    TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,       \
+                       MPI_Status *status)                                                                    \
+    {                                                                                                         \
+        if (!tb_nbc_busy())                                                                                   \
+            return P##NAME(buf, count, datatype, source, tag, comm, status);                                  \
+        MPI_Request r;                                                                                        \
+        int rc = P##INAME(buf, count, datatype, source, tag, comm, &r);                                       \
+        return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
+    }
+
+#define TB_P2P_MRECV(NAME, INAME, CT)                                                                         \
+    TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) \
+    {                                                                                                         \
+        if (!tb_nbc_busy())                                                                                   \
+            return P##NAME(buf, count, datatype, message, status);                                            \
+        MPI_Request r;                                                                                        \
+        int rc = P##INAME(buf, count, datatype, message, &r);                                                 \
+        return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
+    }
+
+/* The receive first, then the send, then both waited for: what
+ * MPI_Sendrecv does, with the receive's status. */
+#define TB_P2P_SENDRECV(NAME, IRECV, ISEND, CT)                                                               \
+    TB_EXPORT int NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, int dest, int sendtag,      \
+                       void *recvbuf, CT recvcount, MPI_Datatype recvtype, int source, int recvtag,          \
+                       MPI_Comm comm, MPI_Status *status)                                                     \
+    {                                                                                                         \
+        if (!tb_nbc_busy())                                                                                   \
+            return P##NAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, \
+                           recvtag, comm, status);                                                            \
+        MPI_Request r[2];                                                                                     \
+        int rc = P##IRECV(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);                        \
+        if (rc != MPI_SUCCESS)                                                                                \
+            return rc;                                                                                        \
+        rc = P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);                              \
+        if (rc != MPI_SUCCESS) {                                                                              \
+            PMPI_Cancel(&r[0]);                                                                               \
+            PMPI_Request_free(&r[0]);                                                                         \
+            return rc;                                                                                        \
+        }                                                                                                     \
+        rc = tb_nbc_wait(&r[0], status);                                                                      \
+        int rs = tb_nbc_wait(&r[1], MPI_STATUS_IGNORE);                                                       \
+        return rc != MPI_SUCCESS ? rc : rs;                                                                   \
+    }
+
+TB_P2P_SEND(MPI_Send, MPI_Isend, int)
+TB_P2P_SEND(MPI_Ssend, MPI_Issend, int)
+TB_P2P_SEND(MPI_Rsend, MPI_Irsend, int)
+TB_P2P_RECV(MPI_Recv, MPI_Irecv, int)
+TB_P2P_MRECV(MPI_Mrecv, MPI_Imrecv, int)
+TB_P2P_SENDRECV(MPI_Sendrecv, MPI_Irecv, MPI_Isend, int)
+#if TB_HAVE_LARGE_COUNT
+TB_P2P_SEND(MPI_Send_c, MPI_Isend_c, MPI_Count)
+TB_P2P_SEND(MPI_Ssend_c, MPI_Issend_c, MPI_Count)
+TB_P2P_SEND(MPI_Rsend_c, MPI_Irsend_c, MPI_Count)
+TB_P2P_RECV(MPI_Recv_c, MPI_Irecv_c, MPI_Count)
+TB_P2P_MRECV(MPI_Mrecv_c, MPI_Imrecv_c, MPI_Count)
+TB_P2P_SENDRECV(MPI_Sendrecv_c, MPI_Irecv_c, MPI_Isend_c, MPI_Count)
+#endif
+
+/* MPI_Sendrecv_replace: MPI 4 has its non-blocking form; before it, the
+ * message to send is packed first, so the receive may land in buf. */
+TB_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                   int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!tb_nbc_busy())
+        return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Request r;
+#if TB_HAVE_LARGE_COUNT
+    int rc = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &r);
+    return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);
+#else
+    int size = 0, pos = 0;
+    int rc = PMPI_Pack_size(count, datatype, comm, &size);
+    char *packed = rc == MPI_SUCCESS ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+    if (rc == MPI_SUCCESS && !packed)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack(buf, count, datatype, packed, size, &pos, comm);
+    MPI_Request s = MPI_REQUEST_NULL;
+    r = MPI_REQUEST_NULL;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Isend(packed, pos, MPI_PACKED, dest, sendtag, comm, &s);
+    if (rc == MPI_SUCCESS) {
+        rc = tb_nbc_wait(&r, status);
+        int rs = tb_nbc_wait(&s, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = rs;
+    } else if (r != MPI_REQUEST_NULL) {
+        PMPI_Cancel(&r);
+        PMPI_Request_free(&r);
+    }
+    free(packed);
+    return rc;
+#endif
+}
+
+#if TB_HAVE_LARGE_COUNT
+TB_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!tb_nbc_busy())
+        return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Request r;
+    int rc = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &r);
+    return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);
+}
+#endif
+
+/* Probes poll with their immediate forms. */
+TB_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Probe(source, tag, comm, status);
+}
+
+TB_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    while (tb_nbc_busy()) {
+        int flag = 0;
+        tb_nbc_progress();
+        int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+    }
+    return PMPI_Mprobe(source, tag, comm, message, status);
+}
