@@ -56,7 +56,8 @@ typedef struct comm_entry {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tb_nbc *head, *tail;
-static int nactive, npersistent; /* read without the lock by the wrappers */
+int tb_nbc_nactive;      /* read without the lock by the wrappers (nbc.h) */
+static int npersistent; /* the same */
 static tb_nbc **pers;            /* the application's persistent requests */
 #if MPI_VERSION >= 4
 static int pers_cap;
@@ -67,11 +68,6 @@ static MPI_Comm selfcomm = MPI_COMM_NULL;
 static int half_slots;  /* slots per kind of operation on a private duplicate */
 static int shell_ub;    /* largest tag on selfcomm */
 static unsigned long shell_next;
-
-int tb_nbc_busy(void)
-{
-    return __atomic_load_n(&nactive, __ATOMIC_RELAXED);
-}
 
 int tb_nbc_persistent(void)
 {
@@ -192,7 +188,7 @@ static void complete(tb_nbc *nb)
         tb_log_once(&warned, "a non-blocking broadcast failed with MPI error %d", rc);
     }
     nb->active = 0;
-    __atomic_sub_fetch(&nactive, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
     MPI_Request sreq;
     if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, &sreq) == MPI_SUCCESS)
         PMPI_Request_free(&sreq);
@@ -281,7 +277,7 @@ static void launch(tb_nbc *nb)
     else
         head = nb;
     tail = nb;
-    __atomic_add_fetch(&nactive, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
     progress_locked();
 }
 

@@ -37,8 +37,14 @@ int tb_nbc_start(MPI_Request *req, int *rc);
 /* MPI_Request_free of *req: 1 (with *rc) when it was the library's. */
 int tb_nbc_request_free(MPI_Request *req, int *rc);
 /* Nonzero while any broadcast of the library is in progress on this
- * process (a load, no lock): the wait/test wrappers then drive progress. */
-int tb_nbc_busy(void);
+ * process (one load, no lock, inlined: every intercepted point-to-point
+ * call reads it): the wait/test and point-to-point wrappers then drive
+ * progress. */
+extern int tb_nbc_nactive;
+static inline int tb_nbc_busy(void)
+{
+    return __atomic_load_n(&tb_nbc_nactive, __ATOMIC_RELAXED);
+}
 /* Nonzero while the library holds persistent requests. */
 int tb_nbc_persistent(void);
 /* Moves every broadcast in progress as far as it goes without waiting and

@@ -4,7 +4,9 @@
 # outstanding broadcasts mixed with point-to-point requests in one
 # MPI_Waitall, MPI_Testany and MPI_Test polling, completion in start order,
 # MPI_Request_free of active requests, persistent requests started
-# repeatedly) with every algorithm forced, on 2-4 ranks.  Each run also
+# repeatedly, ranks blocked in MPI_Recv, MPI_Probe, MPI_Sendrecv, MPI_Ssend
+# ... for a message tied to another rank's wait on a broadcast) with every
+# algorithm forced, on 2-4 ranks.  Each run also
 # checks that the library ran every broadcast itself: TOPOBCAST_STATS counts
 # the forced algorithm exactly as often as the program broadcast, and
 # nothing else.  Then a few specs under valgrind (2 ranks), and under
