@@ -80,19 +80,18 @@
         return rc != MPI_SUCCESS ? rc : rs;                                                                   \
     }
 
-TB_P2P_SEND(MPI_Send, MPI_Isend, int)
-TB_P2P_SEND(MPI_Ssend, MPI_Issend, int)
-TB_P2P_SEND(MPI_Rsend, MPI_Irsend, int)
-TB_P2P_RECV(MPI_Recv, MPI_Irecv, int)
-TB_P2P_MRECV(MPI_Mrecv, MPI_Imrecv, int)
-TB_P2P_SENDRECV(MPI_Sendrecv, MPI_Irecv, MPI_Isend, int)
+/* Every call above, for one count type: SFX is empty (int) or _c. */
+#define TB_P2P_ALL(SFX, CT)                                                                                   \
+    TB_P2P_SEND(MPI_Send##SFX, MPI_Isend##SFX, CT)                                                            \
+    TB_P2P_SEND(MPI_Ssend##SFX, MPI_Issend##SFX, CT)                                                          \
+    TB_P2P_SEND(MPI_Rsend##SFX, MPI_Irsend##SFX, CT)                                                          \
+    TB_P2P_RECV(MPI_Recv##SFX, MPI_Irecv##SFX, CT)                                                            \
+    TB_P2P_MRECV(MPI_Mrecv##SFX, MPI_Imrecv##SFX, CT)                                                         \
+    TB_P2P_SENDRECV(MPI_Sendrecv##SFX, MPI_Irecv##SFX, MPI_Isend##SFX, CT)
+
+TB_P2P_ALL(, int)
 #if TB_HAVE_LARGE_COUNT
-TB_P2P_SEND(MPI_Send_c, MPI_Isend_c, MPI_Count)
-TB_P2P_SEND(MPI_Ssend_c, MPI_Issend_c, MPI_Count)
-TB_P2P_SEND(MPI_Rsend_c, MPI_Irsend_c, MPI_Count)
-TB_P2P_RECV(MPI_Recv_c, MPI_Irecv_c, MPI_Count)
-TB_P2P_MRECV(MPI_Mrecv_c, MPI_Imrecv_c, MPI_Count)
-TB_P2P_SENDRECV(MPI_Sendrecv_c, MPI_Irecv_c, MPI_Isend_c, MPI_Count)
+TB_P2P_ALL(_c, MPI_Count)
 #endif
 
 /* MPI_Sendrecv_replace: MPI 4 has its non-blocking form; before it, the
