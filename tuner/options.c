@@ -131,18 +131,24 @@ static const char **text_option(tn_opts *o, const char *a)
     return NULL;
 }
 
-/* Numeric options: an int (i) or a double (d), at least min. */
+/* Numeric options: an int (i) or a double (d), at least min; expect says
+ * what a bad value should have been. */
 typedef struct num_option {
     int *i;
     double *d;
     double min;
+    const char *expect;
 } num_option;
 
 static int num_option_of(tn_opts *o, const char *a, num_option *n)
 {
     static const char *const names[] = {"--reps", "--warmup", "--max-segments", "--max-timed", "--factor", "--tie"};
-    const num_option opts[] = {{&o->reps, NULL, 1},      {&o->warmup, NULL, 0},    {&o->max_segments, NULL, 0},
-                               {&o->max_timed, NULL, 0}, {NULL, &o->factor, 1.0}, {NULL, &o->tie, 0.0}};
+    const num_option opts[] = {{&o->reps, NULL, 1, "a whole number of repetitions, at least 1"},
+                               {&o->warmup, NULL, 0, "a whole number of warm-up repetitions, 0 or more"},
+                               {&o->max_segments, NULL, 0, "a whole number of segments, 0 (no limit) or more"},
+                               {&o->max_timed, NULL, 0, "a whole number of candidates, 0 (no cap) or more"},
+                               {NULL, &o->factor, 1.0, "a factor of at least 1"},
+                               {NULL, &o->tie, 0.0, "a fraction of 0 or more"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k])) {
             *n = opts[k];
@@ -158,10 +164,92 @@ static int parse_number(const num_option *n, const char *v)
     if (n->i)
         return tb_parse_int(v, (long)n->min, INT_MAX, n->i);
     *n->d = strtod(v, &end);
-    return *end || !(*n->d >= n->min) ? -1 : 0;
+    return end == v || *end || !(*n->d >= n->min) ? -1 : 0;
 }
 
-int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
+/* The value options parsed by parse_other below, with what they expect. */
+static const char *other_option_expect(const char *a)
+{
+    static const char *const names[] = {"--max-size", "--sizes", "--comm-sizes", "--shapes", "--roots", "--send"};
+    static const char *const expect[] = {
+        "a size from 1 B to 2G-1, K/M/G suffixes allowed",
+        "a comma-separated list of sizes from 1 B to 2G-1, K/M/G suffixes allowed",
+        "a comma-separated list of process counts, at least 1 each",
+        "a comma-separated list of job, one-per-node, one-node, rows, half-nodes, all",
+        "0, rotate or both",
+        "both or nonblocking",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(a, names[k]))
+            return expect[k];
+    return NULL;
+}
+
+/* Every name in the comma-separated list is an algorithm family. */
+static int valid_families(const char *list)
+{
+    char name[64];
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof name)
+            return 0;
+        memcpy(name, p, len);
+        name[len] = 0;
+        if (tb_alg_lookup(name) < 0)
+            return 0;
+        if (!p[len])
+            return 1;
+        p += len + 1;
+    }
+}
+
+/* Option a (one of other_option_expect's) with value v.  Returns 0 or -1. */
+static int parse_other(tn_opts *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--max-size"))
+        return tb_parse_size(v, &o->max_size) != 0 || o->max_size < 1 || o->max_size > (size_t)INT_MAX ? -1 : 0;
+    if (!strcmp(a, "--sizes"))
+        return (o->nsizes = parse_size_list(v, o->sizes, TN_MAX_SIZES)) <= 0 ? -1 : 0;
+    if (!strcmp(a, "--comm-sizes")) {
+        size_t tmp[TN_MAX_COMMS];
+        int n = parse_size_list(v, tmp, TN_MAX_COMMS);
+        if (n <= 0)
+            return -1;
+        for (int k = 0; k < n; k++)
+            o->comm_sizes[k] = (int)tmp[k];
+        o->ncomm_sizes = n;
+        return 0;
+    }
+    if (!strcmp(a, "--shapes"))
+        return (o->shapes = tn_shapes_parse(v)) < 0 ? -1 : 0;
+    if (!strcmp(a, "--roots")) {
+        static const char *const modes[] = {"0", "rotate", "both"};
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, modes[k])) {
+                o->root_mode = k;
+                return 0;
+            }
+        return -1;
+    }
+    /* --send */
+    if (!strcmp(v, "both"))
+        o->send_variants = 2;
+    else if (!strcmp(v, "nonblocking"))
+        o->send_variants = 1;
+    else
+        return -1;
+    return 0;
+}
+
+/* Whether a is any option of the tuner (flag or value). */
+static int is_option(tn_opts *o, const char *a)
+{
+    num_option num;
+    return !strcmp(a, "-h") || !strcmp(a, "--help") || flag_option(o, a) || text_option(o, a) ||
+           num_option_of(o, a, &num) || other_option_expect(a);
+}
+
+int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     o->out = "topobcast-table.yaml";
@@ -174,6 +262,7 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
     o->send_variants = 2;
     o->shapes = -1;
     *help = 0;
+    err[0] = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -185,58 +274,43 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help)
             *flag = flag == &o->verbose ? *flag + 1 : 1;
             continue;
         }
+        const char **text = text_option(o, a);
+        num_option num = {0};
+        int is_num = !text && num_option_of(o, a, &num);
+        const char *expect = text || is_num ? NULL : other_option_expect(a);
+        if (!text && !is_num && !expect) {
+            snprintf(err, errlen, "%s '%s' (--help lists the options)",
+                     a[0] == '-' ? "unknown option" : "unexpected argument", a);
+            return -1;
+        }
+        /* "--topology --dry-run": the value was forgotten, not a file
+         * called --dry-run */
         if (!v) {
-            fprintf(stderr, "topobcast-tuner: %s needs a value\n", a);
+            snprintf(err, errlen, "%s needs a value", a);
+            return -1;
+        }
+        if (v[0] == '-' && is_option(o, v)) {
+            snprintf(err, errlen, "%s needs a value ('%s' is an option)", a, v);
             return -1;
         }
         i++;
-        const char **text = text_option(o, a);
-        num_option num;
-        if (text)
+        if (text) {
+            if (text == &o->algs && !valid_families(v)) {
+                snprintf(err, errlen,
+                         "%s: invalid value '%s' (expected algorithm names such as binomial,pipeline,magpie2)", a,
+                         v);
+                return -1;
+            }
             *text = v;
-        else if (num_option_of(o, a, &num)) {
-            if (parse_number(&num, v) != 0)
-                return -1;
-        } else if (!strcmp(a, "--max-size")) {
-            if (tb_parse_size(v, &o->max_size) != 0 || o->max_size < 1 || o->max_size > (size_t)INT_MAX)
-                return -1;
-        } else if (!strcmp(a, "--sizes")) {
-            if ((o->nsizes = parse_size_list(v, o->sizes, TN_MAX_SIZES)) <= 0)
-                return -1;
-        } else if (!strcmp(a, "--comm-sizes")) {
-            size_t tmp[TN_MAX_COMMS];
-            int n = parse_size_list(v, tmp, TN_MAX_COMMS);
-            if (n <= 0)
-                return -1;
-            for (int k = 0; k < n; k++)
-                o->comm_sizes[k] = (int)tmp[k];
-            o->ncomm_sizes = n;
-        } else if (!strcmp(a, "--shapes")) {
-            if ((o->shapes = tn_shapes_parse(v)) < 0)
-                return -1;
-        } else if (!strcmp(a, "--roots")) {
-            if (!strcmp(v, "0"))
-                o->root_mode = 0;
-            else if (!strcmp(v, "rotate"))
-                o->root_mode = 1;
-            else if (!strcmp(v, "both"))
-                o->root_mode = 2;
-            else
-                return -1;
-        } else if (!strcmp(a, "--send")) {
-            if (!strcmp(v, "both"))
-                o->send_variants = 2;
-            else if (!strcmp(v, "nonblocking"))
-                o->send_variants = 1;
-            else
-                return -1;
-        } else {
-            fprintf(stderr, "topobcast-tuner: unknown option %s\n", a);
+        } else if (is_num ? parse_number(&num, v) != 0 : parse_other(o, a, v) != 0) {
+            snprintf(err, errlen, "%s: invalid value '%s' (expected %s)", a, v, is_num ? num.expect : expect);
             return -1;
         }
+        if (text == &o->topology)
+            o->topology_opt = a;
     }
     if (!o->platform != !o->hostfile) {
-        fprintf(stderr, "topobcast-tuner: --platform and --hostfile go together\n");
+        snprintf(err, errlen, "--platform and --hostfile go together");
         return -1;
     }
     if (o->nsizes == 0)

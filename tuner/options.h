@@ -13,6 +13,7 @@
 typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
     const char *platform, *hostfile; /* a simulated run's SimGrid platform and hostfile (bound, model) */
+    const char *topology_opt;        /* the option that named topology: "--topology" or "--config"; NULL if none */
     size_t sizes[TN_MAX_SIZES]; /* ascending */
     int nsizes;
     size_t max_size;
@@ -28,11 +29,12 @@ void tn_options_usage(FILE *f);
 
 /* \brief Parses argv into *o (defaults for what is not given; without
  *        --sizes, the powers of two from 1 B to --max-size and the
- *        midpoints 3*2^k between them).  Errors about an option are
- *        printed to stderr.
+ *        midpoints 3*2^k between them).  Prints nothing: the caller
+ *        prints err once for the job.
  * \return 0 (*help = 1 if -h/--help was given: nothing else is parsed), or
- *         -1 on a bad option or value. */
-int tn_options_parse(tn_opts *o, int argc, char **argv, int *help);
+ *         -1 with err naming the argument and what is wrong with it (an
+ *         unknown option, a missing or bad value). */
+int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, size_t errlen);
 
 /* \brief The shapes to time (bits of shapes.h): --shapes, else all of them
  *        unless --comm-sizes is given alone.

@@ -20,20 +20,39 @@
 
 int tn_setup_topology(tn_run *T)
 {
-    if (T->o.topology)
-        setenv("TOPOBCAST_CONFIG", T->o.topology, 1);
-    else if (getenv("TOPOBCAST_CONFIG") && *getenv("TOPOBCAST_CONFIG"))
+    const char *what = T->o.topology_opt; /* what the user named it with */
+    if (!T->o.topology && getenv("TOPOBCAST_CONFIG") && *getenv("TOPOBCAST_CONFIG")) {
         T->o.topology = getenv("TOPOBCAST_CONFIG");
-    if (T->o.topology) { /* rank 0 copies it into the table */
-        char err[1024];
-        int ok = tb_config_load(T->o.topology, &T->topo_cfg, err, sizeof err) == 0;
-        if (!tn_agree(ok)) {
-            if (T->wrank == 0)
-                fprintf(stderr, "topobcast-tuner: %s\n", err);
-            return -1;
-        }
-        T->have_topo = T->topo_cfg.has_topology;
+        what = NULL;
     }
+    if (!T->o.topology)
+        return 0;
+    /* rank 0 copies it into the table; every rank checks it loads before
+     * the library is pointed at it (a broadcast would load it there), so
+     * a bad file is reported once, under the option that named it */
+    char err[1024] = "";
+    int ok = tb_config_load(T->o.topology, &T->topo_cfg, err, sizeof err) == 0, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (ok)
+            tb_config_free(&T->topo_cfg);
+        if (T->wrank == 0) {
+            if (!ok && !what)
+                fprintf(stderr, "topobcast-tuner: TOPOBCAST_CONFIG: %s\n", err);
+            else if (!ok && !strncmp(err, T->o.topology, strlen(T->o.topology))) /* "FILE: why" */
+                fprintf(stderr, "topobcast-tuner: %s %s\n", what, err);
+            else if (!ok)
+                fprintf(stderr, "topobcast-tuner: %s %s: %s\n", what, T->o.topology, err);
+            else
+                fprintf(stderr, "topobcast-tuner: %s %s: cannot be loaded on every rank\n",
+                        what ? what : "TOPOBCAST_CONFIG", T->o.topology);
+        }
+        T->o.topology = NULL; /* nothing loaded to free */
+        return -1;
+    }
+    if (what)
+        setenv("TOPOBCAST_CONFIG", T->o.topology, 1);
+    T->have_topo = T->topo_cfg.has_topology;
     return 0;
 }
 
@@ -112,22 +131,32 @@ int tn_setup_comms(tn_run *T)
 }
 
 /* Probe measurements if given and taken on this placement, else the
- * quick calibration (collective). */
-void tn_setup_costs(tn_run *T)
+ * quick calibration (collective).  A named file that cannot be read at all
+ * is an error: the user asked for it. */
+int tn_setup_costs(tn_run *T)
 {
     const tn_opts *o = &T->o;
     if (o->measurements) {
         char err[1024] = "";
         char (*hosts)[256] = NULL;
-        int ok = 0;
+        int ok = 0, loaded = 0;
         if (T->wrank == 0) {
-            ok = tn_costs_load_probe(o->measurements, T->have_topo ? &T->topo_cfg.topo : NULL, &T->costs, &hosts, err,
-                                     sizeof err) == 0;
+            loaded = tn_costs_load_probe(o->measurements, T->have_topo ? &T->topo_cfg.topo : NULL, &T->costs, &hosts,
+                                         err, sizeof err) == 0;
+            ok = loaded;
             if (ok && T->costs.nprocs != T->wsize) {
                 snprintf(err, sizeof err, "%s was measured with %d processes, this job has %d", o->measurements,
                          T->costs.nprocs, T->wsize);
                 ok = 0;
             }
+            if (!loaded)
+                fprintf(stderr, "topobcast-tuner: --measurements %s (without --measurements the tuner calibrates "
+                                "itself)\n",
+                        err);
+        }
+        if (!tn_agree(loaded)) {
+            free(hosts);
+            return -1;
         }
         /* the pairs are by probe rank: this job must have the probe's placement */
         char name[MPI_MAX_PROCESSOR_NAME] = "";
@@ -170,6 +199,7 @@ void tn_setup_costs(tn_run *T)
                     break;
                 }
     }
+    return 0;
 }
 
 /* Fan-out per pair class of every tuned communicator, for the model

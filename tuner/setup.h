@@ -11,7 +11,8 @@
 /* \brief Points the library at --topology (or takes $TOPOBCAST_CONFIG as
  *        the topology) before anything else touches the library, and loads
  *        it for the table (T->topo_cfg, T->have_topo).
- * \return 0, or -1 on every rank if rank 0 cannot load it (said on stderr). */
+ * \return 0, or -1 on every rank if a rank cannot load it (said on stderr
+ *         by rank 0, naming --topology/--config or TOPOBCAST_CONFIG). */
 int tn_setup_topology(tn_run *T);
 
 /* \brief Creates the communicators of T->comms (the shapes of
@@ -28,8 +29,11 @@ int tn_setup_comms(tn_run *T);
 /* \brief Fills T->costs (rank 0): the probe's measurements if given and
  *        taken with this job's size and placement, else the quick
  *        calibration; T->have_costs says whether there are costs at all.
- * \return nothing; what it falls back to is said on stderr. */
-void tn_setup_costs(tn_run *T);
+ * \return 0 (what it falls back to is said on stderr), or -1 on every
+ *         rank, before any calibration, when --measurements names a file
+ *         that cannot be read (missing, unreadable, malformed: said on
+ *         stderr by rank 0). */
+int tn_setup_costs(tn_run *T);
 
 /* \brief Measures the fan-out per pair class of every tuned communicator
  *        (collective per communicator; 1 everywhere without costs).

@@ -63,24 +63,25 @@ int main(int argc, char **argv)
 {
     static tn_run T; /* large; zeroed */
     int help = 0;
+    char err[512];
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &T.wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &T.wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (tn_options_parse(&T.o, argc, argv, &help) != 0 || help) {
-        if (T.wrank == 0) {
-            if (!help)
-                fprintf(stderr, "topobcast-tuner: bad arguments\n");
-            tn_options_usage(help ? stdout : stderr);
-        }
+    if (tn_options_parse(&T.o, argc, argv, &help, err, sizeof err) != 0 || help) {
+        /* a bad argument: its one line, not buried under the usage */
+        if (T.wrank == 0 && help)
+            tn_options_usage(stdout);
+        else if (T.wrank == 0)
+            fprintf(stderr, "topobcast-tuner: %s\n", err);
         return finish(help ? 0 : 2);
     }
     /* The library reads its configuration at the first broadcast: point it
      * at the file before anything touches it. */
     if (T.o.compare) {
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
-        if (T.o.measurements && !T.o.platform) /* the bound's machine */
-            tn_setup_costs(&T);
+        if (T.o.measurements && !T.o.platform && tn_setup_costs(&T) != 0) /* the bound's machine */
+            return finish(1);
         tn_compare_opts co = {T.o.sizes,          T.o.nsizes,   T.o.reps,        T.o.warmup,
                               T.o.root_mode,      T.o.csv,      T.o.verbose,     tn_opts_shapes(&T.o),
                               T.o.comm_sizes,     T.o.ncomm_sizes, T.o.platform, T.o.hostfile,
@@ -89,9 +90,16 @@ int main(int argc, char **argv)
         tn_costs_free(&T.costs);
         return finish(rc);
     }
-    if (tn_setup_topology(&T) != 0 || tn_setup_comms(&T) != 0)
+    /* a file named on the command line that cannot be read: status 1, as
+     * --compare's configuration (tuner/README.md, "Exit status") */
+    if (tn_setup_topology(&T) != 0)
+        return finish(1);
+    if (tn_setup_comms(&T) != 0)
         return finish(2);
-    tn_setup_costs(&T);
+    if (tn_setup_costs(&T) != 0) {
+        run_free(&T);
+        return finish(1);
+    }
     tn_setup_fanout(&T);
     T.nitems = T.ncomm * T.o.nsizes;
     T.items = calloc((size_t)T.nitems, sizeof *T.items);

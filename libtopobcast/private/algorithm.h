@@ -98,6 +98,16 @@ void tb_alg_spec_without_shm(const tb_alg_spec *s, tb_alg_spec *out);
  * \return 0, or -1 with a message in err naming the offending part and what
  * was expected. */
 int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errlen);
+/* \brief The rules of a base list (magpie2, interpipe) that hold for any
+ *        communicator, so that a spec is refused when parsed rather than
+ *        when a plan is built: circulant (an exchange among leaders) only
+ *        as the first of two or more bases; shm not with a two-tree base
+ *        (dbt); and, when nlevels >= 0 levels are used, at most
+ *        nlevels + 1 bases (one per level, then one inside the finest
+ *        groups).  what names those levels in the message ("levels=node").
+ *        tb_alg_spec_parse applies it (nlevels from levels=, when given).
+ * \return 0, or -1 with a message in err. */
+int tb_alg_spec_check_bases(const tb_alg_spec *s, int nlevels, const char *what, char *err, size_t errlen);
 /* \brief Canonical text of a spec: its name and every parameter that
  * matters for the algorithm, so equal specs print (and hash) equal.
  * \return nothing; buf holds the text, truncated to len - 1 bytes. */

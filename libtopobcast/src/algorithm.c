@@ -274,6 +274,67 @@ static int apply_param(tb_alg_spec *s, const char *key, const char *val, char *e
     return -1;
 }
 
+/* The base list as written: "a/b/c". */
+static void format_bases(const tb_alg_spec *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < s->nbase && i < TB_MAX_LEVELS && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "/" : "", tb_alg_name(s->base[i]));
+}
+
+/* Level names in levels= ("" = every level: 0). */
+static int count_levels(const char *levels)
+{
+    int n = 0;
+    for (const char *p = levels; *p; p++)
+        if (*p != '/' && (p == levels || p[-1] == '/'))
+            n++;
+    return n;
+}
+
+int tb_alg_spec_check_bases(const tb_alg_spec *s, int nlevels, const char *what, char *err, size_t errlen)
+{
+    const tb_alg_desc *d = tb_alg_desc_of(s->id);
+    if (!d || !(d->params & TB_PARAM_BASE) || s->nbase <= 0)
+        return 0;
+    char list[TB_MAX_LEVELS * 24];
+    format_bases(s, list, sizeof list);
+    int shm = -1, two = -1;
+    for (int i = 0; i < s->nbase && i < TB_MAX_LEVELS; i++) {
+        if (s->base[i] == TB_ALG_SHM)
+            shm = i;
+        if (tb_alg_ntrees(s->base[i]) == 2)
+            two = i;
+        /* an exchange among leaders runs before every tree: only the
+         * coarsest level's leaders have the message then (plan_hierarchical.c) */
+        if (tb_alg_level_xchg(s->base[i]) != TB_XCHG_NONE && (i > 0 || s->nbase == 1)) {
+            snprintf(err, errlen,
+                     "base=%s: %s can only be the coarsest level's base, the first of two or more "
+                     "(e.g. base=%s/binomial)",
+                     list, tb_alg_name(s->base[i]), tb_alg_name(s->base[i]));
+            return -1;
+        }
+    }
+    if (shm >= 0 && two >= 0) {
+        snprintf(err, errlen,
+                 "base=%s: shm cannot be combined with %s, which makes two trees (a two-tree plan has no "
+                 "shared-memory stage); use one-tree bases with shm (e.g. base=binomial/shm)",
+                 list, tb_alg_name(s->base[two]));
+        return -1;
+    }
+    /* one base per level used, coarsest first, and one inside the finest
+     * groups (the last base serves every slot past the list) */
+    if (nlevels >= 0 && s->nbase > nlevels + 1) {
+        snprintf(err, errlen,
+                 "base=%s lists %d bases, but with %s at most %d are used (one per level, coarsest first, then "
+                 "one inside the finest groups)",
+                 list, s->nbase, what, nlevels + 1);
+        return -1;
+    }
+    return 0;
+}
+
 int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errlen)
 {
     char buf[512];
@@ -333,6 +394,13 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
         snprintf(err, errlen, "'%s:': expected key=value after ':'", buf);
         return -1;
     }
+    /* a spec runs as written or is refused here: levels= given, it says
+     * how many bases can be used (without it, tb_config_parse_spec knows
+     * the configuration's levels) */
+    char what[sizeof s.levels + 16];
+    snprintf(what, sizeof what, "levels=%s", s.levels);
+    if (tb_alg_spec_check_bases(&s, s.levels[0] ? count_levels(s.levels) : -1, what, err, errlen) != 0)
+        return -1;
     *out = s;
     return 0;
 }

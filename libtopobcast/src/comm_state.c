@@ -1,5 +1,6 @@
 #include "comm_state.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -252,14 +253,21 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
     if (cs->dup != MPI_COMM_NULL || cs->no_dup)
         return cs->dup;
     /* Every rank reaches this in the same call (the choice is collective);
-     * whether all ranks are below the limit is agreed first, so all of them
-     * duplicate or none does. */
+     * whether all ranks are below their limit is agreed first, so all of
+     * them duplicate or none does.  The limit may differ by rank: the
+     * agreement (a MINLOC) also says whose limit was reached, the smallest
+     * such limit and the lowest world rank that has it, so the warning is
+     * the same and true on every rank. */
     const tb_settings *st = tb_settings_get();
-    int room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms, all = 0;
+    int room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms;
+    struct {
+        int limit, rank;
+    } mine = {room ? INT_MAX : st->max_comms, tb_world_rank()}, full = {0, 0};
     tb_quiet_errors q;
     tb_quiet_begin(comm, &q);
-    if (PMPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all &&
-        PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS)
+    int agreed = PMPI_Allreduce(&mine, &full, 1, MPI_2INT, MPI_MINLOC, comm) == MPI_SUCCESS;
+    int all = agreed && full.limit == INT_MAX;
+    if (all && PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS)
         cs->dup = MPI_COMM_NULL;
     tb_quiet_end(comm, &q);
     if (cs->dup == MPI_COMM_NULL) {
@@ -269,11 +277,13 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
         char text[256];
         if (all)
             snprintf(text, sizeof text, "MPI could not create a private communicator (context ids exhausted?)");
+        else if (!agreed)
+            snprintf(text, sizeof text, "the ranks could not agree on a private communicator (MPI_Allreduce failed)");
         else
             snprintf(text, sizeof text,
-                     "the library already holds TOPOBCAST_MAX_COMMS=%d private communicators (raise the limit, "
+                     "world rank %d already holds TOPOBCAST_MAX_COMMS=%d private communicators (raise the limit, "
                      "or free communicators) and a new communicator needs one",
-                     st->max_comms);
+                     full.rank, full.limit);
         warn_job(cs, TB_FALLBACK_CAPACITY, text);
     }
     return cs->dup;

@@ -149,7 +149,23 @@ int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *sp
 {
     if (tb_alg_spec_parse(text, spec, err, errlen) != 0)
         return -1;
-    return cfg ? check_levels(cfg, spec, err, errlen) : 0;
+    if (!cfg)
+        return 0;
+    if (check_levels(cfg, spec, err, errlen) != 0)
+        return -1;
+    if (spec->levels[0]) /* counted by tb_alg_spec_parse */
+        return 0;
+    /* every level of the configuration: as many bases as they can use */
+    const char(*level)[TB_LEVEL_NAME_MAX];
+    const int nl = tb_config_level_names(cfg, &level);
+    char what[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2) + 64];
+    size_t o = (size_t)snprintf(what, sizeof what, "the %s's %d level%s (",
+                                cfg->has_topology ? "topology" : "zero-configuration hierarchy", nl, nl == 1 ? "" : "s");
+    for (int l = 0; l < nl && o < sizeof what; l++)
+        o += (size_t)snprintf(what + o, sizeof what - o, "%s%s", l ? ", " : "", level[l]);
+    if (o < sizeof what)
+        snprintf(what + o, sizeof what - o, ")");
+    return tb_alg_spec_check_bases(spec, nl, what, err, errlen);
 }
 
 int tb_rule_matches_all(const tb_rule *r)

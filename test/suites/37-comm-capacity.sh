@@ -36,15 +36,38 @@ echo "# library, binomial everywhere: ${n:-?} communicators"
 check "binomial: data correct on every communicator" grep -q "all data correct" <<<"$OUT"
 check "binomial: capacity ${n:-?} >= 95% of $base" [ $((${n:-0} * 100)) -ge $((base * 95)) ]
 check "binomial: exactly one warning" [ "$(warnings)" -eq 1 ]
-check "binomial: warning names TOPOBCAST_MAX_COMMS=64" grep -q "^topobcast: .*TOPOBCAST_MAX_COMMS=64 " <<<"$OUT"
+check "binomial: warning names the rank and its limit, TOPOBCAST_MAX_COMMS=64" \
+    grep -q "^topobcast: world rank 0 already holds TOPOBCAST_MAX_COMMS=64 private communicators" <<<"$OUT"
 check "binomial: 64 communicators x 2 broadcasts ran binomial" grep -q "algorithm=binomial calls=128 " <<<"$OUT"
 check "binomial: stats give the warning's reason" \
-    grep -q "fallback calls=.*TOPOBCAST_MAX_COMMS=64 private communicators" <<<"$OUT"
+    grep -q "fallback calls=.*world rank 0 already holds TOPOBCAST_MAX_COMMS=64 private communicators" <<<"$OUT"
 
 run_mpi 2 120 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_MAX_COMMS=3 TOPOBCAST_STATS=1 -- "$APP"
 check "TOPOBCAST_MAX_COMMS=3: data correct" grep -q "all data correct" <<<"$OUT"
 check "TOPOBCAST_MAX_COMMS=3: 3 communicators x 2 broadcasts ran binomial" \
     grep -q "algorithm=binomial calls=6 " <<<"$OUT"
+
+# The limit differs by rank (MPMD launch): the smallest one decides for
+# every rank (all duplicate or none does: no hang), and the one warning
+# names the rank whose limit was reached and that limit, whichever it is.
+mpmd_limits() { # LIMIT-OF-WORLD-RANK-0 LIMIT-OF-WORLD-RANK-1
+    local envs=(LD_PRELOAD="$(preload 2)" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1)
+    OUT=$(timeout 120 mpiexec -n 1 env "${envs[@]}" TOPOBCAST_MAX_COMMS="$1" "$APP" : \
+        -n 1 env "${envs[@]}" TOPOBCAST_MAX_COMMS="$2" "$APP" 2>&1)
+    RC=$?
+}
+for lim in "64 8 1" "8 64 0"; do
+    read -r l0 l1 who <<<"$lim"
+    mpmd_limits "$l0" "$l1"
+    name="TOPOBCAST_MAX_COMMS=$l0 on rank 0, =$l1 on rank 1"
+    check "$name: status 0 (got $RC), data correct" bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2"' _ "$RC" "$OUT"
+    check "$name: 8 communicators x 2 broadcasts ran binomial" grep -q "algorithm=binomial calls=16 " <<<"$OUT"
+    check "$name: one warning, naming world rank $who and TOPOBCAST_MAX_COMMS=8, not 64" \
+        bash -c '[ "$1" -eq 1 ] && grep -q "^topobcast: world rank $2 already holds TOPOBCAST_MAX_COMMS=8 private" <<<"$3" &&
+                 ! grep -q "TOPOBCAST_MAX_COMMS=64" <<<"$3"' _ "$(warnings)" "$who" "$OUT"
+    check "$name: stats give the warning's reason" \
+        grep -q "^topobcast: stats: fallback calls=.*world rank $who already holds TOPOBCAST_MAX_COMMS=8 private" <<<"$OUT"
+done
 
 # One warning per job: 4 ranks, two half communicators both meet the problem.
 {

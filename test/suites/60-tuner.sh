@@ -143,3 +143,47 @@ run badcfg --compare "$tmp/nonexistent.yaml" --sizes 1K --reps 3 --warmup 1
 check "compare with a missing config is an error (status $RC) that says why and times nothing" \
     bash -c '[ "$1" -eq 1 ] && grep -q "the configuration could not be loaded (see the warning above): nothing to compare" <<<"$2" &&
              ! grep -q "geometric-mean speedup" <<<"$2"' _ "$RC" "$OUT"
+
+# 6. the command line: each bad argument named for what it is, once per job,
+# status 2, nothing run
+bad_arg() { # bad_arg NAME EXPECTED-MESSAGE ARGS...: status 2, that one line once
+    local name=$1 msg=$2
+    shift 2
+    run "arg-$name" "$@"
+    check "bad argument ($name): status 2 (got $RC), said once: $msg" \
+        bash -c '[ "$1" -eq 2 ] && [ "$(grep -cF -- "$2" <<<"$3")" -eq 1 ] && ! grep -q "^#" <<<"$3"' _ "$RC" "$msg" "$OUT"
+}
+bad_arg unknown-last "topobcast-tuner: unknown option '--bogus' (--help lists the options)" --sizes 1K --bogus
+bad_arg unknown-mid "topobcast-tuner: unknown option '--bogus' (--help lists the options)" --bogus 1K --dry-run
+bad_arg stray "topobcast-tuner: unexpected argument 'table.yaml' (--help lists the options)" --dry-run table.yaml
+bad_arg no-value "topobcast-tuner: --reps needs a value" --sizes 1K --reps
+bad_arg value-is-option "topobcast-tuner: --topology needs a value ('--dry-run' is an option)" --topology --dry-run
+bad_arg bad-int "topobcast-tuner: --reps: invalid value 'x' (expected a whole number of repetitions, at least 1)" \
+    --reps x
+bad_arg bad-factor "topobcast-tuner: --factor: invalid value '0.5' (expected a factor of at least 1)" --factor 0.5
+bad_arg bad-roots "topobcast-tuner: --roots: invalid value '7' (expected 0, rotate or both)" --roots 7
+bad_arg bad-family "topobcast-tuner: --algorithms: invalid value 'binomial,binomal'" --algorithms binomial,binomal
+check "a valid family list is accepted" bash -c "timeout 120 mpiexec -n 2 '$TUNER' --algorithms binomial,magpie2 \
+    --sizes 1K --dry-run >/dev/null 2>&1"
+
+# named input files that cannot be read: status 1, the option named, before
+# any calibration or timing (tuner/README.md, "Exit status")
+run notopo --topology "$tmp/none.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/n.yaml"
+check "missing --topology: status 1 (got $RC), named under the option, not the library's TOPOBCAST_CONFIG" \
+    bash -c '[ "$1" -eq 1 ] && [ "$(grep -c "^topobcast-tuner: --topology $2/none.yaml: expected a readable file" <<<"$3")" -eq 1 ] &&
+             ! grep -q TOPOBCAST_CONFIG <<<"$3" && ! grep -q "^# costs" <<<"$3"' _ "$RC" "$tmp" "$OUT"
+run noconfig --config "$tmp/none.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/n.yaml"
+check "missing --config: status 1, named as --config" \
+    fail_and has "^topobcast-tuner: --config $tmp/none.yaml: expected a readable file"
+run nomeas --measurements "$tmp/none.txt" --sizes 1K --reps 3 --warmup 1 -o "$tmp/n.yaml"
+check "missing --measurements: status 1 (got $RC), said once, no calibration, nothing timed, no table" \
+    bash -c '[ "$1" -eq 1 ] && [ "$(grep -c "^topobcast-tuner: --measurements $2/none.txt: No such file or directory" <<<"$3")" -eq 1 ] &&
+             ! grep -qE "calibrat(ion|ing instead)|timing done" <<<"$3" && [ ! -e "$2/n.yaml" ]' _ "$RC" "$tmp" "$OUT"
+run badmeas --measurements "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/n.yaml"
+check "malformed --measurements: status 1, the file named" \
+    bash -c '[ "$1" -eq 1 ] && grep -q "^topobcast-tuner: --measurements $2/topo.yaml" <<<"$3" && [ ! -e "$2/n.yaml" ]' \
+    _ "$RC" "$tmp" "$OUT"
+run cmpmeas --compare "$tmp/t.yaml" --measurements "$tmp/none.txt" --sizes 1K --reps 3 --warmup 1
+check "--compare with a missing --measurements: status 1, nothing compared" \
+    bash -c '[ "$1" -eq 1 ] && grep -q "^topobcast-tuner: --measurements $2/none.txt" <<<"$3" &&
+             ! grep -q "geometric-mean speedup" <<<"$3"' _ "$RC" "$tmp" "$OUT"

@@ -102,6 +102,70 @@ static void expect_edit_errors(const edit_case *c, size_t n)
     }
 }
 
+/* ---- base lists: run as written or refused when parsed ------------------- */
+
+/* text parsed with cfg (NULL: tb_alg_spec_parse alone): accepted when want
+ * is NULL, else refused with a message containing want. */
+static void expect_spec(const tb_config *cfg, const char *text, const char *want)
+{
+    tb_alg_spec spec;
+    char err[512] = "";
+    int rc = cfg ? tb_config_parse_spec(cfg, text, &spec, err, sizeof err) : tb_alg_spec_parse(text, &spec, err, sizeof err);
+    int ok = want ? rc != 0 && strstr(err, want) != NULL : rc == 0;
+    TAP_OK(ok, "base list%s: %s %s", cfg ? (cfg->has_topology ? " (topology node, socket)" : " (zero-config)") : "",
+           text, want ? "refused" : "accepted");
+    if (!ok)
+        printf("#   got rc=%d \"%s\"%s%s\n", rc, err, want ? ", want a message containing " : "", want ? want : "");
+}
+
+static void test_base_lists(void)
+{
+    /* shm where a plan can never run it: with a two-tree base */
+    expect_spec(NULL, "interpipe:base=dbt/shm,levels=node",
+                "base=dbt/shm: shm cannot be combined with dbt, which makes two trees");
+    expect_spec(NULL, "magpie2:base=shm/dbt", "base=shm/dbt: shm cannot be combined with dbt");
+    expect_spec(NULL, "magpie2:levels=node/socket,base=dbt/binomial/shm", "shm cannot be combined with dbt");
+    expect_spec(NULL, "interpipe:levels=node,base=binomial/shm", NULL);
+    expect_spec(NULL, "magpie2:base=binomial/shm/binomial", NULL);
+    expect_spec(NULL, "interpipe:base=dbt,leaders=2", NULL);
+    /* circulant, an exchange among leaders: the coarsest level's only */
+    expect_spec(NULL, "magpie2:base=circulant",
+                "base=circulant: circulant can only be the coarsest level's base, the first of two or more");
+    expect_spec(NULL, "interpipe:base=binomial/circulant", "circulant can only be the coarsest level's base");
+    expect_spec(NULL, "interpipe:base=circulant/dbt/binomial", NULL);
+    /* more bases than the named levels use: one per level, then the leaf */
+    expect_spec(NULL, "interpipe:levels=node,base=binomial/chain/flat",
+                "base=binomial/chain/flat lists 3 bases, but with levels=node at most 2 are used");
+    expect_spec(NULL, "magpie2:base=binomial/chain/flat,levels=node/socket", NULL);
+    expect_spec(NULL, "magpie2:levels=node/socket,base=binomial/chain/flat/flat",
+                "lists 4 bases, but with levels=node/socket at most 3 are used");
+    /* without levels=, the configuration's levels count */
+    tb_config zero, topo;
+    char err[512];
+    tb_config_builtin(&zero);
+    expect_spec(&zero, "magpie2:base=binomial/chain/flat/flat", NULL);
+    expect_spec(&zero, "magpie2:base=binomial/chain/flat/flat/binary",
+                "lists 5 bases, but with the zero-configuration hierarchy's 3 levels (node, package, numa) at most 4");
+    tb_config_free(&zero);
+    const char *sel = TOPO_2X2 "selection:\n  - {algorithm: default}\n";
+    TAP_OK(load_text(sel, &topo, err, sizeof err) == 0, "base list: the 2-level topology loads (%s)", err);
+    expect_spec(&topo, "magpie2:base=binomial/chain/flat", NULL);
+    expect_spec(&topo, "interpipe:base=binomial/chain/flat/flat",
+                "lists 4 bases, but with the topology's 2 levels (node, socket) at most 3 are used");
+    expect_spec(&topo, "interpipe:levels=node,base=binomial/shm", NULL);
+    expect_spec(&topo, "interpipe:base=dbt/shm,levels=node", "shm cannot be combined with dbt");
+    tb_config_free(&topo);
+    /* in a table: the file is refused with the rule's position */
+    char *t = replace(base_topo, "algorithm: binomial", "algorithm: \"interpipe:base=dbt/shm,levels=node\"");
+    expect_error("a table rule with base=dbt/shm", t, "t.yaml:15:44: expected a valid algorithm: base=dbt/shm: shm cannot",
+                 NULL);
+    free(t);
+    t = replace(base_topo, "algorithm: binomial", "algorithm: \"magpie2:base=flat/flat/flat/binomial\"");
+    expect_error("a table rule with more bases than the topology's levels use", t, "t.yaml:15:44: expected a valid algorithm: ",
+                 "at most 3 are used");
+    free(t);
+}
+
 /* ---- examples --------------------------------------------------------------- */
 
 static void test_examples(void)
@@ -1223,6 +1287,7 @@ int main(void)
     test_examples();
     test_hash();
     test_errors();
+    test_base_lists();
     test_parse_size();
     test_load_paths();
     test_select();

@@ -750,8 +750,16 @@ static void shm_plans(void)
         tb_schedule_free(&s);
         tb_plan_free(&p);
     }
-    TAP_OK(tb_alg_spec_parse("magpie2:base=dbt/shm", &spec, err, sizeof err) == 0 &&
-               tb_plan_build(&p, 8, 0, &spec, &h, err, sizeof err) != 0 && strstr(err, "two-tree"),
+    /* the parser refuses it (tb_alg_spec_check_bases); a spec made
+     * otherwise is still refused by the plan */
+    TAP_OK(tb_alg_spec_parse("magpie2:base=dbt/shm", &spec, err, sizeof err) != 0 &&
+               strstr(err, "shm cannot be combined with dbt"),
+           "shm: magpie2:base=dbt/shm refused when parsed (%s)", err);
+    tb_alg_spec_default(&spec, TB_ALG_MAGPIE2);
+    spec.nbase = 2;
+    spec.base[0] = TB_ALG_DBT;
+    spec.base[1] = TB_ALG_SHM;
+    TAP_OK(tb_plan_build(&p, 8, 0, &spec, &h, err, sizeof err) != 0 && strstr(err, "two-tree"),
            "shm: refused in a two-tree plan (%s)", err);
     tb_hier_free(&h);
     TAP_OK(tb_alg_spec_uses_shm(&spec), "shm: magpie2:base=dbt/shm uses shm");
@@ -857,7 +865,9 @@ static void descriptor_table(void)
         TAP_OK(built && p.tree.size == 7, "table: %s builds a plan for 7 ranks, root 3 (%s)", d->name, built ? "" : err);
         if (built)
             tb_plan_free(&p);
-        snprintf(text, sizeof text, "magpie2:base=%s", d->name);
+        /* as the coarsest of two: where every base may stand (circulant
+         * only there, tb_alg_spec_check_bases) */
+        snprintf(text, sizeof text, "magpie2:base=%s/binomial", d->name);
         int as_base = tb_alg_spec_parse(text, &spec, err, sizeof err) == 0;
         TAP_OK(as_base == tb_alg_desc_is_base((tb_alg_id)i), "table: %s %s a level's base", d->name,
                tb_alg_desc_is_base((tb_alg_id)i) ? "is accepted as" : "is refused as");

@@ -39,7 +39,10 @@ static void check_all_valid(const tn_cand_list *l, const tb_hier *h, int size, c
     for (int i = 0; i < l->n; i++) {
         tb_alg_spec s;
         char err[256];
-        if (tb_alg_spec_parse(l->v[i].text, &s, err, sizeof err) != 0 || !tb_alg_spec_equal(&s, &l->v[i].spec)) {
+        /* levels= left out: the library counts the bases against the
+         * configuration's levels, h's here (tb_config_parse_spec) */
+        if (tb_alg_spec_parse(l->v[i].text, &s, err, sizeof err) != 0 || !tb_alg_spec_equal(&s, &l->v[i].spec) ||
+            (!s.levels[0] && tb_alg_spec_check_bases(&s, h ? h->nlevels : 0, "h's levels", err, sizeof err) != 0)) {
             if (!bad_parse)
                 printf("# bad spec text '%s': %s\n", l->v[i].text, err);
             bad_parse++;
