@@ -42,7 +42,7 @@ static void usage(FILE *out)
 "                          K/M/G suffixes are binary)\n"
 "  -R, --reps N            batches per measurement (default 8)\n"
 "  --max-reps N            cheap measurements take more batches, up to N\n"
-"                          (default 32; at most R: never more than R) ...\n"
+"                          (default 32; N <= R turns this off) ...\n"
 "  --rep-budget US         ... while they have taken less than US microseconds\n"
 "                          and their batches spread over more than --eps\n"
 "                          (default 500)\n"
