@@ -42,7 +42,7 @@ static void usage(FILE *out)
 "                          K/M/G suffixes are binary)\n"
 "  -R, --reps N            batches per measurement (default 8)\n"
 "  --max-reps N            cheap measurements take more batches, up to N\n"
-"                          (default 32; at most R: never more than R) ...\n"
+"                          (default 32; N <= R turns this off) ...\n"
 "  --rep-budget US         ... while they have taken less than US microseconds\n"
 "                          and their batches spread over more than --eps\n"
 "                          (default 500)\n"
@@ -482,7 +482,8 @@ static int check_file(const char *path)
         printf("%s: loads; no topology, %d selection rules\n", path, cfg.nrules);
     } else {
         const tb_topology *t = &cfg.topo;
-        printf("%s: loads; topology of %d leaves on %d hosts, levels:", path, t->nleaves, t->nhosts);
+        printf("%s: loads; topology of %d leaves on %d host%s, levels:", path, t->nleaves, t->nhosts,
+               t->nhosts == 1 ? "" : "s");
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
         printf("; distance classes %s\n", t->dist.given ? "yes" : "no");
@@ -645,7 +646,8 @@ static int measure(const cli *c)
     }
     long all_pairs = (long)size * (size - 1) / 2;
     if (me == 0 && !c->quiet) {
-        printf("probe: %d ranks on %d hosts, %d independence groups; %s, M=%ld, R=%d\n", size, nhosts, ngroups,
+        printf("probe: %d ranks on %d host%s, %d independence group%s; %s, M=%ld, R=%d\n", size, nhosts,
+               nhosts == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s",
                c->meas.mode == TT_MODE_LOGGP ? "LogGP" : "PLogP", c->meas.max_size, c->meas.reps);
         if (m.opt.sample)
             printf("probe: schedule: sample mode%s, phases planned from the times measured, concurrency %s "

@@ -42,7 +42,7 @@ check "validate: node accuracy 1.0" has "^node +1 +[^ ]+ +[0-9]+ +1\.000"
 check "graph view written (DOT and TGF)" bash -c "grep -q '^graph topology' '$D/g.dot' && grep -q '^#' '$D/g.tgf'"
 
 OUT=$("$PROBE" --check "$D/topo.yaml" 2>&1)
-check "topology loads with tb_config_load" rc_has $? "topology of 2 leaves on 1 hosts"
+check "topology loads with tb_config_load" rc_has $? "topology of 2 leaves on 1 host, levels: node\\(1\\)"
 printf '# %s\n' "$OUT"
 check "bad topology rejected by the loader" bash -c "! '$PROBE' --check '$D/run.txt' 2>/dev/null"
 
