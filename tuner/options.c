@@ -252,6 +252,9 @@ static int is_option(tn_opts *o, const char *a)
 int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
+    o->prog = argc > 0 && argv[0] && strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
+              : argc > 0 && argv[0] && argv[0][0]       ? argv[0]
+                                                        : "topobcast-tuner";
     o->out = "topobcast-table.yaml";
     o->max_size = 16u << 20;
     o->reps = 20;

@@ -14,6 +14,7 @@ typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
     const char *platform, *hostfile; /* a simulated run's SimGrid platform and hostfile (bound, model) */
     const char *topology_opt;        /* the option that named topology: "--topology" or "--config"; NULL if none */
+    const char *prog;                /* the name it was run by (argv[0] without its directory) */
     size_t sizes[TN_MAX_SIZES]; /* ascending */
     int nsizes;
     size_t max_size;

@@ -90,7 +90,7 @@ int tn_output_write(tn_run *T)
         } else {
             printf("table: %s (%d rules%s); it loads and selects every measured winner\n", o->out, nrules,
                    T->have_topo ? ", with the topology" : "");
-            printf("use it: TOPOBCAST_CONFIG=%s; check it: topobcast-tuner --compare %s\n", o->out, o->out);
+            printf("use it: TOPOBCAST_CONFIG=%s; check it: %s --compare %s\n", o->out, o->prog, o->out);
         }
     }
     tn_table_free(&t);

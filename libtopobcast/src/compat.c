@@ -2,6 +2,10 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 size_t tb_max_bytes(void)
 {
@@ -75,4 +79,35 @@ void tb_quiet_end(MPI_Comm comm, tb_quiet_errors *q)
         PMPI_Errhandler_free(&q->saved);
         q->swapped = 0;
     }
+}
+
+void tb_check_mpi_library(void)
+{
+#if !defined(SMPI_H) && (defined(OPEN_MPI) || defined(MPICH_VERSION))
+#if defined(OPEN_MPI)
+    static const char built[] = "Open MPI", other[] = "for MPICH: build/lib/libtopobcast.so, installed as PREFIX/lib/libtopobcast.so";
+    static const char *const foreign[] = {"MPICH", "MVAPICH", "Intel(R) MPI"};
+#else
+    static const char built[] = "MPICH", other[] = "for Open MPI: build/openmpi/lib/libtopobcast.so, installed as PREFIX/lib/openmpi/libtopobcast.so";
+    static const char *const foreign[] = {"Open MPI"};
+#endif
+    static char version[16384]; /* MPICH's MPI_MAX_LIBRARY_VERSION_STRING is 8192, Open MPI's 256 */
+    int len = 0;
+    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        return;
+    version[len > 0 && (size_t)len < sizeof version ? (size_t)len : sizeof version - 1] = 0;
+    for (char *t = version; (t = strchr(t, '\t'));)
+        *t = ' '; /* "MPICH Version:\t4.0.2" */
+    for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++)
+        if (strstr(version, foreign[k])) {
+            const char *r = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("OMPI_COMM_WORLD_RANK");
+            if (!r || !strcmp(r, "0"))
+                fprintf(stderr,
+                        "topobcast: this libtopobcast was built for %s, but the program runs %.*s; the two "
+                        "MPIs' handles differ, so it cannot even pass calls through: stopping.  Preload the "
+                        "library built %s, or none.\n",
+                        built, (int)strcspn(version, "\n,"), version, other);
+            _exit(1);
+        }
+#endif
 }

@@ -37,6 +37,17 @@ int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, 
                        MPI_Request *req);
 #endif
 
+/* \brief Right after PMPI_Init: stops the process, with one line from
+ * the first rank (PMI_RANK / OMPI_COMM_WORLD_RANK 0, or every process when
+ * neither is set), when the MPI running is not the one the library was
+ * built for (this MPICH build preloaded into an Open MPI program, or the
+ * reverse).  Their handles differ in size, so the library could not even
+ * pass a call through: without this the process dies of a segmentation
+ * fault in its first collective.  MPICH's ABI relatives (Intel MPI,
+ * MVAPICH) pass for an MPICH build; nothing is checked under SimGrid SMPI.
+ * \return nothing (does not return on a mismatch: _exit(1)). */
+void tb_check_mpi_library(void);
+
 /* A communicator's error handler swapped for MPI_ERRORS_RETURN around the
  * library's collectives on it, so that a failure (context ids exhausted by
  * the application) becomes a fallback, never an abort. */

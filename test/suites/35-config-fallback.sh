@@ -167,3 +167,23 @@ OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 
 RC=$?
 check "bench --csv in a missing directory: status 2 before timing (status $RC)" \
     bash -c '[ "$1" -eq 2 ] && grep -q "cannot write .*no-such-dir/b.csv" <<<"$2" && ! grep -q "binomial" <<<"$2"' _ "$RC" "$OUT"
+# The build for the other MPI preloaded: one line that says so, status 1
+# (it died of a segmentation fault in MPI_Init).  Once, from the MPICH
+# pass: it needs both builds (make check makes build/openmpi).
+OMPI_DIR=${TB_OPENMPI_BUILD:-build/openmpi}
+if [ "${TB_MPI_FLAVOR:-mpich}" != mpich ]; then
+    :
+elif command -v mpiexec.openmpi >/dev/null && command -v mpiexec.mpich >/dev/null &&
+    [ -x "$OMPI_DIR/bin/bcast_app" ] && [ -e "$OMPI_DIR/lib/libtopobcast.so" ]; then
+    OUT=$(timeout 60 mpiexec.openmpi --allow-run-as-root --oversubscribe -n 2 -x LD_PRELOAD="$LIB" \
+        "$OMPI_DIR/bin/bcast_app" 2>&1)
+    RC=$?
+    check "MPICH build preloaded into an Open MPI program: status $RC, one line naming both" \
+        bash -c '[ "$1" -ne 0 ] && [ "$(grep -c "^topobcast: this libtopobcast was built for MPICH, but the program runs Open MPI" <<<"$2")" -eq 1 ] && ! grep -qi "segmentation" <<<"$2"' _ "$RC" "$OUT"
+    OUT=$(timeout 60 mpiexec.mpich -n 2 env LD_PRELOAD="$PWD/$OMPI_DIR/lib/libtopobcast.so" "$BUILD/bin/bcast_app" 2>&1)
+    RC=$?
+    check "Open MPI build preloaded into an MPICH program: status $RC, one line naming both" \
+        bash -c '[ "$1" -ne 0 ] && [ "$(grep -c "^topobcast: this libtopobcast was built for Open MPI, but the program runs MPICH" <<<"$2")" -eq 1 ]' _ "$RC" "$OUT"
+else
+    echo "ok wrong-build # skip: needs mpiexec.openmpi, mpiexec.mpich and $OMPI_DIR (make openmpi)"
+fi
