@@ -253,6 +253,14 @@ int main(int argc, char **argv)
         }
     }
 
+    /* more ranks than cores on a host: every timing is the scheduler's */
+    int crowd_ranks, crowd_cores;
+    if (tbtime_crowded(MPI_COMM_WORLD, &crowd_ranks, &crowd_cores) && wrank == 0)
+        fprintf(stderr,
+                "topobcast-bench: warning: %d ranks run on a host with %d cores: MPI busy-polls, so ranks wait "
+                "for a core and the timings are noise; run at most one rank per core\n",
+                crowd_ranks, crowd_cores);
+
     if (o.overlap) {
         int rc = tbb_overlap(&o);
         MPI_Finalize();

@@ -57,4 +57,12 @@ void tbtime_summarize(const double *samples, int n, tbtime_stats *out);
  * \return the quantile; 0 when n <= 0. */
 double tbtime_quantile(const double *sorted, int n, double q);
 
+/* \brief Whether some host runs more ranks of comm than it has cores
+ *        online (collective; MPI_COMM_TYPE_SHARED groups a host's ranks).
+ *        Under SimGrid SMPI the hosts are simulated: always 0.
+ * \return 1 when crowded, with *ranks and *cores of the most crowded host
+ *         (ranks minus cores largest), on every rank; 0 otherwise, or when
+ *         an MPI call fails. */
+int tbtime_crowded(MPI_Comm comm, int *ranks, int *cores);
+
 #endif

@@ -35,6 +35,7 @@
 #include "plan.h"
 #include "run.h"
 #include "setup.h"
+#include "../timing/timing.h"
 
 static int finish(int rc)
 {
@@ -76,6 +77,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "topobcast-tuner: %s\n", err);
         return finish(help ? 0 : 2);
     }
+    /* more ranks than cores on a host: every timing is the scheduler's */
+    int crowd_ranks, crowd_cores;
+    if (tbtime_crowded(MPI_COMM_WORLD, &crowd_ranks, &crowd_cores) && T.wrank == 0)
+        fprintf(stderr,
+                "topobcast-tuner: warning: %d ranks run on a host with %d cores: MPI busy-polls, so ranks wait "
+                "for a core and the timings (and a table chosen from them) are noise; run at most one rank per "
+                "core\n",
+                crowd_ranks, crowd_cores);
     /* The library reads its configuration at the first broadcast: point it
      * at the file before anything touches it. */
     if (T.o.compare) {

@@ -167,6 +167,22 @@ OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 
 RC=$?
 check "bench --csv in a missing directory: status 2 before timing (status $RC)" \
     bash -c '[ "$1" -eq 2 ] && grep -q "cannot write .*no-such-dir/b.csv" <<<"$2" && ! grep -q "binomial" <<<"$2"' _ "$RC" "$OUT"
+# More ranks than cores: the bench says once that its timings are noise;
+# within the cores it says nothing.
+over=$(($(nproc) + 1))
+if [ "$over" -le 8 ]; then
+    OUT=$(timeout 120 mpiexec -n "$over" "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 2 -w 0 2>&1)
+    RC=$?
+    check "bench on $over ranks, $(nproc) cores: one warning naming both (status $RC)" \
+        bash -c '[ "$1" -eq 0 ] && [ "$(grep -c "^topobcast-bench: warning: $2 ranks run on a host with $3 cores" <<<"$4")" -eq 1 ]' \
+        _ "$RC" "$over" "$(nproc)" "$OUT"
+else
+    echo "ok bench crowded # skip: $(nproc) cores, more ranks than 8"
+fi
+OUT=$(timeout 120 mpiexec -n 1 "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 2 -w 0 2>&1)
+RC=$?
+check "bench on 1 rank: no crowding warning (status $RC)" \
+    bash -c '[ "$1" -eq 0 ] && ! grep -q "warning: .* ranks run on a host" <<<"$2"' _ "$RC" "$OUT"
 # The build for the other MPI preloaded: one line that says so, status 1
 # (it died of a segmentation fault in MPI_Init).  Once, from the MPICH
 # pass: it needs both builds (make check makes build/openmpi).
