@@ -2,7 +2,7 @@
 # ranks, order statistics), shared by topobcast-tuner and topobcast-bench:
 # one archive both link, and the unit test test/unit/test_timing.c.
 TIMING_A    := $(BUILD)/lib/libtbtiming.a
-TIMING_OBJS := $(BUILD)/obj/timing/timing.o $(BUILD)/obj/timing/crowded.o
+TIMING_OBJS := $(patsubst timing/%.c,$(BUILD)/obj/timing/%.o,$(wildcard timing/*.c))
 
 $(BUILD)/obj/timing/%.o: timing/%.c timing/timing.h
 	@mkdir -p $(dir $@)

@@ -45,7 +45,7 @@ endef
 # Archives a directory's tools also link: the probe and the tuner read and
 # write the measurement files with topology/'s library, as natively; the
 # tuner and the bench share the timing method (timing/).
-SMPI_TIMING_OBJS := $(SMPI_DIR)/obj/timing/timing.o
+SMPI_TIMING_OBJS := $(patsubst timing/%.c,$(SMPI_DIR)/obj/timing/%.o,$(wildcard timing/*.c))
 SMPI_SHARED_probe := $(SMPI_TT_A)
 SMPI_SHARED_tuner := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
 SMPI_SHARED_bench := $(SMPI_TIMING_OBJS)
