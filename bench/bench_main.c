@@ -134,8 +134,14 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
             i--;
             continue;
         }
+        static const char *const valued[] = {"-a", "-s", "-r", "-w", "--root", "--csv", "--tests"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            known |= !strcmp(a, valued[k]);
+        if (!known)
+            return bad(a, NULL, a[0] == '-' ? "unknown option" : "unexpected argument");
         if (!v)
-            return bad(a, NULL, "needs a value (or is not an option)");
+            return bad(a, NULL, "needs a value");
         if (!strcmp(a, "-a")) {
             add_alg(o, "default");
             if (parse_algs(o, v))
@@ -157,11 +163,9 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
                 return bad(a, v, "expected a rank or 'rotate'");
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
-        } else if (!strcmp(a, "--tests")) {
+        } else { /* --tests */
             if (tb_parse_int(v, 0, 1000000, &o->tests) != 0)
                 return bad(a, v, "expected 0 to 1000000 MPI_Test calls");
-        } else {
-            return bad(a, NULL, "unknown option");
         }
     }
     if (!algs_given) {

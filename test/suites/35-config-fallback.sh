@@ -163,6 +163,13 @@ for a in "-s:abc:not a list of sizes" "-r:0:at least 1" "--bogus:x:unknown optio
     check "bench $opt $val: status 2, names it ($why)" \
         bash -c '[ "$1" -eq 2 ] && grep -qE -- "^topobcast-bench: $2( $3)?: .*$4" <<<"$5"' _ "$RC" "$opt" "$val" "$why" "$OUT"
 done
+for a in "--bogus:unknown option" "-r:needs a value"; do
+    IFS=: read -r opt why <<<"$a"
+    OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" -s 1K "$opt" 2>&1)
+    RC=$?
+    check "bench ... $opt (last): status 2, $why" \
+        bash -c '[ "$1" -eq 2 ] && grep -qx -- "topobcast-bench: $2: $3" <<<"$4"' _ "$RC" "$opt" "$why" "$OUT"
+done
 OUT=$(timeout 60 mpiexec -n 2 "$BUILD/bin/topobcast-bench" -a binomial -s 1K -r 2 --csv "$D/no-such-dir/b.csv" 2>&1)
 RC=$?
 check "bench --csv in a missing directory: status 2 before timing (status $RC)" \
