@@ -715,8 +715,12 @@ static int measure(const cli *c)
                 printf("probe: sample: %d pairs (of P(P-1)/2 = %ld) in %d rounds over %d phases\n", m.npairs,
                        all_pairs, m.nrounds, st.phases);
             if (!c->quiet) {
-                printf("probe: measured %d pairs in %d rounds in %.3f s (MPI_Wtime; simulated time under SMPI)\n",
-                       m.npairs, m.nrounds, m.elapsed);
+#if defined(SMPI_H)
+                printf("probe: measured %d pairs in %d rounds in %.3f s of simulated time\n", m.npairs, m.nrounds,
+                       m.elapsed);
+#else
+                printf("probe: measured %d pairs in %d rounds in %.3f s\n", m.npairs, m.nrounds, m.elapsed);
+#endif
                 fflush(stdout);
             }
             status = finish(&m, c);

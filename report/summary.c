@@ -89,12 +89,20 @@ static void print_speedups(FILE *out, const tbr_summary *s)
     sort_c = NULL;
     fprintf(out, "best speedups against default (tuner --compare):\n");
     char bytes[16];
-    for (int k = 0; k < c->n && k < 3; k++) {
+    /* rows where the table keeps MPI's own broadcast time default against
+     * itself: their "speedup" is noise, not a gain */
+    int shown = 0;
+    for (int k = 0; k < c->n && shown < 3; k++) {
         const tbr_compare_row *r = &c->row[ix[k]];
+        if (!strcmp(r->alg, "default"))
+            continue;
+        shown++;
         tbr_fmt_bytes(r->bytes, bytes, sizeof bytes);
         fprintf(out, "  %8s  %6.3fx  (%.2f -> %.2f us)  %s%s%s\n", bytes, r->speedup, r->default_us, r->topobcast_us,
                 r->alg, c->shape[r->shape].label[0] ? "  on " : "", c->shape[r->shape].label);
     }
+    if (!shown)
+        fprintf(out, "  none: the table keeps MPI's own broadcast (default) at every size measured\n");
     if (n > 0 && c->nshape == 1) {
         tbr_fmt_bytes(c->row[lo_k].bytes, bytes, sizeof bytes);
         fprintf(out, "  geometric mean %.3fx over %d sizes; lowest %.3fx at %s\n", exp(logsum / n), n, lo, bytes);

@@ -77,6 +77,24 @@ done
 check "summary: best speedup first" has "^ +256K +2\.497x"
 check "summary: geometric mean" has "geometric mean 1\.7[0-9]+x over 10 sizes"
 check "summary: report path" has "^report: $D/fram8.html$"
+# Sizes where the table keeps MPI's own broadcast time default against
+# itself: never listed as a best speedup (a 1.5x there is noise).
+printf '%s\n' 'size,default_us,topobcast_us,speedup,algorithm' '1,3.0,2.0,1.5000,"default"' \
+    '1024,4.0,3.6,1.1111,"binomial:segment=0"' '65536,10.0,11.0,0.9091,"default"' >"$D/mixed.csv"
+printf '%s\n' 'size,default_us,topobcast_us,speedup,algorithm' '1,3.0,2.0,1.5000,"default"' \
+    '65536,10.0,11.0,0.9091,"default"' >"$D/alldefault.csv"
+for f in mixed alldefault; do
+    OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --compare "$D/$f.csv" \
+        -o "$D/$f.html" 2>&1)
+    best=$(sed -n '/^best speedups/,/geometric mean/p' <<<"$OUT")
+    if [ $f = mixed ]; then
+        check "summary, some sizes kept default: only the others are best speedups" \
+            bash -c 'grep -qE "^ +1K +1\.111x .*binomial" <<<"$1" && ! grep -q "default\b.*on\|x .*default" <<<"$1"' _ "$best"
+    else
+        check "summary, every size kept default: says so, lists none" \
+            bash -c 'grep -q "none: the table keeps MPI.s own broadcast" <<<"$1" && ! grep -qE "^ +[0-9]+[KM]? +[0-9.]+x" <<<"$1"' _ "$best"
+    fi
+done
 
 H=$D/fram8.html
 FIGS_ALL="fig-heatmap-small-rank fig-heatmap-small-hier fig-heatmap-large-rank fig-heatmap-large-hier
