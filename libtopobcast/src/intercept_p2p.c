@@ -55,6 +55,21 @@
         return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
     }
 
+/* The end of a polling MPI_Sendrecv: the receive r[0] is posted, and
+ * send_rc says whether posting the send r[1] succeeded.  Waits for both
+ * (the receive's status), or withdraws the receive when the send failed. */
+static int sendrecv_finish(int send_rc, MPI_Request r[2], MPI_Status *status)
+{
+    if (send_rc != MPI_SUCCESS) {
+        PMPI_Cancel(&r[0]);
+        PMPI_Request_free(&r[0]);
+        return send_rc;
+    }
+    int rc = tb_nbc_wait(&r[0], status);
+    int rs = tb_nbc_wait(&r[1], MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS ? rc : rs;
+}
+
 /* The receive first, then the send, then both waited for: what
  * MPI_Sendrecv does, with the receive's status. */
 #define TB_P2P_SENDRECV(NAME, IRECV, ISEND, CT)                                                               \
@@ -69,15 +84,7 @@
         int rc = P##IRECV(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);                        \
         if (rc != MPI_SUCCESS)                                                                                \
             return rc;                                                                                        \
-        rc = P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);                              \
-        if (rc != MPI_SUCCESS) {                                                                              \
-            PMPI_Cancel(&r[0]);                                                                               \
-            PMPI_Request_free(&r[0]);                                                                         \
-            return rc;                                                                                        \
-        }                                                                                                     \
-        rc = tb_nbc_wait(&r[0], status);                                                                      \
-        int rs = tb_nbc_wait(&r[1], MPI_STATUS_IGNORE);                                                       \
-        return rc != MPI_SUCCESS ? rc : rs;                                                                   \
+        return sendrecv_finish(P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]), r, status); \
     }
 
 /* Every call above, for one count type: SFX is empty (int) or _c. */
@@ -101,8 +108,8 @@ TB_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
 {
     if (!tb_nbc_busy())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    MPI_Request r;
 #if TB_HAVE_LARGE_COUNT
+    MPI_Request r;
     int rc = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &r);
     return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);
 #else
@@ -113,21 +120,11 @@ TB_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Pack(buf, count, datatype, packed, size, &pos, comm);
-    MPI_Request s = MPI_REQUEST_NULL;
-    r = MPI_REQUEST_NULL;
+    MPI_Request r[2];
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r);
+        rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[0]);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Isend(packed, pos, MPI_PACKED, dest, sendtag, comm, &s);
-    if (rc == MPI_SUCCESS) {
-        rc = tb_nbc_wait(&r, status);
-        int rs = tb_nbc_wait(&s, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            rc = rs;
-    } else if (r != MPI_REQUEST_NULL) {
-        PMPI_Cancel(&r);
-        PMPI_Request_free(&r);
-    }
+        rc = sendrecv_finish(PMPI_Isend(packed, pos, MPI_PACKED, dest, sendtag, comm, &r[1]), r, status);
     free(packed);
     return rc;
 #endif
