@@ -118,6 +118,23 @@ size_t tb_config_default_upto_any(const tb_config *cfg, long size)
     return default_upto(cfg, size, NULL);
 }
 
+/* The configuration's level names, "a, b, c", into list; their count. */
+static int level_list(const tb_config *cfg, char *list, size_t len)
+{
+    const char(*level)[TB_LEVEL_NAME_MAX];
+    const int nl = tb_config_level_names(cfg, &level);
+    size_t o = 0;
+    list[0] = 0;
+    for (int l = 0; l < nl && o < len; l++)
+        o += (size_t)snprintf(list + o, len - o, "%s%s", l ? ", " : "", level[l]);
+    return nl;
+}
+
+static const char *levels_source(const tb_config *cfg)
+{
+    return cfg->has_topology ? "topology" : "zero-configuration hierarchy";
+}
+
 /* A name in levels= that no level of the configuration carries is a typo,
  * not a level this communicator happens not to split (those the planner
  * skips), so it is refused instead of quietly building a flatter tree. */
@@ -129,16 +146,13 @@ static int check_levels(const tb_config *cfg, const tb_alg_spec *spec, char *err
     snprintf(names, sizeof names, "%s", spec->levels);
     for (char *save = NULL, *tok = strtok_r(names, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
         int found = 0;
-        char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)] = "";
-        size_t o = 0;
-        for (int l = 0; l < nl; l++) {
+        for (int l = 0; l < nl; l++)
             found |= strcmp(level[l], tok) == 0;
-            if (o < sizeof list)
-                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", l ? ", " : "", level[l]);
-        }
         if (!found) {
-            snprintf(err, errlen, "expected levels named in the %s (%s), got '%s'",
-                     cfg->has_topology ? "topology" : "zero-configuration hierarchy", nl ? list : "none", tok);
+            char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)];
+            level_list(cfg, list, sizeof list);
+            snprintf(err, errlen, "expected levels named in the %s (%s), got '%s'", levels_source(cfg),
+                     nl ? list : "none", tok);
             return -1;
         }
     }
@@ -156,15 +170,9 @@ int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *sp
     if (spec->levels[0]) /* counted by tb_alg_spec_parse */
         return 0;
     /* every level of the configuration: as many bases as they can use */
-    const char(*level)[TB_LEVEL_NAME_MAX];
-    const int nl = tb_config_level_names(cfg, &level);
-    char what[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2) + 64];
-    size_t o = (size_t)snprintf(what, sizeof what, "the %s's %d level%s (",
-                                cfg->has_topology ? "topology" : "zero-configuration hierarchy", nl, nl == 1 ? "" : "s");
-    for (int l = 0; l < nl && o < sizeof what; l++)
-        o += (size_t)snprintf(what + o, sizeof what - o, "%s%s", l ? ", " : "", level[l]);
-    if (o < sizeof what)
-        snprintf(what + o, sizeof what - o, ")");
+    char list[TB_MAX_LEVELS * (TB_LEVEL_NAME_MAX + 2)], what[sizeof list + 64];
+    const int nl = level_list(cfg, list, sizeof list);
+    snprintf(what, sizeof what, "the %s's %d level%s (%s)", levels_source(cfg), nl, nl == 1 ? "" : "s", list);
     return tb_alg_spec_check_bases(spec, nl, what, err, errlen);
 }
 
