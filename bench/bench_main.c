@@ -134,36 +134,46 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
             i--;
             continue;
         }
+        /* the option is known first, so an unknown one last is not "needs
+         * a value"; its index picks the case */
         static const char *const valued[] = {"-a", "-s", "-r", "-w", "--root", "--csv", "--tests"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-            known |= !strcmp(a, valued[k]);
-        if (!known)
+        enum { OPT_A, OPT_S, OPT_R, OPT_W, OPT_ROOT, OPT_CSV, OPT_TESTS, OPT_NONE };
+        int opt = 0;
+        while (opt < OPT_NONE && strcmp(a, valued[opt]))
+            opt++;
+        if (opt == OPT_NONE)
             return bad(a, NULL, a[0] == '-' ? "unknown option" : "unexpected argument");
         if (!v)
             return bad(a, NULL, "needs a value");
-        if (!strcmp(a, "-a")) {
+        switch (opt) {
+        case OPT_A:
             add_alg(o, "default");
             if (parse_algs(o, v))
                 return bad(a, v, "not a list of algorithm specs");
             algs_given = 1;
-        } else if (!strcmp(a, "-s")) {
+            break;
+        case OPT_S:
             if (parse_sizes(o, v))
                 return bad(a, v, "not a list of sizes (bytes, K/M/G suffixes, at most 2^31-1 each)");
-        } else if (!strcmp(a, "-r")) {
+            break;
+        case OPT_R:
             if (tb_parse_int(v, 1, INT32_MAX, &o->reps) != 0)
                 return bad(a, v, "expected a whole number of repetitions, at least 1");
-        } else if (!strcmp(a, "-w")) {
+            break;
+        case OPT_W:
             if (tb_parse_int(v, 0, INT32_MAX, &o->warmup) != 0)
                 return bad(a, v, "expected a whole number of warm-up repetitions, 0 or more");
-        } else if (!strcmp(a, "--root")) {
+            break;
+        case OPT_ROOT:
             if (!strcmp(v, "rotate"))
                 o->root = -1;
             else if (tb_parse_int(v, 0, INT32_MAX, &o->root) != 0)
                 return bad(a, v, "expected a rank or 'rotate'");
-        } else if (!strcmp(a, "--csv")) {
+            break;
+        case OPT_CSV:
             o->csv = v;
-        } else { /* --tests */
+            break;
+        default: /* OPT_TESTS */
             if (tb_parse_int(v, 0, 1000000, &o->tests) != 0)
                 return bad(a, v, "expected 0 to 1000000 MPI_Test calls");
         }
