@@ -167,22 +167,27 @@ static int parse_number(const num_option *n, const char *v)
     return end == v || *end || !(*n->d >= n->min) ? -1 : 0;
 }
 
-/* The value options parsed by parse_other below, with what they expect. */
-static const char *other_option_expect(const char *a)
+/* The value options parse_other parses, and what each expects: an option
+ * is its index here. */
+enum { OTHER_MAX_SIZE, OTHER_SIZES, OTHER_COMM_SIZES, OTHER_SHAPES, OTHER_ROOTS, OTHER_SEND, OTHER_NONE };
+static const char *const other_names[OTHER_NONE] = {"--max-size", "--sizes", "--comm-sizes",
+                                                    "--shapes",   "--roots", "--send"};
+static const char *const other_expect[OTHER_NONE] = {
+    "a size from 1 B to 2G-1, K/M/G suffixes allowed",
+    "a comma-separated list of sizes from 1 B to 2G-1, K/M/G suffixes allowed",
+    "a comma-separated list of process counts, at least 1 each",
+    "a comma-separated list of job, one-per-node, one-node, rows, half-nodes, all",
+    "0, rotate or both",
+    "both or nonblocking",
+};
+
+/* a's index among other_names, or OTHER_NONE. */
+static int other_option(const char *a)
 {
-    static const char *const names[] = {"--max-size", "--sizes", "--comm-sizes", "--shapes", "--roots", "--send"};
-    static const char *const expect[] = {
-        "a size from 1 B to 2G-1, K/M/G suffixes allowed",
-        "a comma-separated list of sizes from 1 B to 2G-1, K/M/G suffixes allowed",
-        "a comma-separated list of process counts, at least 1 each",
-        "a comma-separated list of job, one-per-node, one-node, rows, half-nodes, all",
-        "0, rotate or both",
-        "both or nonblocking",
-    };
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (!strcmp(a, names[k]))
-            return expect[k];
-    return NULL;
+    int k = 0;
+    while (k < OTHER_NONE && strcmp(a, other_names[k]))
+        k++;
+    return k;
 }
 
 /* Every name in the comma-separated list is an algorithm family. */
@@ -203,42 +208,42 @@ static int valid_families(const char *list)
     }
 }
 
-/* Option a (one of other_option_expect's) with value v.  Returns 0 or -1. */
-static int parse_other(tn_opts *o, const char *a, const char *v)
+/* Option k of other_names with value v.  Returns 0 or -1. */
+static int parse_other(tn_opts *o, int k, const char *v)
 {
-    if (!strcmp(a, "--max-size"))
+    switch (k) {
+    case OTHER_MAX_SIZE:
         return tb_parse_size(v, &o->max_size) != 0 || o->max_size < 1 || o->max_size > (size_t)INT_MAX ? -1 : 0;
-    if (!strcmp(a, "--sizes"))
+    case OTHER_SIZES:
         return (o->nsizes = parse_size_list(v, o->sizes, TN_MAX_SIZES)) <= 0 ? -1 : 0;
-    if (!strcmp(a, "--comm-sizes")) {
+    case OTHER_COMM_SIZES: {
         size_t tmp[TN_MAX_COMMS];
         int n = parse_size_list(v, tmp, TN_MAX_COMMS);
         if (n <= 0)
             return -1;
-        for (int k = 0; k < n; k++)
-            o->comm_sizes[k] = (int)tmp[k];
+        for (int j = 0; j < n; j++)
+            o->comm_sizes[j] = (int)tmp[j];
         o->ncomm_sizes = n;
         return 0;
     }
-    if (!strcmp(a, "--shapes"))
+    case OTHER_SHAPES:
         return (o->shapes = tn_shapes_parse(v)) < 0 ? -1 : 0;
-    if (!strcmp(a, "--roots")) {
-        static const char *const modes[] = {"0", "rotate", "both"};
-        for (int k = 0; k < 3; k++)
-            if (!strcmp(v, modes[k])) {
-                o->root_mode = k;
+    case OTHER_ROOTS:
+        for (int m = 0; m < 3; m++)
+            if (!strcmp(v, tn_roots_name(m))) {
+                o->root_mode = m;
                 return 0;
             }
         return -1;
+    default: /* OTHER_SEND */
+        if (!strcmp(v, "both"))
+            o->send_variants = 2;
+        else if (!strcmp(v, "nonblocking"))
+            o->send_variants = 1;
+        else
+            return -1;
+        return 0;
     }
-    /* --send */
-    if (!strcmp(v, "both"))
-        o->send_variants = 2;
-    else if (!strcmp(v, "nonblocking"))
-        o->send_variants = 1;
-    else
-        return -1;
-    return 0;
 }
 
 /* Whether a is any option of the tuner (flag or value). */
@@ -246,7 +251,7 @@ static int is_option(tn_opts *o, const char *a)
 {
     num_option num;
     return !strcmp(a, "-h") || !strcmp(a, "--help") || flag_option(o, a) || text_option(o, a) ||
-           num_option_of(o, a, &num) || other_option_expect(a);
+           num_option_of(o, a, &num) || other_option(a) != OTHER_NONE;
 }
 
 int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, size_t errlen)
@@ -280,8 +285,8 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
         const char **text = text_option(o, a);
         num_option num = {0};
         int is_num = !text && num_option_of(o, a, &num);
-        const char *expect = text || is_num ? NULL : other_option_expect(a);
-        if (!text && !is_num && !expect) {
+        const int other = text || is_num ? OTHER_NONE : other_option(a);
+        if (!text && !is_num && other == OTHER_NONE) {
             snprintf(err, errlen, "%s '%s' (--help lists the options)",
                      a[0] == '-' ? "unknown option" : "unexpected argument", a);
             return -1;
@@ -305,8 +310,9 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
                 return -1;
             }
             *text = v;
-        } else if (is_num ? parse_number(&num, v) != 0 : parse_other(o, a, v) != 0) {
-            snprintf(err, errlen, "%s: invalid value '%s' (expected %s)", a, v, is_num ? num.expect : expect);
+        } else if (is_num ? parse_number(&num, v) != 0 : parse_other(o, other, v) != 0) {
+            snprintf(err, errlen, "%s: invalid value '%s' (expected %s)", a, v,
+                     is_num ? num.expect : other_expect[other]);
             return -1;
         }
         if (text == &o->topology)
