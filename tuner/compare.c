@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,51 @@ static void csv_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A rule's communicator sizes as the file writes them: "64", "2-16", "3-inf". */
+static void comm_range(const tb_rule *r, char *buf, size_t len)
+{
+    if (r->comm_hi == LONG_MAX)
+        snprintf(buf, len, "%ld-inf", r->comm_lo);
+    else if (r->comm_hi != r->comm_lo)
+        snprintf(buf, len, "%ld-%ld", r->comm_lo, r->comm_hi);
+    else
+        snprintf(buf, len, "%ld", r->comm_lo);
+}
+
+/* Why a table chose MPI's own broadcast at every size compared: which rule
+ * fired (first_line, at the last size), and which rules choose an
+ * algorithm and for which communicator sizes (a table tuned for another
+ * process count is the usual cause). */
+static void why_all_default(FILE *out, const char *label, int size, const tb_config *cfg, int first_line)
+{
+    char list[400] = "", range[48];
+    size_t len = 0;
+    int n = 0, for_size = 0;
+    for (int i = 0; i < cfg->nrules; i++) {
+        const tb_rule *r = &cfg->rules[i];
+        if (r->spec.id == TB_ALG_DEFAULT)
+            continue;
+        for_size += r->comm_lo <= size && size <= r->comm_hi;
+        if (++n > 4 || len >= sizeof list - 1)
+            continue;
+        comm_range(r, range, sizeof range);
+        len += (size_t)snprintf(list + len, sizeof list - len, "%sline %d (comm %s)", n > 1 ? ", " : "", r->line,
+                                range);
+    }
+    if (n == 0)
+        fprintf(out, "# %s: %s chooses MPI's own broadcast for every communicator and size\n", label, cfg->source);
+    else if (for_size == 0)
+        fprintf(out,
+                "# %s: WARNING: no rule of %s that chooses an algorithm is for a communicator of %d processes: %s%s; "
+                "tune for this job's process count (topobcast-tuner -o) or add a rule for it\n",
+                label, cfg->source, size, list, n > 4 ? ", ..." : "");
+    else
+        fprintf(out,
+                "# %s: the rule at line %d of %s (default) matched first; the rules that choose an algorithm, %s%s, "
+                "did not match this communicator (%d processes) at these sizes (their comm, bytes or shape keys)\n",
+                label, first_line, cfg->source, list, n > 4 ? ", ..." : "", size);
+}
+
 /* One communicator (collective over it); rank 0 of comm (world rank 0)
  * prints and writes csv.  Returns 0, 1 or 2 as tn_compare_run. */
 static int compare_one(MPI_Comm comm, const char *label, const int *members, const tn_compare_opts *o, FILE *out,
@@ -123,17 +169,28 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
     int nsp = 0, nmid = 0, ndefault = 0, nbig = 0, nbelow = 0;
     double logeff_big = 0;
     size_t minsz = 0;
+    int fired_line = 0; /* the table's rule at the last size */
     for (int i = 0; i < o->nsizes; i++) {
         op_ctx c = {buf, o->sizes[i], size, 0, 0, comm};
         char alg[512] = "default";
         topobcast_selected_algorithm(comm, (MPI_Count)c.bytes, MPI_BYTE, alg, sizeof alg);
+        if (usable && sh) {
+            const tb_rule *r = tb_config_select(st->config, sh, c.bytes, NULL);
+            fired_line = r ? r->line : fired_line;
+        }
         c.library = 1;
         int bad = check_data(&c, me);
+        /* where the table keeps MPI's own broadcast, the library calls
+         * PMPI_Bcast: one timing serves both columns (timed twice, the
+         * noise between two runs of one call read as speedups of 0.7-2.6x) */
+        int is_default = strncmp(alg, "default", 7) == 0;
         double tdef = 0, tlib = 0;
         c.library = 0;
         int rc = measure(&c, o, &tdef);
         c.library = 1;
-        if (rc == MPI_SUCCESS)
+        if (is_default)
+            tlib = tdef;
+        else if (rc == MPI_SUCCESS)
             rc = measure(&c, o, &tlib);
         if (bad || rc != MPI_SUCCESS)
             status = bad == 1 ? 1 : (status ? status : 2);
@@ -175,7 +232,7 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
                 minsz = c.bytes;
             }
         }
-        ndefault += strncmp(alg, "default", 7) == 0;
+        ndefault += is_default;
     }
     if (me == 0) {
         if (nsp > 0)
@@ -184,7 +241,10 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
         if (nmid > 0)
             fprintf(out, "# %s: geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", label,
                     exp(logsum_mid / nmid), nmid);
-        fprintf(out, "# %s: the table chose default (PMPI_Bcast) at %d of %d sizes\n", label, ndefault, o->nsizes);
+        fprintf(out, "# %s: the table chose default (PMPI_Bcast) at %d of %d sizes%s\n", label, ndefault, o->nsizes,
+                ndefault ? " (timed once, speedup 1: the library calls PMPI_Bcast there)" : "");
+        if (usable && ndefault == o->nsizes && !st->forced)
+            why_all_default(out, label, size, st->config, fired_line);
         if (nbig > 0)
             fprintf(out, "# %s: efficiency (bound / topobcast time): geometric mean %.3f over the %d sizes >= 1 MiB\n",
                     label, exp(logeff_big / nbig), nbig);

@@ -139,6 +139,15 @@ EOF
 # the algorithm column is what the table selects
 want=$(grep -m1 'bytes: 0-' "$tmp/t.yaml" | sed 's/.*algorithm: "\(.*\)"}/\1/')
 check "compare reports the table's algorithm" bash -c "grep -q '^job,2,[^,]*,1,.*,\"$want\"' '$tmp/c.csv'"
+# a table tuned for other process counts: every size default, timed once
+# (both columns the same figure, speedup 1), and the output says why
+printf '%s\n' 'topobcast: 2' 'selection:' '  - {comm: 64, bytes: 64K-inf, algorithm: "pipeline:segment=64K"}' \
+    '  - {comm: 32, algorithm: binomial}' '  - {algorithm: default}' >"$tmp/t64.yaml"
+run other --compare "$tmp/t64.yaml" --csv "$tmp/c64.csv" --sizes 1,64K --reps 3 --warmup 1
+check "compare with a table for 64 and 32 processes: status 0, says no rule is for 2 and names its rules" \
+    ok_and has "^# job: WARNING: no rule of $tmp/t64.yaml that chooses an algorithm is for a communicator of 2 processes: line 3 \\(comm 64\\), line 4 \\(comm 32\\); tune for"
+check "compare: default rows timed once (topobcast_us = default_us, speedup 1.0000)" \
+    awk -F, 'NR > 1 { n++; if ($5 != $6 || $7 != "1.0000" || $8 != "\"default\"") bad = 1 } END { exit !(n == 2 && !bad) }' "$tmp/c64.csv"
 run badcfg --compare "$tmp/nonexistent.yaml" --sizes 1K --reps 3 --warmup 1
 check "compare with a missing config is an error (status $RC) that says why and times nothing" \
     bash -c '[ "$1" -eq 1 ] && grep -q "the configuration could not be loaded (see the warning above): nothing to compare" <<<"$2" &&
