@@ -144,6 +144,8 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     c->count_it = c->is_root && st->stats;
     if (!cs->usable && !explicit_spec)
         tb_stats_fallback((tb_fallback_why)cs->why, c->count_it);
+    else if (st->forced_bad && !explicit_spec)
+        tb_stats_fallback(TB_FALLBACK_ALGORITHM, c->count_it);
     c->priv = MPI_COMM_NULL;
     if (local && c->spec.id != TB_ALG_DEFAULT &&
         ((cs->dup == MPI_COMM_NULL && !cs->no_dup) || (tb_alg_spec_uses_shm(&c->spec) && !cs->shm_tried)))

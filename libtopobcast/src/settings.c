@@ -146,8 +146,12 @@ static void settings_load(void)
         char err[512];
         s->forced = 1;
         if (tb_config_parse_spec(s->config_ok ? &s->config : NULL, alg, &s->forced_spec, err, sizeof err) != 0) {
-            tb_log_world0("TOPOBCAST_ALGORITHM='%s': %s; using default (the MPI library's MPI_Bcast)", alg, err);
+            char text[sizeof err + 256];
+            snprintf(text, sizeof text, "TOPOBCAST_ALGORITHM='%.200s': %s", alg, err);
+            tb_log_world0("%s; using default (the MPI library's MPI_Bcast)", text);
+            tb_stats_fallback_text(TB_FALLBACK_ALGORITHM, text);
             tb_alg_spec_default(&s->forced_spec, TB_ALG_DEFAULT);
+            s->forced_bad = 1;
         }
     }
 

@@ -16,6 +16,7 @@ typedef struct tb_settings {
     int stats;               /* TOPOBCAST_STATS */
     int max_comms;           /* TOPOBCAST_MAX_COMMS: private duplicates kept at once */
     int forced;              /* TOPOBCAST_ALGORITHM given (a bad one forces default) */
+    int forced_bad;          /* ... and it was bad: its calls count as fallbacks */
     tb_alg_spec forced_spec;
     int config_ok;           /* config loaded (file or built-in) */
     char config_error[1024]; /* why not, when !config_ok */

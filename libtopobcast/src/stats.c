@@ -25,6 +25,7 @@ static const char *const why_label[TB_FALLBACK_COUNT] = {
     "the topology does not fit the job",
     "TOPOBCAST_MAX_COMMS private communicators in use",
     "MPI_Ibcast on a communicator or at a size no blocking MPI_Bcast or MPI_Bcast_init has set up yet",
+    "TOPOBCAST_ALGORITHM could not be used",
 };
 
 void tb_stats_fallback(tb_fallback_why why, int counted)
