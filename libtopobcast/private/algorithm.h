@@ -104,7 +104,7 @@ int tb_alg_spec_parse(const char *text, tb_alg_spec *out, char *err, size_t errl
  *        as the first of two or more bases; shm not with a two-tree base
  *        (dbt); and, when nlevels >= 0 levels are used, at most
  *        nlevels + 1 bases (one per level, then one inside the finest
- *        groups).  what names those levels in the message ("levels=node").
+ *        groups), and as many per-level segments (segment=A/B/...).  what names those levels in the message ("levels=node").
  *        tb_alg_spec_parse applies it (nlevels from levels=, when given).
  * \return 0, or -1 with a message in err. */
 int tb_alg_spec_check_bases(const tb_alg_spec *s, int nlevels, const char *what, char *err, size_t errlen);

@@ -205,8 +205,8 @@ int tb_rule_is_shadowed(const tb_rule *rules, int i);
 /* \brief tb_alg_spec_parse, then (cfg not NULL) checks that every name in
  * levels= is a level of cfg's topology, or of the zero-configuration
  * hierarchy (node, package, numa) when cfg has none, and, without levels=,
- * that a base list has no more entries than those levels use (their
- * count + 1, tb_alg_spec_check_bases).
+ * that a base list and a per-level segment list have no more entries than
+ * those levels use (their count + 1, tb_alg_spec_check_bases).
  * \return 0, or -1 with why in err. */
 int tb_config_parse_spec(const tb_config *cfg, const char *text, tb_alg_spec *spec, char *err, size_t errlen);
 /* \brief The configuration hash of len bytes (FNV-1a).

@@ -293,8 +293,27 @@ static int count_levels(const char *levels)
     return n;
 }
 
+/* segment=A/B/...: no more per-level segments than fans (one per level,
+ * then one inside the finest groups), as for bases */
+static int check_segments(const tb_alg_spec *s, int nlevels, const char *what, char *err, size_t errlen)
+{
+    if (nlevels < 0 || s->nlevel_seg <= nlevels + 1)
+        return 0;
+    char list[TB_MAX_LEVELS * 24];
+    size_t n = 0;
+    for (int i = 0; i < s->nlevel_seg && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%zu", i ? "/" : "", s->level_seg[i]);
+    snprintf(err, errlen,
+             "segment=%s lists %d segments, but with %s at most %d are used (one per level, coarsest first, then "
+             "one inside the finest groups)",
+             list, s->nlevel_seg, what, nlevels + 1);
+    return -1;
+}
+
 int tb_alg_spec_check_bases(const tb_alg_spec *s, int nlevels, const char *what, char *err, size_t errlen)
 {
+    if (check_segments(s, nlevels, what, err, errlen) != 0)
+        return -1;
     const tb_alg_desc *d = tb_alg_desc_of(s->id);
     if (!d || !(d->params & TB_PARAM_BASE) || s->nbase <= 0)
         return 0;

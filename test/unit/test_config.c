@@ -139,11 +139,18 @@ static void test_base_lists(void)
     expect_spec(NULL, "magpie2:base=binomial/chain/flat,levels=node/socket", NULL);
     expect_spec(NULL, "magpie2:levels=node/socket,base=binomial/chain/flat/flat",
                 "lists 4 bases, but with levels=node/socket at most 3 are used");
+    /* per-level segments: as many as bases at most */
+    expect_spec(NULL, "interpipe:levels=node,segment=64K/32K/16K/8K",
+                "segment=65536/32768/16384/8192 lists 4 segments, but with levels=node at most 2 are used");
+    expect_spec(NULL, "interpipe:levels=node,segment=64K/16K", NULL);
     /* without levels=, the configuration's levels count */
     tb_config zero, topo;
     char err[512];
     tb_config_builtin(&zero);
     expect_spec(&zero, "magpie2:base=binomial/chain/flat/flat", NULL);
+    expect_spec(&zero, "magpie2:segment=1M/256K/64K/16K", NULL);
+    expect_spec(&zero, "magpie2:segment=1M/256K/64K/16K/4K",
+                "lists 5 segments, but with the zero-configuration hierarchy's 3 levels (node, package, numa) at most 4");
     expect_spec(&zero, "magpie2:base=binomial/chain/flat/flat/binary",
                 "lists 5 bases, but with the zero-configuration hierarchy's 3 levels (node, package, numa) at most 4");
     tb_config_free(&zero);
