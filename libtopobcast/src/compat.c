@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 size_t tb_max_bytes(void)
@@ -107,6 +108,11 @@ void tb_check_mpi_library(void)
                         "MPIs' handles differ, so it cannot even pass calls through: stopping.  Preload the "
                         "library built %s, or none.\n",
                         built, (int)strcspn(version, "\n,"), version, other);
+            else
+                /* the launcher kills the job at the first exit: the other
+                 * ranks leave rank 0 time to say why (1 run in 5 lost the
+                 * line on this machine) */
+                nanosleep(&(struct timespec){2, 0}, NULL);
             _exit(1);
         }
 #endif
