@@ -19,8 +19,28 @@ static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 /* Private duplicates held by this process; bounded by TOPOBCAST_MAX_COMMS. */
 static int live_dups;
 
+/* What cs holds, freed; its duplicate only if nothing runs on it (the
+ * caller made sure). */
+static void state_release(tb_comm_state *cs)
+{
+    for (int i = 0; i < TB_SCHEDULE_CACHE; i++)
+        if (cs->cache[i].valid)
+            tb_schedule_free(&cs->cache[i].sched);
+    tb_hier_free(&cs->hier);
+    if (cs->dup != MPI_COMM_NULL) {
+        tb_shm_free(cs->shm);
+        PMPI_Comm_free(&cs->dup);
+        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+    }
+    free(cs->node_of);
+    free(cs);
+}
+
 static void state_free(tb_comm_state *cs)
 {
+    /* freed with its communicator (collective) or at MPI_Finalize: the
+     * set-up and the broadcasts waiting for it end first */
+    tb_comm_setup_sync(cs);
     for (int i = 0; i < TB_SCHEDULE_CACHE; i++)
         if (cs->cache[i].valid)
             tb_schedule_free(&cs->cache[i].sched);
@@ -41,12 +61,46 @@ static void state_free(tb_comm_state *cs)
 unsigned long tb_state_gen;
 TB_TLS tb_state_lookup tb_state_last = {MPI_COMM_NULL, NULL, 0};
 
+static pthread_mutex_t orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+static tb_comm_state *orphans;
+
 static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
 {
     (void)comm, (void)kv, (void)extra;
+    tb_comm_state *cs = value;
     __atomic_add_fetch(&tb_state_gen, 1, __ATOMIC_RELEASE);
-    state_free(value);
+    if (cs->setup || cs->deferred || tb_nbc_holding()) {
+        /* MPI frees a communicator's attributes when its last operation
+         * completes, which may be one of the set-up's, inside a progress
+         * pass: the state goes when nothing uses it (tb_comm_state_reap) */
+        pthread_mutex_lock(&orphan_lock);
+        cs->next_orphan = orphans;
+        orphans = cs;
+        pthread_mutex_unlock(&orphan_lock);
+        return MPI_SUCCESS;
+    }
+    state_free(cs);
     return MPI_SUCCESS;
+}
+
+void tb_comm_state_reap(void)
+{
+    if (!__atomic_load_n(&orphans, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&orphan_lock);
+    for (tb_comm_state **pp = &orphans; *pp;) {
+        tb_comm_state *cs = *pp;
+        if (cs->setup || cs->deferred || (cs->dup != MPI_COMM_NULL && tb_nbc_uses(cs->dup))) {
+            pp = &cs->next_orphan;
+            continue;
+        }
+        *pp = cs->next_orphan;
+        cs->shm = NULL; /* its window: MPI_Finalize frees it */
+        if (cs->dup != MPI_COMM_NULL)
+            tb_nbc_forget(cs->dup);
+        state_release(cs);
+    }
+    pthread_mutex_unlock(&orphan_lock);
 }
 
 static void keyval_create(void)
@@ -118,7 +172,7 @@ static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all,
  * state is complete, the bound that holds for every shape. */
 static void set_default_upto(tb_comm_state *cs, const tb_settings *st)
 {
-    if (st->stats)
+    if (st->stats || cs->nb_route)
         cs->default_upto = 0;
     else if (!cs->usable)
         cs->default_upto = SIZE_MAX;
@@ -143,47 +197,30 @@ static void set_hier_above(tb_comm_state *cs, const tb_settings *st)
         cs->hier_above = tb_config_default_upto_any(&st->config, cs->size);
 }
 
-int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
+/* With a topology: derives cs->hier from it (*derived = 1), or says why
+ * this rank cannot be placed in it.
+ * \return WHY_NONE or WHY_MAPPING, the code the ranks then agree on. */
+static int map_ranks(tb_comm_state *cs, const tb_ident_rec *ids, int world_size, char *why, size_t whylen,
+                     int *derived)
 {
-    if (cs->complete)
-        return MPI_SUCCESS;
     const tb_settings *st = tb_settings_get();
-    int world_size;
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    tb_ident_rec *ids = NULL;
-    tb_identity self;
-    char why[512] = "";
-    int derived = 0;
-    tb_quiet_errors q;
-    tb_quiet_begin(comm, &q);
-    int rc = tb_topo_exchange(comm, &ids, &self);
-    if (rc == MPI_SUCCESS && cs->usable && st->config.has_topology) {
-        /* a rank that cannot be placed in the topology makes every rank
-         * fall back: agreed (usable and the topology are agreed inputs, so
-         * every rank makes this allreduce or none does) */
-        int why_local = WHY_NONE, why_all = 0, same = 1, want = 0;
-        if (tb_topo_derive(ids, cs->size, world_size, &st->config, &cs->hier, why, sizeof why) == 0)
-            derived = 1;
-        else
-            why_local = WHY_MAPPING;
-        rc = agree(comm, 0, why_local, 0, &why_all, &same, &want);
-        if (rc == MPI_SUCCESS && why_all != WHY_NONE) {
-            cs->usable = 0;
-            warn_fallback(cs, st, why_all, 1, why);
-        }
-    }
-    tb_quiet_end(comm, &q);
-    if (rc != MPI_SUCCESS) {
-        tb_hier_free(&cs->hier);
-        free(ids);
-        return rc;
-    }
+    *derived = tb_topo_derive(ids, cs->size, world_size, &st->config, &cs->hier, why, whylen) == 0;
+    return *derived ? WHY_NONE : WHY_MAPPING;
+}
+
+/* The rest of completing cs, once the ranks have agreed whether the
+ * topology placed them all (cs->usable): the hierarchy MPI and hwloc give
+ * where the topology does not serve, the shape, the fast path's bound. */
+static void complete_from(tb_comm_state *cs, const tb_ident_rec *ids, const tb_identity *self, int derived,
+                          char *why, size_t whylen, int world_size)
+{
+    const tb_settings *st = tb_settings_get();
     if (!cs->usable || !derived) {
         if (derived)
             tb_hier_free(&cs->hier);
         /* measured topology unusable or absent: what MPI and hwloc say */
         why[0] = '\0';
-        if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, sizeof why) != 0)
+        if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, whylen) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
         derived = 0;
     }
@@ -204,12 +241,47 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
                derived && cs->usable ? st->config.source : "MPI_COMM_TYPE_SHARED + hwloc");
         if (why[0] && cs->usable)
             tb_log("%s", why);
-        tb_hier_print(&cs->hier, ids, st->config_ok && st->config.has_topology ? &st->config.topo : NULL, &self,
+        tb_hier_print(&cs->hier, ids, st->config_ok && st->config.has_topology ? &st->config.topo : NULL, self,
                       stderr);
         char shape[256];
         tb_shape_format(&cs->shape, &st->config, shape, sizeof shape);
         tb_log("shape: %s", shape);
     }
+}
+
+int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
+{
+    if (cs->complete)
+        return MPI_SUCCESS;
+    const tb_settings *st = tb_settings_get();
+    int world_size;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    tb_ident_rec *ids = NULL;
+    tb_identity self;
+    char why[512] = "";
+    int derived = 0;
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
+    int rc = tb_topo_exchange(comm, &ids, &self);
+    if (rc == MPI_SUCCESS && cs->usable && st->config.has_topology) {
+        /* a rank that cannot be placed in the topology makes every rank
+         * fall back: agreed (usable and the topology are agreed inputs, so
+         * every rank makes this allreduce or none does) */
+        int why_all = 0, same = 1, want = 0;
+        int why_local = map_ranks(cs, ids, world_size, why, sizeof why, &derived);
+        rc = agree(comm, 0, why_local, 0, &why_all, &same, &want);
+        if (rc == MPI_SUCCESS && why_all != WHY_NONE) {
+            cs->usable = 0;
+            warn_fallback(cs, st, why_all, 1, why);
+        }
+    }
+    tb_quiet_end(comm, &q);
+    if (rc != MPI_SUCCESS) {
+        tb_hier_free(&cs->hier);
+        free(ids);
+        return rc;
+    }
+    complete_from(cs, ids, &self, derived, why, sizeof why, world_size);
     free(ids);
     return MPI_SUCCESS;
 }
@@ -248,6 +320,24 @@ static tb_comm_state *state_create(MPI_Comm comm)
     return cs;
 }
 
+/* No private duplicate for cs: full 1, world rank `rank` holds `limit`;
+ * 0, MPI could not make one; -1, the ranks could not agree. */
+static void warn_capacity(tb_comm_state *cs, int full, int limit, int rank)
+{
+    char text[256];
+    cs->why = TB_FALLBACK_CAPACITY;
+    if (full == 0)
+        snprintf(text, sizeof text, "MPI could not create a private communicator (context ids exhausted?)");
+    else if (full < 0)
+        snprintf(text, sizeof text, "the ranks could not agree on a private communicator (MPI_Allreduce failed)");
+    else
+        snprintf(text, sizeof text,
+                 "world rank %d already holds TOPOBCAST_MAX_COMMS=%d private communicators (raise the limit, "
+                 "or free communicators) and a new communicator needs one",
+                 rank, limit);
+    warn_job(cs, TB_FALLBACK_CAPACITY, text);
+}
+
 MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
 {
     if (cs->dup != MPI_COMM_NULL || cs->no_dup)
@@ -273,18 +363,7 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
     if (cs->dup == MPI_COMM_NULL) {
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
         cs->no_dup = 1;
-        cs->why = TB_FALLBACK_CAPACITY;
-        char text[256];
-        if (all)
-            snprintf(text, sizeof text, "MPI could not create a private communicator (context ids exhausted?)");
-        else if (!agreed)
-            snprintf(text, sizeof text, "the ranks could not agree on a private communicator (MPI_Allreduce failed)");
-        else
-            snprintf(text, sizeof text,
-                     "world rank %d already holds TOPOBCAST_MAX_COMMS=%d private communicators (raise the limit, "
-                     "or free communicators) and a new communicator needs one",
-                     full.rank, full.limit);
-        warn_job(cs, TB_FALLBACK_CAPACITY, text);
+        warn_capacity(cs, !agreed ? -1 : all ? 0 : 1, full.limit, full.rank);
     }
     return cs->dup;
 }
@@ -407,4 +486,230 @@ void tb_comm_state_release_world(void)
             PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
         PMPI_Comm_free_keyval(&keyval);
     }
+}
+
+/* ---- set-up without waiting (comm_state.h) ------------------------------ */
+
+struct tb_comm_setup {
+    int phase;              /* 0: agreement, identities, duplicate; 1: the placement in the topology */
+    int fresh, gathering, duplicating;
+    MPI_Request req[3];
+    long long v[5];         /* MAX over ranks: hash/2, -hash/2, config verdict, 0, capacity code */
+    long long map;          /* phase 1: MAX of the WHY_ codes of the placement */
+    tb_ident_rec mine, *ids;
+    tb_identity self;
+    MPI_Comm dup;           /* from MPI_Comm_idup */
+    int derived, world_size;
+    char why[512];
+};
+
+/* The capacity code a rank contributes: LLONG_MIN with room for one more
+ * duplicate; else -(limit * 2^32 + world rank), so that the MAX is the
+ * smallest limit reached and the lowest world rank that has it (what
+ * tb_comm_private's MINLOC agrees). */
+static long long capacity_code(int room)
+{
+    if (room)
+        return LLONG_MIN;
+    return -(((long long)tb_settings_get()->max_comms << 32) | (long long)tb_world_rank());
+}
+
+MPI_Comm tb_comm_setup_priv(const tb_comm_state *cs)
+{
+    if (cs->dup != MPI_COMM_NULL || !cs->setup)
+        return cs->dup;
+    return cs->setup->dup;
+}
+
+tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs)
+{
+#ifdef SMPI_H
+    (void)comm, (void)cs, (void)capacity_code;
+    return NULL; /* SMPI's MPI_Comm_idup waits for the other ranks */
+#else
+    const tb_settings *st = tb_settings_get();
+    pthread_once(&keyval_once, keyval_create);
+    if (keyval == MPI_KEYVAL_INVALID || (cs && cs->setup))
+        return NULL;
+    struct tb_comm_setup *su = calloc(1, sizeof *su);
+    tb_comm_state *fresh = NULL;
+    if (su && !cs && (fresh = cs = calloc(1, sizeof *cs)) != NULL) {
+        cs->dup = MPI_COMM_NULL;
+        PMPI_Comm_size(comm, &cs->size);
+        PMPI_Comm_rank(comm, &cs->rank);
+    }
+    if (!su || !cs) {
+        free(su);
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        su->req[i] = MPI_REQUEST_NULL;
+    su->dup = MPI_COMM_NULL;
+    su->fresh = fresh != NULL;
+    su->gathering = !cs->complete;
+    su->duplicating = cs->dup == MPI_COMM_NULL && !cs->no_dup;
+    PMPI_Comm_size(MPI_COMM_WORLD, &su->world_size);
+    int room = 1;
+    if (su->duplicating)
+        room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms;
+    /* a fresh state agrees on the settings as state_create does; the
+     * capacity is agreed whenever a duplicate is made */
+    uint64_t hash = su->fresh ? st->agree_hash : 0;
+    su->v[0] = (long long)(hash >> 1);
+    su->v[1] = -(long long)(hash >> 1);
+    su->v[2] = su->fresh && !st->config_ok ? WHY_CONFIG : WHY_NONE;
+    su->v[3] = 0;
+    su->v[4] = capacity_code(room);
+    tb_quiet_errors q;
+    tb_quiet_begin(comm, &q);
+    int rc = PMPI_Iallreduce(MPI_IN_PLACE, su->v, 5, MPI_LONG_LONG, MPI_MAX, comm, &su->req[0]);
+    if (rc == MPI_SUCCESS && su->gathering) {
+        tb_topo_self(&su->self);
+        su->mine = tb_ident_rec_of(&su->self);
+        su->ids = calloc((size_t)cs->size, sizeof *su->ids);
+        rc = su->ids ? PMPI_Iallgather(&su->mine, (int)sizeof su->mine, MPI_BYTE, su->ids, (int)sizeof su->mine,
+                                       MPI_BYTE, comm, &su->req[1])
+                     : MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS && su->duplicating)
+        rc = PMPI_Comm_idup(comm, &su->dup, &su->req[2]);
+    if (rc == MPI_SUCCESS && fresh && PMPI_Comm_set_attr(comm, keyval, cs) != MPI_SUCCESS)
+        rc = MPI_ERR_OTHER;
+    tb_quiet_end(comm, &q);
+    if (rc != MPI_SUCCESS) {
+        /* only out of memory or a broken MPI: what was issued cannot be
+         * taken back, and the job is unlikely to go on */
+        if (su->duplicating)
+            __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+        free(fresh);
+        return NULL;
+    }
+    cs->setup = su;
+    cs->nb_route = 1;
+    cs->default_upto = 0;
+    return cs;
+#endif
+}
+
+/* The identities are in: the nodes, then, with a usable topology, this
+ * rank's placement, which the ranks agree on (phase 1) before completing. */
+static int setup_identities(tb_comm_state *cs, struct tb_comm_setup *su)
+{
+    const tb_settings *st = tb_settings_get();
+    if (tb_topo_nodes_by_host(su->ids, cs->size) != 0)
+        for (int r = 0; r < cs->size; r++)
+            su->ids[r].node = r; /* out of memory: one node per rank (no shared-memory stage) */
+    if (!cs->usable || !st->config.has_topology)
+        return 0;
+    if (cs->dup == MPI_COMM_NULL) { /* nowhere to agree (MPI made no duplicate), nothing to run either */
+        cs->usable = 0;
+        return 0;
+    }
+    su->map = map_ranks(cs, su->ids, su->world_size, su->why, sizeof su->why, &su->derived);
+    return 1;
+}
+
+/* Phase 0 ended (failed: an MPI error on this rank). */
+static void setup_agreed(tb_comm_state *cs, struct tb_comm_setup *su, int failed)
+{
+    const tb_settings *st = tb_settings_get();
+    if (su->fresh) {
+        int same = su->v[0] == -su->v[1], why_all = (int)su->v[2];
+        cs->usable = !failed && same && why_all == WHY_NONE;
+        if (!cs->usable && !failed)
+            warn_fallback(cs, st, why_all, same, "");
+        set_hier_above(cs, st);
+    }
+    if (su->duplicating) {
+        if (failed || su->dup == MPI_COMM_NULL) {
+            __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+            cs->no_dup = 1;
+            warn_capacity(cs, failed ? -1 : 0, 0, 0);
+        } else {
+            cs->dup = su->dup;
+            if (su->v[4] != LLONG_MIN) {
+                long long code = -su->v[4];
+                cs->cap_full = 1;
+                warn_capacity(cs, 1, (int)(code >> 32), (int)(code & 0xffffffffLL));
+            }
+        }
+    }
+    if (failed) {
+        cs->usable = 0;
+        su->gathering = 0;
+    }
+}
+
+int tb_comm_setup_test(tb_comm_state *cs, int wait)
+{
+    struct tb_comm_setup *su = cs->setup;
+    if (!su)
+        return 1;
+    if (su->phase == 0) {
+        int flag = 1, rc;
+        MPI_Status sts[3];
+        if (wait)
+            rc = PMPI_Waitall(3, su->req, sts);
+        else
+            rc = PMPI_Testall(3, su->req, &flag, sts);
+        if (rc == MPI_SUCCESS && !flag)
+            return 0;
+        setup_agreed(cs, su, rc != MPI_SUCCESS);
+        if (su->gathering && setup_identities(cs, su)) {
+            /* the same MPI_Iallreduce on every rank: usable and the
+             * topology are agreed inputs; on the duplicate, where only the
+             * library's collectives run, in this same order on every rank */
+            su->phase = 1;
+            if (PMPI_Iallreduce(MPI_IN_PLACE, &su->map, 1, MPI_LONG_LONG, MPI_MAX, cs->dup, &su->req[0]) != MPI_SUCCESS)
+                su->map = WHY_MAPPING;
+        }
+    }
+    if (su->phase == 1) {
+        int flag = 1;
+        if (su->req[0] != MPI_REQUEST_NULL) {
+            int rc = wait ? PMPI_Wait(&su->req[0], MPI_STATUS_IGNORE) : PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                su->map = WHY_MAPPING;
+        }
+        if (!flag)
+            return 0;
+        if (su->map != WHY_NONE) {
+            cs->usable = 0;
+            warn_fallback(cs, tb_settings_get(), (int)su->map, 1, su->why);
+        }
+    }
+    if (su->gathering)
+        complete_from(cs, su->ids, &su->self, su->derived, su->why, sizeof su->why, su->world_size);
+    free(su->ids);
+    free(su);
+    cs->setup = NULL;
+    return 1;
+}
+
+void tb_comm_setup_wait(tb_comm_state *cs)
+{
+    while (cs->setup || cs->deferred) {
+        if (tb_nbc_busy())
+            tb_nbc_progress();
+        else
+            tb_comm_setup_test(cs, 1);
+    }
+}
+
+void tb_comm_setup_sync(tb_comm_state *cs)
+{
+    if (!cs->setup && !cs->deferred && !cs->nb_route)
+        return;
+    tb_comm_setup_wait(cs);
+    cs->nb_route = 0;
+    if (cs->cap_full) {
+        /* one duplicate too many: MPI's own broadcasts on it end, then it goes */
+        if (!tb_nbc_release_comm(cs->dup))
+            PMPI_Comm_free(&cs->dup);
+        cs->dup = MPI_COMM_NULL;
+        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+        cs->no_dup = 1;
+        cs->cap_full = 0;
+    }
+    set_default_upto(cs, tb_settings_get());
 }

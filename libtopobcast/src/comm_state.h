@@ -40,6 +40,14 @@ typedef struct tb_comm_state {
     tb_shm *shm;           /* node rings of the shared-memory stage, on the private duplicate */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
+    /* set up by MPI_Ibcast, without waiting (tb_comm_setup_start) */
+    struct tb_comm_setup *setup; /* the set-up's collectives, while in flight */
+    int nb_route;          /* every MPI_Ibcast goes through the private duplicate (MPI's own too) until the
+                            * next blocking call (tb_comm_setup_sync) */
+    int deferred;          /* MPI_Ibcasts waiting for the set-up (nbc.c) */
+    int cap_full;          /* agreed: the duplicate was one too many (TOPOBCAST_MAX_COMMS); MPI's own broadcast
+                            * on it until the next blocking call frees it */
+    struct tb_comm_state *next_orphan; /* its communicator is gone: freed once nothing uses it (reap) */
 } tb_comm_state;
 
 /* Returns comm's state, creating it collectively on first use (comm must be
@@ -101,6 +109,60 @@ tb_shm *tb_comm_shm(tb_comm_state *cs, MPI_Comm priv);
  * (tb_comm_shm) or a shared-memory edge of the plan would join two nodes. */
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err,
                                     size_t errlen);
+/* Setting a communicator up without waiting (MPI_Ibcast).
+ *
+ * MPI_Ibcast must return without waiting for the other ranks, yet a
+ * communicator's set-up is collective.  Every rank calls MPI_Ibcast on a
+ * communicator in the same order, so the first one that needs a set-up is
+ * the same call on every rank: it starts the set-up as non-blocking
+ * collectives on the communicator (MPI_Iallreduce of the agreement,
+ * MPI_Iallgather of the identities, MPI_Comm_idup of the duplicate), and
+ * that broadcast and every later MPI_Ibcast on the communicator wait in
+ * the library (nbc.c) until the set-up has completed on this rank.  Then
+ * each is decided as MPI_Bcast would be, and runs on the duplicate: a
+ * library algorithm, or MPI's own MPI_Ibcast on the duplicate (never on
+ * the application's communicator, where the other ranks may have issued
+ * other collectives meanwhile).  The next blocking call on the
+ * communicator (MPI_Bcast, MPI_Bcast_init) completes the set-up on every
+ * rank and ends that routing (tb_comm_setup_sync).  Under SMPI, whose
+ * MPI_Comm_idup blocks, MPI_Ibcast does not start a set-up. */
+
+/* \brief Starts comm's set-up without waiting: a new state (cs NULL,
+ * attached to comm) or what cs still lacks (its hierarchy, its
+ * duplicate).  Called on every rank from the same MPI_Ibcast, decided from
+ * agreed inputs.
+ * \return the state, cs->setup set; NULL if nothing was started (out of
+ * memory, an MPI error, SMPI): the caller uses MPI's own call. */
+tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs);
+/* \brief Moves cs's set-up on; wait: until it ends.  Local.
+ * \return 1 when cs has no set-up in flight (any more), else 0. */
+int tb_comm_setup_test(tb_comm_state *cs, int wait);
+/* \brief In a blocking call on cs's communicator (every rank makes it in
+ * the same order): completes the set-up and the MPI_Ibcasts waiting for
+ * it, ends the routing through the duplicate, and frees the duplicate if
+ * it was over TOPOBCAST_MAX_COMMS.  Nothing when none of these is pending.
+ * \return nothing. */
+void tb_comm_setup_sync(tb_comm_state *cs);
+/* \brief Completes cs's set-up and starts the MPI_Ibcasts waiting for it:
+ * in MPI_Comm_free (collective), so that no set-up collective is left
+ * on a freed communicator (Open MPI 4.1 crashes progressing one).
+ * \return nothing. */
+void tb_comm_setup_wait(tb_comm_state *cs);
+/* \brief The private duplicate cs's broadcasts run on: its duplicate, or
+ * the one its set-up is making.
+ * \return the handle, or MPI_COMM_NULL. */
+MPI_Comm tb_comm_setup_priv(const tb_comm_state *cs);
+
+/* \brief Frees the states whose communicators were freed while the library
+ * still used them (set-up in flight, deferred MPI_Ibcasts, or MPI running
+ * the delete callback inside one of the library's own calls) once nothing
+ * uses them any more: no set-up, no deferred call, no operation on the
+ * duplicate.  Called by nbc.c at the end of each progress pass, its lock
+ * held.  A shared-memory window of such a state is left to MPI_Finalize
+ * (freeing it is collective).
+ * \return nothing. */
+void tb_comm_state_reap(void);
+
 /* Drops the state of MPI_COMM_WORLD (at MPI_Finalize). */
 void tb_comm_state_release_world(void);
 

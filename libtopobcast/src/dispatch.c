@@ -106,30 +106,30 @@ static tb_call_kind not_set_up(const tb_comm_state *cs, MPI_Comm comm, int root,
     return TB_CALL_MPI;
 }
 
-tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
-                             const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c)
+/* An MPI_Ibcast that needs comm's set-up: starts it without waiting (cs
+ * NULL: a new state) and defers the call; MPI's own call where none can
+ * be started (SMPI, out of memory). */
+static tb_call_kind defer(tb_comm_state *cs, MPI_Comm comm, int root, tb_bcast_call *c)
 {
-    if (!explicit_spec && fast_default(count, type, comm))
-        return TB_CALL_MPI;
-    const tb_settings *st = tb_settings_get();
-    int size = 0;
-    tb_comm_state *cs = NULL;
-    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs))
-        return TB_CALL_MPI;
-    if (size == 1)
-        return TB_CALL_NOTHING;
-    if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS || c->msg.bytes > tb_max_bytes())
-        return TB_CALL_MPI;
-    if (c->msg.bytes == 0)
-        return TB_CALL_NOTHING;
+    tb_finalize_arm();
+    tb_comm_state *s = tb_comm_setup_start(comm, cs);
+    if (!s)
+        return not_set_up(cs, comm, root, c);
+    c->cs = s;
+    return TB_CALL_DEFER;
+}
 
-    if (!cs && local)
-        return not_set_up(NULL, comm, root, c);
-    if (!cs && !(cs = state_setup(comm)))
-        return TB_CALL_MPI;
+/* The decision once comm's state cs exists (comm MPI_COMM_NULL when a
+ * deferred call is resolved: its set-up is then complete). */
+static tb_call_kind decide_on(tb_comm_state *cs, MPI_Comm comm, int root, const tb_alg_spec *explicit_spec,
+                              int local, tb_bcast_call *c)
+{
+    const tb_settings *st = tb_settings_get();
+    if (cs->nb_route && cs->dup != MPI_COMM_NULL)
+        c->mpi_comm = cs->dup;
     if (needs_hier(cs, c->msg.bytes, explicit_spec)) {
         if (local)
-            return not_set_up(cs, comm, root, c);
+            return defer(cs, comm, root, c);
         if (tb_comm_state_complete(cs, comm) != MPI_SUCCESS)
             return TB_CALL_MPI;
     }
@@ -147,11 +147,20 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     else if (st->forced_bad && !explicit_spec)
         tb_stats_fallback(TB_FALLBACK_ALGORITHM, c->count_it);
     c->priv = MPI_COMM_NULL;
-    if (local && c->spec.id != TB_ALG_DEFAULT &&
-        ((cs->dup == MPI_COMM_NULL && !cs->no_dup) || (tb_alg_spec_uses_shm(&c->spec) && !cs->shm_tried)))
-        return not_set_up(cs, comm, root, c);
-    if (c->spec.id != TB_ALG_DEFAULT && (c->priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)
+    if (local && c->spec.id != TB_ALG_DEFAULT && cs->dup == MPI_COMM_NULL && !cs->no_dup)
+        return defer(cs, comm, root, c);
+    if (local && tb_alg_spec_uses_shm(&c->spec) && !cs->shm_tried) {
+        /* the rings are made only in a blocking call: until one has, binomial
+         * in shm's place (on every rank: shm_tried is agreed) */
+        tb_alg_spec sub;
+        tb_alg_spec_without_shm(&c->spec, &sub);
+        c->spec = sub;
+    }
+    if (c->spec.id != TB_ALG_DEFAULT &&
+        (cs->cap_full || (c->priv = tb_comm_private(cs, comm)) == MPI_COMM_NULL)) {
+        c->priv = MPI_COMM_NULL;
         tb_stats_fallback(TB_FALLBACK_CAPACITY, c->count_it);
+    }
     if (c->priv == MPI_COMM_NULL) {
         tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, c->rule, c->count_it);
         return TB_CALL_MPI;
@@ -175,6 +184,45 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     c->cs = cs;
     c->shm = c->sched->shm ? cs->shm : NULL;
     return TB_CALL_LIBRARY;
+}
+
+tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                             const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c)
+{
+    c->mpi_comm = comm;
+    c->cs = NULL;
+    if (!explicit_spec && fast_default(count, type, comm))
+        return TB_CALL_MPI;
+    const tb_settings *st = tb_settings_get();
+    int size = 0;
+    tb_comm_state *cs = NULL;
+    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs))
+        return TB_CALL_MPI;
+    if (size == 1)
+        return TB_CALL_NOTHING;
+    if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS || c->msg.bytes > tb_max_bytes())
+        return TB_CALL_MPI;
+    if (c->msg.bytes == 0)
+        return TB_CALL_NOTHING;
+
+    if (local && (!cs || cs->setup || cs->deferred)) {
+        if (cs) { /* behind the set-up in flight, in call order */
+            c->cs = cs;
+            return TB_CALL_DEFER;
+        }
+        return defer(NULL, comm, root, c);
+    }
+    if (cs && !local)
+        tb_comm_setup_sync(cs);
+    if (!cs && !(cs = state_setup(comm)))
+        return TB_CALL_MPI;
+    return decide_on(cs, comm, root, explicit_spec, local, c);
+}
+
+tb_call_kind tb_bcast_resolve(int root, tb_bcast_call *c)
+{
+    c->mpi_comm = tb_comm_setup_priv(c->cs);
+    return decide_on(c->cs, MPI_COMM_NULL, root, NULL, 1, c);
 }
 
 int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -209,9 +257,14 @@ int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm 
               const tb_alg_spec *explicit_spec, MPI_Request *req)
 {
     tb_bcast_call c;
-    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 1, &c) != TB_CALL_LIBRARY)
-        return tb_pmpi_ibcast(buf, count, type, root, comm, req);
-    return tb_nbc_ibcast(&c, req);
+    switch (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 1, &c)) {
+    case TB_CALL_LIBRARY:
+        return tb_nbc_ibcast(&c, req);
+    case TB_CALL_DEFER:
+        return tb_nbc_defer(&c, buf, count, type, root, req);
+    default:
+        return tb_pmpi_ibcast(buf, count, type, root, c.mpi_comm, req);
+    }
 }
 
 #if MPI_VERSION >= 4
@@ -245,6 +298,8 @@ int tb_bcast_choice(MPI_Comm comm, MPI_Count count, MPI_Datatype type, tb_alg_sp
     if (st->disabled || pass_through(comm, count, type, 0, &size, &cs) || size == 1 ||
         tb_msg_init(&msg, NULL, count, type) != MPI_SUCCESS || msg.bytes == 0 || msg.bytes > tb_max_bytes())
         return MPI_SUCCESS;
+    if (cs)
+        tb_comm_setup_sync(cs);
     if ((cs || (cs = state_setup(comm))) &&
         (!needs_hier(cs, msg.bytes, NULL) || tb_comm_state_complete(cs, comm) == MPI_SUCCESS))
         choose(cs, msg.bytes, out, &rule);

@@ -31,7 +31,9 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
 typedef enum {
     TB_CALL_NOTHING, /* nothing to move: size-1 communicator or empty message */
     TB_CALL_MPI,     /* MPI's own broadcast (already counted in the stats) */
-    TB_CALL_LIBRARY  /* the library runs c->sched on c->priv */
+    TB_CALL_LIBRARY, /* the library runs c->sched on c->priv */
+    TB_CALL_DEFER    /* MPI_Ibcast: waits in nbc.c for c->cs's set-up (tb_comm_setup_start), then
+                      * tb_bcast_resolve decides it */
 } tb_call_kind;
 typedef struct tb_bcast_call {
     tb_comm_state *cs;
@@ -41,15 +43,23 @@ typedef struct tb_bcast_call {
     const tb_schedule *sched;    /* cached: valid until the next lookup on cs */
     tb_shm *shm;                 /* cs's rings when sched has shared-memory edges, else NULL */
     tb_msg msg;
+    MPI_Comm mpi_comm;           /* where MPI's own call goes (TB_CALL_MPI): the communicator, or its
+                                  * duplicate while MPI_Ibcasts are routed through it (comm_state.h) */
 } tb_bcast_call;
 /* Collective on first use of comm (state, hierarchy, private duplicate,
  * rings), unless local: MPI_Ibcast, which must not wait for the other
- * ranks, takes MPI's own call (counted as a fallback) where one of those
- * is still to be set up.  They are set up only in blocking calls, which
- * every rank of comm makes in the same order, so all ranks agree either
- * way. */
+ * ranks, starts the set-up without waiting instead and is deferred
+ * (TB_CALL_DEFER) with every later one until it ends (comm_state.h); the
+ * rings are made only in blocking calls (an MPI_Ibcast whose spec needs
+ * them before takes MPI's own call, counted as a fallback).  Every rank
+ * makes these calls in the same order, so all ranks agree either way. */
 tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                              const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c);
+/* \brief A deferred MPI_Ibcast, once c->cs's set-up has ended on this
+ * rank: decided as tb_bcast_decide would (c->msg, c->cs set when it was
+ * deferred).  Local.
+ * \return TB_CALL_LIBRARY or TB_CALL_MPI (MPI_Ibcast on c->mpi_comm). */
+tb_call_kind tb_bcast_resolve(int root, tb_bcast_call *c);
 /* \brief MPI_Ibcast and MPI_Bcast_init: the same decision as tb_bcast
  * (explicit_spec NULL: by TOPOBCAST_ALGORITHM or the selection table), then
  * an operation of nbc.c, or MPI's own call.  Collective on first use of comm.

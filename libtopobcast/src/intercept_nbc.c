@@ -96,6 +96,18 @@ TB_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
     return rc;
 }
 
+/* A communicator freed while its set-up without waiting is in flight
+ * (comm_state.h): the set-up ends first (MPI_Comm_free is collective, and
+ * every rank started it), so no collective of the library's is left on a
+ * freed communicator. */
+TB_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    tb_comm_state *cs = comm && *comm != MPI_COMM_NULL ? tb_comm_state_find(*comm) : NULL;
+    if (cs && (cs->setup || cs->deferred))
+        tb_comm_setup_wait(cs);
+    return PMPI_Comm_free(comm);
+}
+
 TB_EXPORT int MPI_Request_free(MPI_Request *request)
 {
     int rc;

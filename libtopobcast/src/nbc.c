@@ -29,8 +29,21 @@
 #define TB_NBC_TAG0 (TB_ENGINE_TAG_BLOCKING + TB_ENGINE_TAGS)
 #define TB_NBC_MAX_SLOTS (1 << 20)
 
+/* What an operation runs: the engine on a schedule; or, for an MPI_Ibcast
+ * deferred behind its communicator's set-up, nothing yet, then one of the
+ * two, MPI's own broadcast on the private duplicate being the other. */
+enum { NBC_ENGINE = 0, NBC_DEFERRED, NBC_MPI };
+
 typedef struct tb_nbc {
     struct tb_nbc *next; /* list of operations in progress */
+    int kind;
+    /* NBC_DEFERRED: the call, and the communicator state whose set-up it waits for */
+    tb_comm_state *cs;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;   /* a duplicate of a derived type (type_dup) */
+    int root, type_dup;
+    MPI_Request inner;   /* NBC_MPI: MPI's MPI_Ibcast */
     tb_schedule sched;   /* own copy */
     tb_msg msg;
     MPI_Comm priv;
@@ -68,6 +81,48 @@ static MPI_Comm selfcomm = MPI_COMM_NULL;
 static int half_slots;  /* slots per kind of operation on a private duplicate */
 static int shell_ub;    /* largest tag on selfcomm */
 static unsigned long shell_next;
+
+/* The lock, and whether this thread holds it: MPI may call a
+ * communicator's attribute delete callback from inside any call that
+ * completes the last operation on it -- one of the library's, under this
+ * lock -- and the state's release must not take it again
+ * (tb_nbc_holding). */
+static __thread int held;
+static comm_entry *comm_find(MPI_Comm priv, int create);
+static void comm_drop(comm_entry *e);
+
+static void lock_take(void)
+{
+    pthread_mutex_lock(&lock);
+    held = 1;
+}
+
+static void lock_give(void)
+{
+    held = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int tb_nbc_holding(void)
+{
+    return held;
+}
+
+int tb_nbc_uses(MPI_Comm priv)
+{
+    for (const tb_nbc *nb = head; nb; nb = nb->next)
+        if (nb->priv == priv)
+            return 1;
+    const comm_entry *e = comm_find(priv, 0);
+    return e && e->refs > 0;
+}
+
+void tb_nbc_forget(MPI_Comm priv)
+{
+    comm_entry *e = comm_find(priv, 0);
+    if (e)
+        comm_drop(e);
+}
 
 int tb_nbc_persistent(void)
 {
@@ -140,6 +195,8 @@ static void nbc_free(tb_nbc *nb)
             comm_drop(e);
         }
     }
+    if (nb->type_dup)
+        PMPI_Type_free(&nb->type);
     tb_schedule_free(&nb->sched);
     free(nb);
 }
@@ -178,12 +235,14 @@ static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
 static void complete(tb_nbc *nb)
 {
     int rc = nb->op.rc;
-    int frc = tb_msg_finish(&nb->msg, nb->is_root, nb->priv);
-    if (rc == MPI_SUCCESS)
-        rc = frc;
-    if (rc == MPI_SUCCESS) {
-        tb_stats_count(nb->alg, nb->msg.bytes, nb->rule, nb->count_it);
-    } else {
+    if (nb->kind == NBC_ENGINE) {
+        int frc = tb_msg_finish(&nb->msg, nb->is_root, nb->priv);
+        if (rc == MPI_SUCCESS)
+            rc = frc;
+        if (rc == MPI_SUCCESS)
+            tb_stats_count(nb->alg, nb->msg.bytes, nb->rule, nb->count_it);
+    }
+    if (rc != MPI_SUCCESS) {
         static int warned;
         tb_log_once(&warned, "a non-blocking broadcast failed with MPI error %d", rc);
     }
@@ -212,11 +271,70 @@ static int preceded(const tb_nbc *nb)
     return 0;
 }
 
+/* A deferred MPI_Ibcast whose communicator's set-up has ended here, and
+ * before which no other deferred one of that communicator waits: decided
+ * now (as every rank decides it) and started (lock held).
+ * \return 1 once resolved, 0 while it still waits. */
+static int resolve(tb_nbc *nb)
+{
+    for (const tb_nbc *o = head; o != nb; o = o->next)
+        if (o->kind == NBC_DEFERRED && o->cs == nb->cs)
+            return 0;
+    if (!tb_comm_setup_test(nb->cs, 0))
+        return 0;
+    tb_bcast_call c = {.cs = nb->cs, .msg = nb->msg};
+    nb->cs->deferred--;
+    tb_call_kind k = tb_bcast_resolve(nb->root, &c);
+    nb->cs = NULL;
+    int rc = MPI_SUCCESS;
+    if (k == TB_CALL_LIBRARY) {
+        /* as nbc_new and launch: the next slot of tags on the duplicate
+         * (resolved in call order, as every other rank starts them) */
+        comm_entry *e = comm_find(c.priv, 1);
+        nb->kind = NBC_ENGINE;
+        nb->priv = c.priv;
+        nb->is_root = c.is_root;
+        nb->rule = c.rule;
+        nb->count_it = c.count_it;
+        nb->alg = c.spec.id;
+        nb->shm = c.shm;
+        if (!e || tb_schedule_copy(&nb->sched, c.sched) != 0) {
+            nb->op.rc = MPI_ERR_NO_MEM;
+            nb->engine_done = 1;
+            return 1;
+        }
+        nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (int)(e->started++ % (unsigned long)half_slots);
+        rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
+        tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv,
+                        nb->tag, 0, nb->shm);
+    } else {
+        nb->kind = NBC_MPI;
+        rc = tb_pmpi_ibcast(nb->buf, nb->count, nb->type, nb->root, c.mpi_comm, &nb->inner);
+    }
+    if (rc != MPI_SUCCESS)
+        nb->op.rc = rc;
+    nb->engine_done = rc != MPI_SUCCESS;
+    return 1;
+}
+
+/* NBC_MPI: whether MPI's broadcast has ended (its error in op.rc). */
+static int mpi_done(tb_nbc *nb)
+{
+    int flag = 0;
+    int rc = PMPI_Test(&nb->inner, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        nb->op.rc = rc;
+    return rc != MPI_SUCCESS || flag;
+}
+
 static void progress_locked(void)
 {
-    for (tb_nbc *nb = head; nb; nb = nb->next)
+    for (tb_nbc *nb = head; nb; nb = nb->next) {
+        if (nb->kind == NBC_DEFERRED && !resolve(nb))
+            continue;
         if (!nb->engine_done)
-            nb->engine_done = tb_engine_progress(&nb->op);
+            nb->engine_done = nb->kind == NBC_MPI ? mpi_done(nb) : tb_engine_progress(&nb->op);
+    }
     tb_nbc **pp = &head;
     tail = NULL;
     while (*pp) {
@@ -229,14 +347,16 @@ static void progress_locked(void)
             pp = &nb->next;
         }
     }
+    tb_comm_state_reap();
 }
 
 void tb_nbc_progress(void)
 {
     if (!tb_nbc_busy() || pthread_mutex_trylock(&lock) != 0)
         return;
+    held = 1;
     progress_locked();
-    pthread_mutex_unlock(&lock);
+    lock_give();
 }
 
 int tb_nbc_wait(MPI_Request *req, MPI_Status *status)
@@ -249,6 +369,21 @@ int tb_nbc_wait(MPI_Request *req, MPI_Status *status)
             return rc;
     }
     return PMPI_Wait(req, status);
+}
+
+/* nb joins the operations in progress, last, and they all move on (lock
+ * held). */
+static void enqueue(tb_nbc *nb)
+{
+    nb->active = 1;
+    nb->next = NULL;
+    if (tail)
+        tail->next = nb;
+    else
+        head = nb;
+    tail = nb;
+    __atomic_add_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
+    progress_locked();
 }
 
 /* Starts nb's engine and queues it (lock held). */
@@ -270,20 +405,12 @@ static void launch(tb_nbc *nb)
     if (rc != MPI_SUCCESS)
         nb->op.rc = rc;
     nb->engine_done = rc != MPI_SUCCESS;
-    nb->active = 1;
-    nb->next = NULL;
-    if (tail)
-        tail->next = nb;
-    else
-        head = nb;
-    tail = nb;
-    __atomic_add_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
-    progress_locked();
+    enqueue(nb);
 }
 
 int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req)
 {
-    pthread_mutex_lock(&lock);
+    lock_take();
     int rc = setup();
     tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(c, 0) : NULL;
     if (rc == MPI_SUCCESS && !nb)
@@ -296,14 +423,53 @@ int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req)
     }
     else if (nb)
         nbc_free(nb);
-    pthread_mutex_unlock(&lock);
+    lock_give();
+    return rc;
+}
+
+int tb_nbc_defer(const tb_bcast_call *c, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                 MPI_Request *req)
+{
+    lock_take();
+    int rc = setup();
+    tb_nbc *nb = rc == MPI_SUCCESS ? calloc(1, sizeof *nb) : NULL;
+    if (rc == MPI_SUCCESS && !nb)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        nb->kind = NBC_DEFERRED;
+        nb->cs = c->cs;
+        nb->msg = c->msg;
+        nb->buf = buf;
+        nb->count = count;
+        nb->type = type;
+        nb->root = root;
+        nb->priv = tb_comm_setup_priv(c->cs);
+        nb->shell = nb->inner = MPI_REQUEST_NULL;
+        int ni, na, nd, combiner = MPI_COMBINER_NAMED;
+        PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+        if (combiner != MPI_COMBINER_NAMED && (rc = PMPI_Type_dup(type, &nb->type)) == MPI_SUCCESS)
+            nb->type_dup = 1;
+        nb->msg.type = nb->type;
+    }
+    if (rc == MPI_SUCCESS) {
+        nb->shell_tag = shell_tag_new();
+        rc = PMPI_Irecv(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, req);
+    }
+    if (rc == MPI_SUCCESS) {
+        nb->shell = *req;
+        c->cs->deferred++;
+        enqueue(nb);
+    } else if (nb) {
+        nbc_free(nb);
+    }
+    lock_give();
     return rc;
 }
 
 #if MPI_VERSION >= 4
 int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req)
 {
-    pthread_mutex_lock(&lock);
+    lock_take();
     int rc = setup();
     tb_nbc *nb = rc == MPI_SUCCESS ? nbc_new(c, 1) : NULL;
     if (rc == MPI_SUCCESS && !nb)
@@ -327,7 +493,7 @@ int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req)
     } else if (nb) {
         nbc_free(nb);
     }
-    pthread_mutex_unlock(&lock);
+    lock_give();
     return rc;
 }
 #endif
@@ -345,7 +511,7 @@ int tb_nbc_start(MPI_Request *req, int *rc)
 {
     if (!tb_nbc_persistent() || !req)
         return 0;
-    pthread_mutex_lock(&lock);
+    lock_take();
     int i = pers_find(req);
     if (i >= 0) {
         tb_nbc *nb = pers[i];
@@ -353,7 +519,7 @@ int tb_nbc_start(MPI_Request *req, int *rc)
         if (*rc == MPI_SUCCESS)
             launch(nb);
     }
-    pthread_mutex_unlock(&lock);
+    lock_give();
     return i >= 0;
 }
 
@@ -361,7 +527,7 @@ int tb_nbc_request_free(MPI_Request *req, int *rc)
 {
     if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req)
         return 0;
-    pthread_mutex_lock(&lock);
+    lock_take();
     tb_nbc *nb = NULL;
     int i = pers_find(req);
     if (i >= 0) {
@@ -383,7 +549,7 @@ int tb_nbc_request_free(MPI_Request *req, int *rc)
             nbc_free(nb);
         }
     }
-    pthread_mutex_unlock(&lock);
+    lock_give();
     return nb != NULL;
 }
 
@@ -403,16 +569,16 @@ static void drain(MPI_Comm priv)
 
 void tb_nbc_finalize(void)
 {
-    pthread_mutex_lock(&lock);
+    lock_take();
     drain(MPI_COMM_NULL);
     if (selfcomm != MPI_COMM_NULL && npersistent == 0)
         PMPI_Comm_free(&selfcomm);
-    pthread_mutex_unlock(&lock);
+    lock_give();
 }
 
 int tb_nbc_release_comm(MPI_Comm priv)
 {
-    pthread_mutex_lock(&lock);
+    lock_take();
     drain(priv);
     comm_entry *e = comm_find(priv, 0);
     int keep = e && e->refs > 0;
@@ -420,6 +586,6 @@ int tb_nbc_release_comm(MPI_Comm priv)
         e->orphan = 1;
     else if (e)
         comm_drop(e);
-    pthread_mutex_unlock(&lock);
+    lock_give();
     return keep;
 }

@@ -14,7 +14,9 @@
  *
  * Layer: below the dispatch (which decides a call, then starts it here) and
  * the communicator state (which lets it finish what runs on a private
- * duplicate before freeing it); nbc.c calls neither. */
+ * duplicate before freeing it); nbc.c calls back into them only for a
+ * deferred MPI_Ibcast: whether its communicator's set-up has ended
+ * (tb_comm_setup_test), then its decision (tb_bcast_resolve). */
 #ifndef TB_NBC_H
 #define TB_NBC_H
 
@@ -28,6 +30,14 @@
  * for tb_nbc_bcast_init).
  * \return an MPI error code (no request on failure). */
 int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req);
+/* \brief Queues an MPI_Ibcast the dispatch deferred (TB_CALL_DEFER: c->cs
+ * and c->msg set) behind its communicator's set-up: decided and started
+ * by tb_bcast_resolve in a later progress pass, in call order; *req
+ * becomes the application's request.  A derived datatype is duplicated
+ * until then (the application may free it).
+ * \return an MPI error code (no request on failure). */
+int tb_nbc_defer(const tb_bcast_call *c, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                 MPI_Request *req);
 #if MPI_VERSION >= 4
 int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
 #endif
@@ -56,6 +66,18 @@ void tb_nbc_progress(void);
  * until it completes or the library has nothing left to move.
  * \return PMPI_Wait's / PMPI_Test's error code. */
 int tb_nbc_wait(MPI_Request *req, MPI_Status *status);
+/* \brief Whether this thread holds the library's progress lock (an MPI call
+ * made under it may run an attribute delete callback).
+ * \return 1 or 0. */
+int tb_nbc_holding(void);
+/* \brief Whether an operation in progress, or a persistent request, uses
+ * the private duplicate priv.  Lock held (tb_nbc_holding).
+ * \return 1 or 0. */
+int tb_nbc_uses(MPI_Comm priv);
+/* \brief Forgets the private duplicate priv (its counters), which the
+ * caller frees: nothing uses it (tb_nbc_uses).  Lock held.
+ * \return nothing. */
+void tb_nbc_forget(MPI_Comm priv);
 /* At MPI_Finalize: runs every broadcast in progress to its end. */
 void tb_nbc_finalize(void);
 /* Before priv (a private duplicate) is freed with its communicator: runs

@@ -8,14 +8,10 @@
 
 #include "topo_map.h"
 
-int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self)
+void tb_topo_self(tb_identity *me)
 {
-    int rank, size, rc;
-    *all = NULL;
-    if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
-        return rc;
-    tb_identity *me = self;
     tb_identity_self(me);
+    me->node = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me->world_rank);
     /* Hosts are named as topobcast-probe names the leaves: MPI's processor
      * name (the host name under MPICH, the simulated host under SMPI),
@@ -29,6 +25,40 @@ int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self)
             if ((unsigned char)*p <= 0x20 || *p == 0x7f)
                 *p = '_';
     }
+}
+
+int tb_topo_nodes_by_host(tb_ident_rec *all, int size)
+{
+    /* open addressing, twice as many slots as ranks: each slot the lowest
+     * rank of one host */
+    size_t cap = 2;
+    while (cap < 2 * (size_t)size)
+        cap *= 2;
+    int *slot = malloc(sizeof *slot * cap);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    for (int r = 0; r < size; r++) {
+        size_t i = (size_t)(all[r].host * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
+        while (slot[i] >= 0 && all[slot[i]].host != all[r].host)
+            i = (i + 1) & (cap - 1);
+        if (slot[i] < 0)
+            slot[i] = r;
+        all[r].node = slot[i];
+    }
+    free(slot);
+    return 0;
+}
+
+int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self)
+{
+    int rank, size, rc;
+    *all = NULL;
+    if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+        return rc;
+    tb_identity *me = self;
+    tb_topo_self(me);
 
     /* The node is named by its lowest rank in comm: the same number on every
      * member, and comparable across nodes without exchanging host names. */

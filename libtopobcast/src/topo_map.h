@@ -19,6 +19,16 @@
  * name, as the probe records it.
  * \return MPI_SUCCESS, or an MPI error code (all NULL). */
 int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self);
+/* \brief This process's identity as tb_topo_exchange records it, node
+ * left -1: local, no collective call (the set-up without waiting sends it
+ * with MPI_Iallgather, then tb_topo_nodes_by_host).
+ * \return nothing. */
+void tb_topo_self(tb_identity *self);
+/* \brief Sets all[r].node, r < size, to the lowest rank of the same host
+ * (host hash): what MPI_COMM_TYPE_SHARED gives where a node is a host,
+ * computed from the records alone, in O(size) time and memory.
+ * \return 0, or -1 out of memory (records unchanged). */
+int tb_topo_nodes_by_host(tb_ident_rec *all, int size);
 /* \brief Derives comm's hierarchy from the identities, in O(n log P) for n
  * ranks on a topology of P leaves (O(n log n) without one).  With cfg having
  * a topology, maps ranks onto its leaves (by host + PU; by host only when

@@ -41,6 +41,7 @@ static int rank, size;
 static long nbcasts; /* non-empty broadcasts on 2+ ranks this rank was the root of */
 static int failures;
 static int mpi_rules;
+static int ibcast_only; /* --ibcast-only: no blocking MPI_Bcast sets a communicator up first */
 
 /* vector of 3 blocks of 2 ints, stride 3: ints 0,1,3,4,6,7 of 8 */
 static MPI_Datatype vec;
@@ -114,16 +115,23 @@ static void count_bcast(const msg *m)
 static long msg_check(const msg *m);
 static void msg_free(msg *m);
 
-/* A blocking MPI_Bcast on a new communicator before its first MPI_Ibcast:
- * the library sets a communicator up only in blocking calls (MPI_Ibcast
- * must not wait for other ranks), so without it every MPI_Ibcast there
- * would be MPI's own.  Returns the wrong ints. */
+/* A first broadcast on a new communicator: a blocking MPI_Bcast, or with
+ * --ibcast-only an MPI_Ibcast, whose set-up then runs without waiting
+ * (every later case on the communicator meets it or what it left).
+ * Returns the wrong ints. */
 static long set_up(MPI_Comm comm, unsigned seed)
 {
     msg m;
     msg_init(&m, T_INT, BIG, 0, comm, seed);
     count_bcast(&m);
-    long bad = MPI_Bcast(m.buf, m.count, MPI_INT, 0, comm) != MPI_SUCCESS;
+    long bad;
+    if (ibcast_only) {
+        MPI_Request r;
+        bad = MPI_Ibcast(m.buf, m.count, MPI_INT, 0, comm, &r) != MPI_SUCCESS;
+        bad += MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    } else {
+        bad = MPI_Bcast(m.buf, m.count, MPI_INT, 0, comm) != MPI_SUCCESS;
+    }
     bad += msg_check(&m);
     msg_free(&m);
     return bad;
@@ -637,6 +645,67 @@ static void case_nonlocal(int fresh)
            bad, NULL);
 }
 
+/* MPI_Ibcasts on new communicators, whose set-up runs without waiting
+ * while they wait behind it: what the application may do meanwhile. */
+static void case_fresh(void)
+{
+    long bad = 0;
+    /* a derived datatype freed, and the communicator freed, right after
+     * the MPI_Ibcasts that use them are started */
+    MPI_Comm c1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c1);
+    MPI_Datatype v2;
+    MPI_Type_dup(vec, &v2);
+    msg a, b;
+    msg_init(&a, T_VEC, 65539, size - 1, c1, 1201);
+    msg_init(&b, T_INT, BIG, 0, c1, 1202);
+    MPI_Request r[2];
+    count_bcast(&a);
+    bad += MPI_Ibcast(a.buf, a.count, v2, a.root, c1, &r[0]) != MPI_SUCCESS;
+    bad += ibcast(&b, &r[1]) != MPI_SUCCESS;
+    MPI_Type_free(&v2);
+    MPI_Comm_free(&c1);
+    MPI_Status st[4];
+    bad += MPI_Waitall(2, r, st) != MPI_SUCCESS;
+    bad += msg_check(&a) + msg_check(&b);
+    msg_free(&a);
+    msg_free(&b);
+    report("new communicator: its datatype and itself freed right after its first MPI_Ibcasts", bad, NULL);
+
+    /* the application's own non-blocking collective between two MPI_Ibcasts
+     * on a new communicator, then a blocking MPI_Bcast while they are
+     * outstanding, then MPI_Ibcasts again */
+    bad = 0;
+    MPI_Comm c2;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &c2);
+    msg m[4];
+    int sum = rank, total = 0;
+    MPI_Request q[4];
+    msg_init(&m[0], T_INT, BIG, 0, c2, 1210);
+    msg_init(&m[1], T_BYTE, 7, m[0].csize - 1, c2, 1211);
+    bad += ibcast(&m[0], &q[0]) != MPI_SUCCESS;
+    bad += MPI_Iallreduce(&sum, &total, 1, MPI_INT, MPI_SUM, c2, &q[2]) != MPI_SUCCESS;
+    bad += ibcast(&m[1], &q[1]) != MPI_SUCCESS;
+    msg_init(&m[2], T_INT, 4097, m[0].csize / 2, c2, 1212);
+    count_bcast(&m[2]);
+    bad += MPI_Bcast(m[2].buf, m[2].count, MPI_INT, m[2].root, c2) != MPI_SUCCESS;
+    bad += MPI_Waitall(3, q, st) != MPI_SUCCESS;
+    msg_init(&m[3], T_INT, BIG, m[0].csize - 1, c2, 1213);
+    bad += ibcast(&m[3], &q[3]) != MPI_SUCCESS;
+    bad += MPI_Wait(&q[3], MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    int want = 0;
+    for (int i = 0; i < size; i++)
+        want += i % 2 == rank % 2 ? i : 0;
+    bad += total != want;
+    for (int i = 0; i < 4; i++) {
+        bad += msg_check(&m[i]);
+        msg_free(&m[i]);
+    }
+    MPI_Comm_free(&c2);
+    report("new communicator: MPI_Iallreduce between its first MPI_Ibcasts, then MPI_Bcast while they are outstanding",
+           bad, NULL);
+}
+
 /* A rank blocked in a point-to-point call still forwards the broadcast:
  * every rank starts one (root 0, ~4 MiB), then every rank but the last
  * blocks in CALL for a message the last rank sends (or receives) only once
@@ -732,6 +801,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mpi_rules = argc > 1 && strcmp(argv[1], "--mpi-rules") == 0;
+    ibcast_only = argc > 1 && strcmp(argv[1], "--ibcast-only") == 0;
     MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
     MPI_Type_commit(&vec);
     if (argc > 1 && strcmp(argv[1], "--fresh-ibcast") == 0) {
@@ -742,7 +812,9 @@ int main(int argc, char **argv)
         return failures != 0;
     }
     long bad = set_up(MPI_COMM_WORLD, 1);
-    report("a blocking broadcast sets the world up", bad, NULL);
+    report(ibcast_only ? "an MPI_Ibcast sets the world up" : "a blocking broadcast sets the world up", bad, NULL);
+    if (ibcast_only)
+        case_fresh();
 
     case_matrix();
     case_waitall();

@@ -6,7 +6,8 @@
 # MPI_Request_free of active requests, persistent requests started
 # repeatedly, ranks blocked in MPI_Recv, MPI_Probe, MPI_Sendrecv, MPI_Ssend
 # ... for a message tied to another rank's wait on a broadcast) with every
-# algorithm forced, on 2-4 ranks.  Each run also
+# algorithm forced, on 2-4 ranks; and with --ibcast-only, where every
+# communicator is set up by its first MPI_Ibcast, without waiting.  Each run also
 # checks that the library ran every broadcast itself: TOPOBCAST_STATS counts
 # the forced algorithm exactly as often as the program broadcast, and
 # nothing else.  Then a few specs under valgrind (2 ranks), and under
@@ -52,27 +53,52 @@ OUT=$(timeout "$TIMEOUT" mpiexec -n 3 env LD_PRELOAD="$(preload 3 "")" "$PROG" -
 RC=$?
 summary "plain MPI np=3"
 
+# forced LABEL SPEC NP [ARGS]: the program with SPEC forced on NP ranks; its
+# verdicts, and the stats count SPEC's algorithm as often as it broadcast,
+# and nothing else
+forced() {
+    local label=$1 spec=$2 p=$3 name=${2%%:*} want calls others
+    shift 3
+    run_mpi "$p" "$TIMEOUT" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 -- "$PROG" "$@"
+    summary "${label}alg=$spec np=$p"
+    want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+    calls=$(stats_calls "$name" <<<"$OUT")
+    others=$(stats_others "$name" <<<"$OUT" | tr '\n' ' ')
+    check "${label}alg=$spec np=$p: stats count $name calls=${calls:-0} = broadcasts made (${want:-?})${others:+; also: $others}" \
+        bash -c '[ -n "$1" ] && [ "$2" = "$1" ] && [ -z "$3" ]' _ "$want" "${calls:-0}" "$others"
+}
 for spec in "${SPECS[@]}"; do
-    name=${spec%%:*}
     for p in $SIZES; do
-        run_mpi "$p" "$TIMEOUT" TOPOBCAST_ALGORITHM="$spec" TOPOBCAST_STATS=1 -- "$PROG"
-        summary "alg=$spec np=$p"
-        want=$(sed -n 's/^# ibcast broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
-        calls=$(stats_calls "$name" <<<"$OUT")
-        others=$(stats_others "$name" <<<"$OUT" | tr '\n' ' ')
-        check "alg=$spec np=$p: stats count $name calls=${calls:-0} = broadcasts made (${want:-?})${others:+; also: $others}" \
-            bash -c '[ -n "$1" ] && [ "$2" = "$1" ] && [ -z "$3" ]' _ "$want" "${calls:-0}" "$others"
+        forced "" "$spec" "$p"
     done
 done
 
-# MPI_Ibcast is local: on a new communicator it goes to MPI (the set-up
-# waits for other ranks, so only blocking calls make it) and says so; rank 1
-# starts it only after a message rank 0 sends after starting its own.
+# MPI_Ibcast is local: on a new communicator the set-up runs without
+# waiting and the library runs the broadcast; rank 1 starts it only after a
+# message rank 0 sends after starting its own.
 run_mpi 3 60 TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$PROG" --fresh-ibcast
 summary "ibcast on a new communicator np=3"
-check "ibcast on a new communicator np=3: MPI's own, counted as a fallback that says why" \
-    bash -c 'grep -q "^topobcast: stats: algorithm=default calls=1 " <<<"$1" &&
-             grep -q "^topobcast: stats: fallback calls=1 (MPI_Ibcast on a communicator or at a size no blocking" <<<"$1"' _ "$OUT"
+check "ibcast on a new communicator np=3: the library's binomial ran it, no fallback" \
+    bash -c 'grep -q "^topobcast: stats: algorithm=binomial calls=1 " <<<"$1" && ! grep -q "fallback" <<<"$1"' _ "$OUT"
+
+# No blocking MPI_Bcast first: every communicator is set up by its first
+# MPI_Ibcast (the set-up's collectives run while the broadcasts wait in the
+# library), and the library still runs every broadcast; the whole program,
+# with a datatype and a communicator freed right after their first
+# MPI_Ibcast, the application's MPI_Iallreduce among them and a blocking
+# MPI_Bcast while they are outstanding.
+for spec in binomial pipeline:segment=16K interpipe dbt:segment=3001; do
+    for p in 3 4; do
+        forced "ibcast-only " "$spec" "$p" --ibcast-only
+    done
+done
+# over TOPOBCAST_MAX_COMMS: the duplicate a set-up without waiting made is
+# one too many; MPI's own broadcasts run on it, data right, one warning
+run_mpi 3 "$TIMEOUT" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_MAX_COMMS=1 TOPOBCAST_STATS=1 -- "$PROG" --ibcast-only
+summary "ibcast-only TOPOBCAST_MAX_COMMS=1 np=3"
+check "ibcast-only TOPOBCAST_MAX_COMMS=1 np=3: one warning naming the limit, fallbacks counted" \
+    bash -c '[ "$(grep -v "^topobcast: stats" <<<"$1" | grep -c "already holds TOPOBCAST_MAX_COMMS=1 private")" -eq 1 ] &&
+             grep -q "^topobcast: stats: fallback calls=[1-9][0-9]* (world rank .* already holds TOPOBCAST_MAX_COMMS=1" <<<"$1"' _ "$OUT"
 
 # The built-in selection table: small broadcasts go to MPI_Ibcast, the rest
 # to the library; data correct either way (completion order is promised
