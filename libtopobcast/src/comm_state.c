@@ -529,8 +529,8 @@ tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs)
 #else
     const tb_settings *st = tb_settings_get();
     pthread_once(&keyval_once, keyval_create);
-    if (keyval == MPI_KEYVAL_INVALID || (cs && cs->setup))
-        return NULL;
+    if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL || (cs && cs->setup))
+        return NULL; /* MPI_COMM_NULL: a deferred call being resolved, whose set-up is done */
     struct tb_comm_setup *su = calloc(1, sizeof *su);
     tb_comm_state *fresh = NULL;
     if (su && !cs && (fresh = cs = calloc(1, sizeof *cs)) != NULL) {
@@ -640,7 +640,7 @@ static void setup_agreed(tb_comm_state *cs, struct tb_comm_setup *su, int failed
     }
 }
 
-int tb_comm_setup_test(tb_comm_state *cs, int wait)
+int tb_comm_setup_test(tb_comm_state *cs)
 {
     struct tb_comm_setup *su = cs->setup;
     if (!su)
@@ -648,10 +648,7 @@ int tb_comm_setup_test(tb_comm_state *cs, int wait)
     if (su->phase == 0) {
         int flag = 1, rc;
         MPI_Status sts[3];
-        if (wait)
-            rc = PMPI_Waitall(3, su->req, sts);
-        else
-            rc = PMPI_Testall(3, su->req, &flag, sts);
+        rc = PMPI_Testall(3, su->req, &flag, sts);
         if (rc == MPI_SUCCESS && !flag)
             return 0;
         setup_agreed(cs, su, rc != MPI_SUCCESS);
@@ -667,7 +664,7 @@ int tb_comm_setup_test(tb_comm_state *cs, int wait)
     if (su->phase == 1) {
         int flag = 1;
         if (su->req[0] != MPI_REQUEST_NULL) {
-            int rc = wait ? PMPI_Wait(&su->req[0], MPI_STATUS_IGNORE) : PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
+            int rc = PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 su->map = WHY_MAPPING;
         }
@@ -688,12 +685,8 @@ int tb_comm_setup_test(tb_comm_state *cs, int wait)
 
 void tb_comm_setup_wait(tb_comm_state *cs)
 {
-    while (cs->setup || cs->deferred) {
-        if (tb_nbc_busy())
-            tb_nbc_progress();
-        else
-            tb_comm_setup_test(cs, 1);
-    }
+    while (cs->setup || cs->deferred)
+        tb_nbc_progress_setup(cs);
 }
 
 void tb_comm_setup_sync(tb_comm_state *cs)

@@ -134,9 +134,10 @@ const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_sp
  * \return the state, cs->setup set; NULL if nothing was started (out of
  * memory, an MPI error, SMPI): the caller uses MPI's own call. */
 tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs);
-/* \brief Moves cs's set-up on; wait: until it ends.  Local.
+/* \brief Moves cs's set-up on (tests its requests).  Local; under nbc.c's
+ * lock (one thread at a time).
  * \return 1 when cs has no set-up in flight (any more), else 0. */
-int tb_comm_setup_test(tb_comm_state *cs, int wait);
+int tb_comm_setup_test(tb_comm_state *cs);
 /* \brief In a blocking call on cs's communicator (every rank makes it in
  * the same order): completes the set-up and the MPI_Ibcasts waiting for
  * it, ends the routing through the duplicate, and frees the duplicate if

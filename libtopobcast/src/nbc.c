@@ -280,7 +280,7 @@ static int resolve(tb_nbc *nb)
     for (const tb_nbc *o = head; o != nb; o = o->next)
         if (o->kind == NBC_DEFERRED && o->cs == nb->cs)
             return 0;
-    if (!tb_comm_setup_test(nb->cs, 0))
+    if (!tb_comm_setup_test(nb->cs))
         return 0;
     tb_bcast_call c = {.cs = nb->cs, .msg = nb->msg};
     nb->cs->deferred--;
@@ -348,6 +348,15 @@ static void progress_locked(void)
         }
     }
     tb_comm_state_reap();
+}
+
+void tb_nbc_progress_setup(tb_comm_state *cs)
+{
+    lock_take();
+    progress_locked();
+    if (cs->setup && !cs->deferred) /* none waits to drive it */
+        tb_comm_setup_test(cs);
+    lock_give();
 }
 
 void tb_nbc_progress(void)

@@ -61,6 +61,12 @@ int tb_nbc_persistent(void);
  * completes the requests of those that ended, in start order on each
  * communicator.  Returns at once if another thread is doing it. */
 void tb_nbc_progress(void);
+/* \brief One progress pass that waits for the lock (another thread's pass
+ * may hold it) and also moves cs's set-up on when no deferred call does:
+ * tb_comm_setup_wait's step, so that only one thread at a time tests a
+ * set-up's requests.
+ * \return nothing. */
+void tb_nbc_progress_setup(tb_comm_state *cs);
 /* \brief PMPI_Wait of *req that, while any broadcast of the library is in
  * progress on this process, polls instead: moves them on, then tests *req,
  * until it completes or the library has nothing left to move.
