@@ -1031,6 +1031,37 @@ static char *big_topology(int P, size_t *len)
     return t;
 }
 
+/* The set-up without waiting names a node by the lowest rank of its host,
+ * from the exchanged records alone (tb_topo_nodes_by_host). */
+static void test_nodes_by_host(void)
+{
+    const int P = 16384;
+    tb_ident_rec *ids = calloc((size_t)P, sizeof *ids);
+    for (int layout = 0; layout < 3; layout++) {
+        /* round robin over 128 hosts, 128 consecutive ranks a host, every rank its own host */
+        for (int r = 0; r < P; r++) {
+            tb_identity id;
+            memset(&id, 0, sizeof id);
+            int h = layout == 0 ? r % 128 : layout == 1 ? r / 128 : r;
+            snprintf(id.host, sizeof id.host, "node%05d.cluster", h);
+            id.node = -7;
+            ids[r] = tb_ident_rec_of(&id);
+        }
+        int rc = tb_topo_nodes_by_host(ids, P), bad = 0;
+        for (int r = 0; r < P; r++) {
+            int want = layout == 0 ? r % 128 : layout == 1 ? r / 128 * 128 : r;
+            bad += ids[r].node != want;
+        }
+        TAP_OK(rc == 0 && bad == 0, "nodes from host names, P=%d, %s: %d ranks given another node", P,
+               layout == 0 ? "round robin over 128 hosts" : layout == 1 ? "128 consecutive ranks a host"
+                                                           : "one rank a host",
+               bad);
+    }
+    ids[0].node = -7;
+    TAP_OK(tb_topo_nodes_by_host(ids, 1) == 0 && ids[0].node == 0, "nodes from host names, P=1");
+    free(ids);
+}
+
 static void test_scale(void)
 {
     /* the exchanged identity: 32 bytes whatever the host name's length */
@@ -1301,6 +1332,7 @@ int main(void)
     test_shape_rules();
     test_derive_topology();
     test_derive_zero_config();
+    test_nodes_by_host();
     test_scale();
     test_identity();
     TAP_DONE();
