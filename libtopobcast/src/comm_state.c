@@ -73,6 +73,7 @@ static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
         /* MPI frees a communicator's attributes when its last operation
          * completes, which may be one of the set-up's, inside a progress
          * pass: the state goes when nothing uses it (tb_comm_state_reap) */
+        tb_nbc_set_reaper(tb_comm_state_reap);
         pthread_mutex_lock(&orphan_lock);
         cs->next_orphan = orphans;
         orphans = cs;
@@ -683,10 +684,19 @@ int tb_comm_setup_test(tb_comm_state *cs)
     return 1;
 }
 
+/* tb_comm_setup_wait's step, under nbc.c's lock: the set-up moves on in
+ * the progress pass while a deferred call waits for it, else here. */
+static void setup_step(void *arg)
+{
+    tb_comm_state *cs = arg;
+    if (cs->setup && !cs->deferred)
+        tb_comm_setup_test(cs);
+}
+
 void tb_comm_setup_wait(tb_comm_state *cs)
 {
     while (cs->setup || cs->deferred)
-        tb_nbc_progress_setup(cs);
+        tb_nbc_progress_then(setup_step, cs);
 }
 
 void tb_comm_setup_sync(tb_comm_state *cs)

@@ -158,8 +158,8 @@ MPI_Comm tb_comm_setup_priv(const tb_comm_state *cs);
  * still used them (set-up in flight, deferred MPI_Ibcasts, or MPI running
  * the delete callback inside one of the library's own calls) once nothing
  * uses them any more: no set-up, no deferred call, no operation on the
- * duplicate.  Called by nbc.c at the end of each progress pass, its lock
- * held.  A shared-memory window of such a state is left to MPI_Finalize
+ * duplicate.  nbc.c calls it at the end of each progress pass, its lock
+ * held (tb_nbc_set_reaper, once a state is left so).  A shared-memory window of such a state is left to MPI_Finalize
  * (freeing it is collective).
  * \return nothing. */
 void tb_comm_state_reap(void);

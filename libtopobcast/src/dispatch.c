@@ -253,6 +253,8 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     return rc;
 }
 
+static const tb_nbc_deferral deferral = {tb_comm_setup_test, tb_bcast_resolve};
+
 int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
               const tb_alg_spec *explicit_spec, MPI_Request *req)
 {
@@ -261,7 +263,8 @@ int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm 
     case TB_CALL_LIBRARY:
         return tb_nbc_ibcast(&c, req);
     case TB_CALL_DEFER:
-        return tb_nbc_defer(&c, buf, count, type, root, req);
+        c.priv = tb_comm_setup_priv(c.cs); /* the one its set-up makes, or has */
+        return tb_nbc_defer(&c, buf, count, type, root, &deferral, req);
     default:
         return tb_pmpi_ibcast(buf, count, type, root, c.mpi_comm, req);
     }

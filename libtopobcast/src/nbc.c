@@ -37,8 +37,10 @@ enum { NBC_ENGINE = 0, NBC_DEFERRED, NBC_MPI };
 typedef struct tb_nbc {
     struct tb_nbc *next; /* list of operations in progress */
     int kind;
-    /* NBC_DEFERRED: the call, and the communicator state whose set-up it waits for */
+    /* NBC_DEFERRED: the call, the communicator state whose set-up it waits
+     * for, and how it is finished */
     tb_comm_state *cs;
+    const tb_nbc_deferral *how;
     void *buf;
     MPI_Count count;
     MPI_Datatype type;   /* a duplicate of a derived type (type_dup) */
@@ -88,6 +90,7 @@ static unsigned long shell_next;
  * lock -- and the state's release must not take it again
  * (tb_nbc_holding). */
 static __thread int held;
+static void (*reaper)(void);
 static comm_entry *comm_find(MPI_Comm priv, int create);
 static void comm_drop(comm_entry *e);
 
@@ -280,11 +283,11 @@ static int resolve(tb_nbc *nb)
     for (const tb_nbc *o = head; o != nb; o = o->next)
         if (o->kind == NBC_DEFERRED && o->cs == nb->cs)
             return 0;
-    if (!tb_comm_setup_test(nb->cs))
+    if (!nb->how->ready(nb->cs))
         return 0;
     tb_bcast_call c = {.cs = nb->cs, .msg = nb->msg};
     nb->cs->deferred--;
-    tb_call_kind k = tb_bcast_resolve(nb->root, &c);
+    tb_call_kind k = nb->how->resolve(nb->root, &c);
     nb->cs = NULL;
     int rc = MPI_SUCCESS;
     if (k == TB_CALL_LIBRARY) {
@@ -347,15 +350,20 @@ static void progress_locked(void)
             pp = &nb->next;
         }
     }
-    tb_comm_state_reap();
+    if (reaper)
+        reaper();
 }
 
-void tb_nbc_progress_setup(tb_comm_state *cs)
+void tb_nbc_set_reaper(void (*fn)(void))
+{
+    __atomic_store_n(&reaper, fn, __ATOMIC_RELAXED);
+}
+
+void tb_nbc_progress_then(void (*fn)(void *), void *arg)
 {
     lock_take();
     progress_locked();
-    if (cs->setup && !cs->deferred) /* none waits to drive it */
-        tb_comm_setup_test(cs);
+    fn(arg);
     lock_give();
 }
 
@@ -437,7 +445,7 @@ int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req)
 }
 
 int tb_nbc_defer(const tb_bcast_call *c, void *buf, MPI_Count count, MPI_Datatype type, int root,
-                 MPI_Request *req)
+                 const tb_nbc_deferral *how, MPI_Request *req)
 {
     lock_take();
     int rc = setup();
@@ -447,12 +455,13 @@ int tb_nbc_defer(const tb_bcast_call *c, void *buf, MPI_Count count, MPI_Datatyp
     if (rc == MPI_SUCCESS) {
         nb->kind = NBC_DEFERRED;
         nb->cs = c->cs;
+        nb->how = how;
         nb->msg = c->msg;
         nb->buf = buf;
         nb->count = count;
         nb->type = type;
         nb->root = root;
-        nb->priv = tb_comm_setup_priv(c->cs);
+        nb->priv = c->priv;
         nb->shell = nb->inner = MPI_REQUEST_NULL;
         int ni, na, nd, combiner = MPI_COMBINER_NAMED;
         PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);

@@ -14,9 +14,10 @@
  *
  * Layer: below the dispatch (which decides a call, then starts it here) and
  * the communicator state (which lets it finish what runs on a private
- * duplicate before freeing it); nbc.c calls back into them only for a
- * deferred MPI_Ibcast: whether its communicator's set-up has ended
- * (tb_comm_setup_test), then its decision (tb_bcast_resolve). */
+ * duplicate before freeing it); nbc.c calls neither, only the functions
+ * they pass it: for a deferred MPI_Ibcast, whether its communicator's
+ * set-up has ended and its decision (tb_nbc_deferral), and the reaper of
+ * freed communicators' states (tb_nbc_set_reaper). */
 #ifndef TB_NBC_H
 #define TB_NBC_H
 
@@ -30,14 +31,25 @@
  * for tb_nbc_bcast_init).
  * \return an MPI error code (no request on failure). */
 int tb_nbc_ibcast(const tb_bcast_call *c, MPI_Request *req);
-/* \brief Queues an MPI_Ibcast the dispatch deferred (TB_CALL_DEFER: c->cs
- * and c->msg set) behind its communicator's set-up: decided and started
- * by tb_bcast_resolve in a later progress pass, in call order; *req
- * becomes the application's request.  A derived datatype is duplicated
- * until then (the application may free it).
+/* How a deferred MPI_Ibcast is finished, passed by the dispatch:
+ * ready(cs) moves its communicator's set-up on and says whether it has
+ * ended (tb_comm_setup_test); resolve decides it (tb_bcast_resolve). */
+typedef struct tb_nbc_deferral {
+    int (*ready)(tb_comm_state *cs);
+    tb_call_kind (*resolve)(int root, tb_bcast_call *c);
+} tb_nbc_deferral;
+/* \brief Queues an MPI_Ibcast the dispatch deferred (TB_CALL_DEFER: c->cs,
+ * c->msg and c->priv, the duplicate it will run on, set) behind its communicator's set-up: decided (how->resolve)
+ * and started in a later progress pass once how->ready, in call order;
+ * *req becomes the application's request.  A derived datatype is
+ * duplicated until then (the application may free it).
  * \return an MPI error code (no request on failure). */
 int tb_nbc_defer(const tb_bcast_call *c, void *buf, MPI_Count count, MPI_Datatype type, int root,
-                 MPI_Request *req);
+                 const tb_nbc_deferral *how, MPI_Request *req);
+/* \brief fn, called at the end of every progress pass, under the lock
+ * (the communicator state's reaper, tb_comm_state_reap).
+ * \return nothing. */
+void tb_nbc_set_reaper(void (*fn)(void));
 #if MPI_VERSION >= 4
 int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
 #endif
@@ -62,11 +74,10 @@ int tb_nbc_persistent(void);
  * communicator.  Returns at once if another thread is doing it. */
 void tb_nbc_progress(void);
 /* \brief One progress pass that waits for the lock (another thread's pass
- * may hold it) and also moves cs's set-up on when no deferred call does:
- * tb_comm_setup_wait's step, so that only one thread at a time tests a
- * set-up's requests.
+ * may hold it), then fn(arg) under it: tb_comm_setup_wait's step, so that
+ * only one thread at a time tests a set-up's requests.
  * \return nothing. */
-void tb_nbc_progress_setup(tb_comm_state *cs);
+void tb_nbc_progress_then(void (*fn)(void *), void *arg);
 /* \brief PMPI_Wait of *req that, while any broadcast of the library is in
  * progress on this process, polls instead: moves them on, then tests *req,
  * until it completes or the library has nothing left to move.
