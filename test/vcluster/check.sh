@@ -128,7 +128,8 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
     # at their own ranks (leaders=2), the same after a circulant among the
     # island leaders, and every node's second rank fed by the leader of
     # the other node of its island (feeds=2); blocking (bcast_matrix) and
-    # non-blocking and persistent (ibcast).  Each run must have used both
+    # non-blocking and persistent (ibcast, and ibcast --ibcast-only, where
+    # MPI_Ibcast sets every communicator up).  Each run must have used both
     # levels on the 8 ranks and one on its 4-rank halves (an island's 2
     # nodes, or one rank of each node), and the library must have run
     # every broadcast itself.
@@ -146,13 +147,17 @@ if [ -x "$MATRIX" ] && [ -f "$VC_BUILD/lib/libtopobcast.so" ]; then
         name=${spec%%:*}
         VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_CONFIG=$levels_topo"
             "TOPOBCAST_ALGORITHM=$spec" "TOPOBCAST_STATS=1" "TOPOBCAST_VERBOSE=1")
-        for prog in bcast_matrix ibcast; do
+        # ibcast-only: every communicator set up by its first MPI_Ibcast,
+        # without waiting (nodes from the host names the identities carry)
+        for prog in bcast_matrix ibcast ibcast-only; do
             tag=levels-$prog-$(tr -c 'a-zA-Z0-9\n' _ <<<"$spec")
             if [ "$prog" = bcast_matrix ]; then
                 mpi_case "$tag" all "$MATRIX" --counts=0,1,4097,65539,1048579 --types=byte,vecmix \
                     --roots=0,mid,last --comms=world,split,reversed --sequences=1
-            else
+            elif [ "$prog" = ibcast ]; then
                 mpi_case "$tag" all "$VC_BUILD/test/mpi/ibcast"
+            else
+                mpi_case "$tag" all "$VC_BUILD/test/mpi/ibcast" --ibcast-only
             fi
             log=$LOG_DIR/$tag.log
             # the library ran every broadcast the program made (its count:
