@@ -19,8 +19,24 @@ static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 /* Private duplicates held by this process; bounded by TOPOBCAST_MAX_COMMS. */
 static int live_dups;
 
-/* What cs holds, freed; its duplicate only if nothing runs on it (the
- * caller made sure). */
+/* cs's duplicate, and its rings, go: the non-blocking broadcasts on it end
+ * first (persistent ones never use the rings); persistent ones may keep
+ * the duplicate, nbc.c then frees it with the last of them. */
+static void dup_release(tb_comm_state *cs)
+{
+    if (cs->dup == MPI_COMM_NULL)
+        return;
+    int keep = tb_nbc_release_comm(cs->dup);
+    tb_shm_free(cs->shm);
+    cs->shm = NULL;
+    if (!keep)
+        PMPI_Comm_free(&cs->dup);
+    cs->dup = MPI_COMM_NULL;
+    __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+}
+
+/* What cs holds, freed; a duplicate still held only if nothing runs on it
+ * (the caller made sure: tb_comm_state_reap). */
 static void state_release(tb_comm_state *cs)
 {
     for (int i = 0; i < TB_SCHEDULE_CACHE; i++)
@@ -28,7 +44,6 @@ static void state_release(tb_comm_state *cs)
             tb_schedule_free(&cs->cache[i].sched);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
-        tb_shm_free(cs->shm);
         PMPI_Comm_free(&cs->dup);
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
     }
@@ -41,21 +56,8 @@ static void state_free(tb_comm_state *cs)
     /* freed with its communicator (collective) or at MPI_Finalize: the
      * set-up and the broadcasts waiting for it end first */
     tb_comm_setup_sync(cs);
-    for (int i = 0; i < TB_SCHEDULE_CACHE; i++)
-        if (cs->cache[i].valid)
-            tb_schedule_free(&cs->cache[i].sched);
-    tb_hier_free(&cs->hier);
-    if (cs->dup != MPI_COMM_NULL) {
-        /* non-blocking broadcasts end first (persistent ones never use the
-         * rings); persistent ones may keep the duplicate */
-        int keep = tb_nbc_release_comm(cs->dup);
-        tb_shm_free(cs->shm);
-        if (!keep)
-            PMPI_Comm_free(&cs->dup);
-        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
-    }
-    free(cs->node_of);
-    free(cs);
+    dup_release(cs);
+    state_release(cs);
 }
 
 unsigned long tb_state_gen;
@@ -96,7 +98,7 @@ void tb_comm_state_reap(void)
             continue;
         }
         *pp = cs->next_orphan;
-        cs->shm = NULL; /* its window: MPI_Finalize frees it */
+        /* its window, if any, is left to MPI_Finalize (freeing it is collective) */
         if (cs->dup != MPI_COMM_NULL)
             tb_nbc_forget(cs->dup);
         state_release(cs);
@@ -587,7 +589,7 @@ tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs)
     }
     cs->setup = su;
     cs->nb_route = 1;
-    cs->default_upto = 0;
+    set_default_upto(cs, st); /* 0: every call takes the full path while routed */
     return cs;
 #endif
 }
@@ -707,10 +709,7 @@ void tb_comm_setup_sync(tb_comm_state *cs)
     cs->nb_route = 0;
     if (cs->cap_full) {
         /* one duplicate too many: MPI's own broadcasts on it end, then it goes */
-        if (!tb_nbc_release_comm(cs->dup))
-            PMPI_Comm_free(&cs->dup);
-        cs->dup = MPI_COMM_NULL;
-        __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
+        dup_release(cs);
         cs->no_dup = 1;
         cs->cap_full = 0;
     }

@@ -204,17 +204,15 @@ static void nbc_free(tb_nbc *nb)
     free(nb);
 }
 
-/* The operation for a decided call (lock held). */
-static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
+/* nb takes the call c the dispatch decided the library runs: a copy of its
+ * schedule, its message, duplicate and statistics, and the tags of its
+ * slot on the duplicate (lock held; in call order, as every rank does).
+ * \return 0, or -1 out of memory (nb unchanged but for the schedule). */
+static int nbc_take(tb_nbc *nb, const tb_bcast_call *c, int persistent)
 {
     comm_entry *e = comm_find(c->priv, 1);
-    tb_nbc *nb = e ? calloc(1, sizeof *nb) : NULL;
-    if (!nb)
-        return NULL;
-    if (tb_schedule_copy(&nb->sched, c->sched) != 0) {
-        free(nb);
-        return NULL;
-    }
+    if (!e || tb_schedule_copy(&nb->sched, c->sched) != 0)
+        return -1;
     nb->msg = c->msg;
     nb->priv = c->priv;
     nb->is_root = c->is_root;
@@ -223,15 +221,53 @@ static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
     nb->alg = c->spec.id;
     nb->shm = c->shm;
     nb->persistent = persistent;
-    nb->shell = MPI_REQUEST_NULL;
-    nb->shell_tag = shell_tag_new();
     if (persistent) {
         e->refs++;
         nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (half_slots + (int)(e->inits++ % (unsigned long)half_slots));
     } else {
         nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (int)(e->started++ % (unsigned long)half_slots);
     }
+    return 0;
+}
+
+/* The operation for a decided call (lock held). */
+static tb_nbc *nbc_new(const tb_bcast_call *c, int persistent)
+{
+    tb_nbc *nb = calloc(1, sizeof *nb);
+    if (nb && nbc_take(nb, c, persistent) != 0) {
+        free(nb);
+        return NULL;
+    }
+    if (nb) {
+        nb->shell = MPI_REQUEST_NULL;
+        nb->shell_tag = shell_tag_new();
+    }
     return nb;
+}
+
+/* Whether an earlier operation on nb's duplicate (one ahead of nb in the
+ * list, or any when nb is not in it yet) holds nb's tags: an MPI_Ibcast
+ * then waits for it (only after half_slots outstanding operations; lock
+ * held). */
+static int slot_busy(const tb_nbc *nb)
+{
+    for (const tb_nbc *o = head; o && o != nb; o = o->next)
+        if (o->priv == nb->priv && o->tag == nb->tag)
+            return 1;
+    return 0;
+}
+
+/* Starts nb's engine on its message: a failed preparation ends the
+ * operation at once, with its error (lock held). */
+static void engine_begin(tb_nbc *nb)
+{
+    int rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
+    tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv, nb->tag,
+                    0, nb->shm);
+    if (rc != MPI_SUCCESS)
+        nb->op.rc = rc;
+    nb->engine_done = rc != MPI_SUCCESS;
+    nb->kind = NBC_ENGINE;
 }
 
 /* The application's request completes: its receive gets its message. */
@@ -276,47 +312,36 @@ static int preceded(const tb_nbc *nb)
 
 /* A deferred MPI_Ibcast whose communicator's set-up has ended here, and
  * before which no other deferred one of that communicator waits: decided
- * now (as every rank decides it) and started (lock held).
- * \return 1 once resolved, 0 while it still waits. */
+ * now (as every rank decides it, nb->cs NULL from then on) and started,
+ * the engine once no other operation holds its tags, as launch does
+ * (lock held).
+ * \return 1 once started, 0 while it still waits. */
 static int resolve(tb_nbc *nb)
 {
-    for (const tb_nbc *o = head; o != nb; o = o->next)
-        if (o->kind == NBC_DEFERRED && o->cs == nb->cs)
+    if (nb->cs) {
+        for (const tb_nbc *o = head; o != nb; o = o->next)
+            if (o->kind == NBC_DEFERRED && o->cs == nb->cs)
+                return 0;
+        if (!nb->how->ready(nb->cs))
             return 0;
-    if (!nb->how->ready(nb->cs))
-        return 0;
-    tb_bcast_call c = {.cs = nb->cs, .msg = nb->msg};
-    nb->cs->deferred--;
-    tb_call_kind k = nb->how->resolve(nb->root, &c);
-    nb->cs = NULL;
-    int rc = MPI_SUCCESS;
-    if (k == TB_CALL_LIBRARY) {
-        /* as nbc_new and launch: the next slot of tags on the duplicate
-         * (resolved in call order, as every other rank starts them) */
-        comm_entry *e = comm_find(c.priv, 1);
-        nb->kind = NBC_ENGINE;
-        nb->priv = c.priv;
-        nb->is_root = c.is_root;
-        nb->rule = c.rule;
-        nb->count_it = c.count_it;
-        nb->alg = c.spec.id;
-        nb->shm = c.shm;
-        if (!e || tb_schedule_copy(&nb->sched, c.sched) != 0) {
-            nb->op.rc = MPI_ERR_NO_MEM;
-            nb->engine_done = 1;
+        tb_bcast_call c = {.cs = nb->cs, .msg = nb->msg};
+        nb->cs->deferred--;
+        tb_call_kind k = nb->how->resolve(nb->root, &c);
+        nb->cs = NULL;
+        if (k != TB_CALL_LIBRARY || nbc_take(nb, &c, 0) != 0) {
+            /* MPI's own (on the duplicate), or nothing when out of memory */
+            int rc = k == TB_CALL_LIBRARY ? MPI_ERR_NO_MEM
+                                          : tb_pmpi_ibcast(nb->buf, nb->count, nb->type, nb->root, c.mpi_comm,
+                                                           &nb->inner);
+            nb->kind = NBC_MPI;
+            nb->op.rc = rc;
+            nb->engine_done = rc != MPI_SUCCESS;
             return 1;
         }
-        nb->tag = TB_NBC_TAG0 + TB_ENGINE_TAGS * (int)(e->started++ % (unsigned long)half_slots);
-        rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
-        tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv,
-                        nb->tag, 0, nb->shm);
-    } else {
-        nb->kind = NBC_MPI;
-        rc = tb_pmpi_ibcast(nb->buf, nb->count, nb->type, nb->root, c.mpi_comm, &nb->inner);
     }
-    if (rc != MPI_SUCCESS)
-        nb->op.rc = rc;
-    nb->engine_done = rc != MPI_SUCCESS;
+    if (slot_busy(nb))
+        return 0;
+    engine_begin(nb);
     return 1;
 }
 
@@ -406,22 +431,9 @@ static void enqueue(tb_nbc *nb)
 /* Starts nb's engine and queues it (lock held). */
 static void launch(tb_nbc *nb)
 {
-    /* an Ibcast whose tags an unfinished one on this rank still uses waits
-     * for it (only after half_slots outstanding operations) */
-    for (int busy = 1; busy && !nb->persistent;) {
-        busy = 0;
-        for (tb_nbc *o = head; o && !busy; o = o->next)
-            busy = o->priv == nb->priv && o->tag == nb->tag;
-        if (busy)
-            progress_locked();
-    }
-    int rc = tb_msg_prepare(&nb->msg, nb->is_root, nb->priv);
-    /* a failed preparation ends the operation at once, with its error */
-    tb_engine_start(&nb->op, &nb->sched, nb->msg.image, rc == MPI_SUCCESS ? nb->msg.bytes : 0, nb->priv, nb->tag,
-                    0, nb->shm);
-    if (rc != MPI_SUCCESS)
-        nb->op.rc = rc;
-    nb->engine_done = rc != MPI_SUCCESS;
+    while (!nb->persistent && slot_busy(nb))
+        progress_locked();
+    engine_begin(nb);
     enqueue(nb);
 }
 
