@@ -2,7 +2,6 @@
 #include "compare.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "compare_bound.h"
 #include "comms.h"
 #include "options.h" /* TN_MAX_COMMS */
+#include "table.h"
 #include "tools.h"
 #include "topobcast.h"
 
@@ -81,17 +81,6 @@ static void csv_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A rule's communicator sizes as the file writes them: "64", "2-16", "3-inf". */
-static void comm_range(const tb_rule *r, char *buf, size_t len)
-{
-    if (r->comm_hi == LONG_MAX)
-        snprintf(buf, len, "%ld-inf", r->comm_lo);
-    else if (r->comm_hi != r->comm_lo)
-        snprintf(buf, len, "%ld-%ld", r->comm_lo, r->comm_hi);
-    else
-        snprintf(buf, len, "%ld", r->comm_lo);
-}
-
 /* Why a table chose MPI's own broadcast at every size compared: which rule
  * fired (first_line, at the last size), and which rules choose an
  * algorithm and for which communicator sizes (a table tuned for another
@@ -108,7 +97,7 @@ static void why_all_default(FILE *out, const char *label, int size, const tb_con
         for_size += r->comm_lo <= size && size <= r->comm_hi;
         if (++n > 4 || len >= sizeof list - 1)
             continue;
-        comm_range(r, range, sizeof range);
+        tn_count_range(r->comm_lo, r->comm_hi, range, sizeof range);
         len += (size_t)snprintf(list + len, sizeof list - len, "%sline %d (comm %s)", n > 1 ? ", " : "", r->line,
                                 range);
     }

@@ -152,8 +152,7 @@ static const char *kind_text(int kind)
                                           : "on several nodes, several ranks on some";
 }
 
-/* A range of counts as a rule key: "2-inf", "1" ... */
-static void count_range(long lo, long hi, char *buf, size_t len)
+void tn_count_range(long lo, long hi, char *buf, size_t len)
 {
     if (hi == LONG_MAX)
         snprintf(buf, len, "%ld-inf", lo);
@@ -228,7 +227,7 @@ static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, i
         char shape[256];
         tb_shape_format(&tc->shape, cfg, shape, sizeof shape);
         char sizes_text[64];
-        count_range(lo[k], hi[k], sizes_text, sizeof sizes_text);
+        tn_count_range(lo[k], hi[k], sizes_text, sizeof sizes_text);
         note(b->sub, sizeof b->sub, "comm %s: as measured on %s (%s)", sizes_text, tc->label, shape);
         for (int r = 0; r < tc->nranges; r++)
             if (add_rule(b, lo[k], hi[k], c, &tc->ranges[r]) != 0)
@@ -329,11 +328,11 @@ int tn_table_cond_keys(const tb_shape_cond *c, const tb_config *cfg, char *buf, 
     buf[0] = 0;
 #define PUT(...) (o < len ? (o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__)) : o)
     if (c->nodes_lo != any.nodes_lo || c->nodes_hi != any.nodes_hi) {
-        count_range(c->nodes_lo, c->nodes_hi, r, sizeof r);
+        tn_count_range(c->nodes_lo, c->nodes_hi, r, sizeof r);
         PUT("%snodes: %s", o ? ", " : "", r);
     }
     if (c->ppn_lo != any.ppn_lo || c->ppn_hi != any.ppn_hi) {
-        count_range(c->ppn_lo, c->ppn_hi, r, sizeof r);
+        tn_count_range(c->ppn_lo, c->ppn_hi, r, sizeof r);
         PUT("%sppn: %s", o ? ", " : "", r);
     }
     if (c->consecutive >= 0)
@@ -347,7 +346,7 @@ int tn_table_cond_keys(const tb_shape_cond *c, const tb_config *cfg, char *buf, 
     int g = 0;
     for (int l = 0; l < nn && l < TB_MAX_LEVELS; l++)
         if (c->groups_lo[l] != any.groups_lo[l] || c->groups_hi[l] != any.groups_hi[l]) {
-            count_range(c->groups_lo[l], c->groups_hi[l], r, sizeof r);
+            tn_count_range(c->groups_lo[l], c->groups_hi[l], r, sizeof r);
             PUT("%s%s: %s", g ? ", " : o ? ", groups: {" : "groups: {", names[l], r);
             g++;
         }

@@ -17,6 +17,11 @@
 #include "options.h" /* TN_MAX_COMMS */
 #include "shapes.h"
 
+/* \brief A range of counts as a rule key writes it: "2-inf" (hi
+ * LONG_MAX), "1", "2-16".
+ * \return nothing; buf holds the text. */
+void tn_count_range(long lo, long hi, char *buf, size_t len);
+
 /* Winner among n measured records of one (comm, bytes).  default wins if
  * its score is within a factor (1 + tie) of the best or the two
  * interquartile ranges overlap; otherwise the previous size's winner
