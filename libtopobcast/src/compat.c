@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
+
 size_t tb_max_bytes(void)
 {
 #if TB_HAVE_LARGE_COUNT
@@ -101,8 +103,7 @@ void tb_check_mpi_library(void)
         *t = ' '; /* "MPICH Version:\t4.0.2" */
     for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++)
         if (strstr(version, foreign[k])) {
-            const char *r = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("OMPI_COMM_WORLD_RANK");
-            if (!r || !strcmp(r, "0"))
+            if (tb_env_rank() <= 0)
                 fprintf(stderr,
                         "topobcast: this libtopobcast was built for %s, but the program runs %.*s; the two "
                         "MPIs' handles differ, so it cannot even pass calls through: stopping.  Preload the "

@@ -12,8 +12,26 @@
 #include "settings.h"
 #include "stats.h"
 
+/* A process that has not called MPI_Init (MPI-4 sessions: communicators
+ * from MPI_Comm_create_from_group) has no MPI_COMM_WORLD and no
+ * MPI_COMM_SELF, which the library's set-up and end need: its calls are
+ * MPI's own, with one line per job (the launcher's rank 0).  Every process
+ * of such a communicator decides so alone; one that has called MPI_Init
+ * beside the sessions it uses is served as usual. */
+static void no_world(MPI_Comm comm)
+{
+    static int warned;
+    int rank = -1;
+    if (tb_env_rank() < 0)
+        PMPI_Comm_rank(comm, &rank);
+    if (tb_env_rank() == 0 || rank == 0)
+        tb_log_once(&warned, "MPI_Bcast in a process that has not called MPI_Init (MPI-4 sessions): the library "
+                             "needs MPI_COMM_WORLD; using MPI_Bcast");
+}
+
 /* Calls the library leaves to MPI: invalid arguments (so MPI reports them
- * as it would without us), intercommunicators, and sizes we cannot pack.
+ * as it would without us), intercommunicators, sizes we cannot pack, and
+ * processes without MPI_Init.
  * *cs: comm's state when it has one already -- the common case, which then
  * costs one attribute lookup instead of three MPI queries. */
 static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size,
@@ -25,6 +43,10 @@ static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int r
     if ((*cs = tb_comm_state_find(comm)) != NULL) {
         *size = (*cs)->size; /* states exist only on intracommunicators */
         return root < 0 || root >= *size;
+    }
+    if (!tb_world_ready()) {
+        no_world(comm);
+        return 1;
     }
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)

@@ -2,14 +2,33 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+int tb_world_ready(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    return init && !fin;
+}
+
+int tb_env_rank(void)
+{
+    const char *r = getenv("PMI_RANK");
+    if (!r)
+        r = getenv("OMPI_COMM_WORLD_RANK");
+    char *end;
+    long v = r ? strtol(r, &end, 10) : -1;
+    return r && end != r && *end == '\0' && v >= 0 && v <= 0x7fffffff ? (int)v : -1;
+}
 
 int tb_world_rank(void)
 {
-    int init = 0, fin = 0, r = 0;
-    PMPI_Initialized(&init);
-    PMPI_Finalized(&fin);
-    if (init && !fin)
+    int r = 0;
+    if (tb_world_ready())
         PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+    else if ((r = tb_env_rank()) < 0)
+        r = 0;
     return r;
 }
 
