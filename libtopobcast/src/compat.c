@@ -19,19 +19,70 @@ size_t tb_max_bytes(void)
 #endif
 }
 
-int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, MPI_Comm comm)
+/* MPICH 4.0.2 refuses a NULL buffer in MPI_Pack and MPI_Unpack ("Null
+ * pointer in parameter inbuf"), and a buffer of MPI_BOTTOM, with a type of
+ * absolute addresses, is NULL.  The same bytes are then reached from the
+ * data's lowest address A through `count` elements of the type moved by
+ * -A: *shifted (to free) and *base (A). */
+static int bottom_view(MPI_Count count, MPI_Datatype type, MPI_Datatype *shifted, void **base)
 {
+    MPI_Datatype run;
+#if TB_HAVE_LARGE_COUNT
+    int rc = PMPI_Type_contiguous_c(count, type, &run);
+#else
+    int rc = PMPI_Type_contiguous((int)count, type, &run);
+#endif
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Count lb = 0, extent = 0;
+    rc = PMPI_Type_get_true_extent_x(run, &lb, &extent);
+    MPI_Aint at = lb != 0 ? (MPI_Aint)lb : 1, disp = -at;
+    int one = 1;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_hindexed(1, &one, &disp, run, shifted);
+    PMPI_Type_free(&run);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(shifted)) != MPI_SUCCESS)
+        PMPI_Type_free(shifted);
+    *base = (void *)(intptr_t)at;
+    return rc;
+}
+
+int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, size_t *used, MPI_Comm comm)
+{
+    if (in == MPI_BOTTOM && count > 0) {
+        MPI_Datatype shifted;
+        void *base;
+        int rc = bottom_view(count, type, &shifted, &base);
+        if (rc == MPI_SUCCESS) {
+            rc = tb_pack(base, 1, shifted, out, bytes, used, comm);
+            PMPI_Type_free(&shifted);
+        }
+        return rc;
+    }
 #if TB_HAVE_LARGE_COUNT
     MPI_Count pos = 0;
-    return PMPI_Pack_c(in, count, type, out, (MPI_Count)bytes, &pos, comm);
+    int rc = PMPI_Pack_c(in, count, type, out, (MPI_Count)bytes, &pos, comm);
 #else
     int pos = 0;
-    return PMPI_Pack((void *)in, (int)count, type, out, (int)bytes, &pos, comm);
+    int rc = PMPI_Pack((void *)in, (int)count, type, out, (int)bytes, &pos, comm);
 #endif
+    if (used)
+        *used = (size_t)pos;
+    return rc;
 }
 
 int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm)
 {
+    if (out == MPI_BOTTOM && count > 0) {
+        MPI_Datatype shifted;
+        void *base;
+        int rc = bottom_view(count, type, &shifted, &base);
+        if (rc == MPI_SUCCESS) {
+            rc = tb_unpack(in, bytes, base, 1, shifted, comm);
+            PMPI_Type_free(&shifted);
+        }
+        return rc;
+    }
 #if TB_HAVE_LARGE_COUNT
     MPI_Count pos = 0;
     return PMPI_Unpack_c(in, (MPI_Count)bytes, &pos, out, count, type, comm);

@@ -24,7 +24,11 @@
 /* Largest message the library handles itself; above it everything goes to
  * PMPI_Bcast (decided by byte count alone, so all ranks agree). */
 size_t tb_max_bytes(void);
-int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, MPI_Comm comm);
+/* \brief count elements of type at in (MPI_BOTTOM too) packed into out,
+ * bytes long; *used (unless NULL) the bytes written.
+ * \return MPI's error code. */
+int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, size_t *used,
+            MPI_Comm comm);
 int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
 /* PMPI_Bcast with a large count where the library supports it. */
 int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);

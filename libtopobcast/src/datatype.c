@@ -93,7 +93,7 @@ int tb_msg_prepare(tb_msg *m, int is_root, MPI_Comm comm)
     m->packed = 1;
     if (!is_root)
         return MPI_SUCCESS;
-    return tb_pack(m->user, m->count, m->type, m->image, m->bytes, comm);
+    return tb_pack(m->user, m->count, m->type, m->image, m->bytes, NULL, comm);
 }
 
 int tb_msg_finish(tb_msg *m, int is_root, MPI_Comm comm)

@@ -49,8 +49,18 @@ static int pass_through(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int r
         return 1;
     }
     int inter = 0;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return 1;
+    if (inter) {
+        /* counted at the root (MPI_ROOT), each non-empty broadcast once */
+        MPI_Count tsize = 0;
+        if (root == MPI_ROOT && tb_settings_get()->stats && PMPI_Type_size_x(type, &tsize) == MPI_SUCCESS &&
+            count > 0 && tsize > 0) {
+            tb_stats_fallback(TB_FALLBACK_INTERCOMM, 1);
+            tb_stats_count(TB_ALG_DEFAULT, (size_t)count * (size_t)tsize, -1, 1);
+        }
+        return 1;
+    }
     if (PMPI_Comm_size(comm, size) != MPI_SUCCESS || root < 0 || root >= *size)
         return 1;
     return 0;
@@ -125,6 +135,31 @@ static tb_call_kind not_set_up(const tb_comm_state *cs, MPI_Comm comm, int root,
     int counted = rank == root && tb_settings_get()->stats;
     tb_stats_fallback(TB_FALLBACK_NOT_SET_UP, counted);
     tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, -1, counted);
+    return TB_CALL_MPI;
+}
+
+/* A call of more bytes than the library handles with this MPI (MPI 3.1:
+ * INT_MAX, the positions of MPI_Pack): MPI's own, decided by the byte count
+ * alone, so on every rank; counted as a fallback, and said once per job
+ * where an algorithm was asked for (TOPOBCAST_ALGORITHM or an explicit
+ * spec), or under TOPOBCAST_VERBOSE. */
+static tb_call_kind too_large(const tb_comm_state *cs, MPI_Comm comm, int root, const tb_alg_spec *explicit_spec,
+                              const tb_bcast_call *c)
+{
+    static int warned;
+    const tb_settings *st = tb_settings_get();
+    int rank = -1;
+    if (cs)
+        rank = cs->rank;
+    else
+        PMPI_Comm_rank(comm, &rank);
+    int counted = rank == root && st->stats;
+    tb_stats_fallback(TB_FALLBACK_SIZE, counted);
+    tb_stats_count(TB_ALG_DEFAULT, c->msg.bytes, -1, counted);
+    if ((explicit_spec || st->forced || st->verbose >= 1) && tb_world_rank() == 0)
+        tb_log_once(&warned, "a broadcast of %zu bytes: more than INT_MAX, which this MPI (3.1, no large-count "
+                             "MPI_Pack) lets the library move; using MPI_Bcast for such calls",
+                    c->msg.bytes);
     return TB_CALL_MPI;
 }
 
@@ -222,8 +257,10 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
         return TB_CALL_MPI;
     if (size == 1)
         return TB_CALL_NOTHING;
-    if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS || c->msg.bytes > tb_max_bytes())
+    if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS)
         return TB_CALL_MPI;
+    if (c->msg.bytes > tb_max_bytes())
+        return too_large(cs, comm, root, explicit_spec, c);
     if (c->msg.bytes == 0)
         return TB_CALL_NOTHING;
 

@@ -38,7 +38,7 @@
     TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,       \
                        MPI_Status *status)                                                                    \
     {                                                                                                         \
-        if (!tb_nbc_busy())                                                                                   \
+        if (!tb_nbc_busy() || source == MPI_PROC_NULL)                                                        \
             return P##NAME(buf, count, datatype, source, tag, comm, status);                                  \
         MPI_Request r;                                                                                        \
         int rc = P##INAME(buf, count, datatype, source, tag, comm, &r);                                       \
@@ -48,17 +48,33 @@
 #define TB_P2P_MRECV(NAME, INAME, CT)                                                                         \
     TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) \
     {                                                                                                         \
-        if (!tb_nbc_busy())                                                                                   \
+        if (!tb_nbc_busy() || !message || *message == MPI_MESSAGE_NO_PROC)                                    \
             return P##NAME(buf, count, datatype, message, status);                                            \
         MPI_Request r;                                                                                        \
         int rc = P##INAME(buf, count, datatype, message, &r);                                                 \
         return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
     }
 
-/* The end of a polling MPI_Sendrecv: the receive r[0] is posted, and
- * send_rc says whether posting the send r[1] succeeded.  Waits for both
- * (the receive's status), or withdraws the receive when the send failed. */
-static int sendrecv_finish(int send_rc, MPI_Request r[2], MPI_Status *status)
+/* A receive from MPI_PROC_NULL ends with source MPI_PROC_NULL, tag
+ * MPI_ANY_TAG and count 0 (MPI 4.0, 3.11).  MPICH 4.0.2's MPI_Irecv from it
+ * reports source 0 and tag 0 after the wait, so the polling forms below set
+ * what the blocking call would have.  (A blocking receive from
+ * MPI_PROC_NULL has nothing to wait for and goes to MPI as it is.) */
+static void proc_null_status(int source, MPI_Status *status)
+{
+    if (source != MPI_PROC_NULL || status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+}
+
+/* The end of a polling MPI_Sendrecv: the receive r[0] from `source` is
+ * posted, and send_rc says whether posting the send r[1] succeeded.  Waits
+ * for both (the receive's status), or withdraws the receive when the send
+ * failed. */
+static int sendrecv_finish(int send_rc, MPI_Request r[2], int source, MPI_Status *status)
 {
     if (send_rc != MPI_SUCCESS) {
         PMPI_Cancel(&r[0]);
@@ -67,6 +83,8 @@ static int sendrecv_finish(int send_rc, MPI_Request r[2], MPI_Status *status)
     }
     int rc = tb_nbc_wait(&r[0], status);
     int rs = tb_nbc_wait(&r[1], MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        proc_null_status(source, status);
     return rc != MPI_SUCCESS ? rc : rs;
 }
 
@@ -84,7 +102,8 @@ static int sendrecv_finish(int send_rc, MPI_Request r[2], MPI_Status *status)
         int rc = P##IRECV(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);                        \
         if (rc != MPI_SUCCESS)                                                                                \
             return rc;                                                                                        \
-        return sendrecv_finish(P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]), r, status); \
+        return sendrecv_finish(P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]), r, source,  \
+                               status);                                                                       \
     }
 
 /* Every call above, for one count type: SFX is empty (int) or _c. */
@@ -101,33 +120,44 @@ TB_P2P_ALL(, int)
 TB_P2P_ALL(_c, MPI_Count)
 #endif
 
-/* MPI_Sendrecv_replace: MPI 4 has its non-blocking form; before it, the
- * message to send is packed first, so the receive may land in buf. */
+/* MPI_Sendrecv_replace as a polling wait: the message to send is packed
+ * first, so the receive may land in buf.  (Not MPI 4's
+ * MPI_Isendrecv_replace: MPICH 4.0.2's reports source 0 in the status
+ * whoever sent, and crashes in UCX when dest is MPI_PROC_NULL.) */
+#if TB_HAVE_LARGE_COUNT
+typedef MPI_Count p2p_count;
+#define P2P_C(f) f##_c
+#else
+typedef int p2p_count;
+#define P2P_C(f) f
+#endif
+static int replace_polling(void *buf, p2p_count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    p2p_count size = 0;
+    size_t used = 0;
+    int rc = P2P_C(PMPI_Pack_size)(count, datatype, comm, &size);
+    char *packed = rc == MPI_SUCCESS ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+    if (rc == MPI_SUCCESS && !packed)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = tb_pack(buf, count, datatype, packed, (size_t)size, &used, comm);
+    MPI_Request r[2];
+    if (rc == MPI_SUCCESS)
+        rc = P2P_C(PMPI_Irecv)(buf, count, datatype, source, recvtag, comm, &r[0]);
+    if (rc == MPI_SUCCESS)
+        rc = sendrecv_finish(P2P_C(PMPI_Isend)(packed, (p2p_count)used, MPI_PACKED, dest, sendtag, comm, &r[1]), r,
+                             source, status);
+    free(packed);
+    return rc;
+}
+
 TB_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                                    int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     if (!tb_nbc_busy())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-#if TB_HAVE_LARGE_COUNT
-    MPI_Request r;
-    int rc = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &r);
-    return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);
-#else
-    int size = 0, pos = 0;
-    int rc = PMPI_Pack_size(count, datatype, comm, &size);
-    char *packed = rc == MPI_SUCCESS ? malloc(size > 0 ? (size_t)size : 1) : NULL;
-    if (rc == MPI_SUCCESS && !packed)
-        rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack(buf, count, datatype, packed, size, &pos, comm);
-    MPI_Request r[2];
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[0]);
-    if (rc == MPI_SUCCESS)
-        rc = sendrecv_finish(PMPI_Isend(packed, pos, MPI_PACKED, dest, sendtag, comm, &r[1]), r, status);
-    free(packed);
-    return rc;
-#endif
+    return replace_polling(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 #if TB_HAVE_LARGE_COUNT
@@ -136,9 +166,7 @@ TB_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype da
 {
     if (!tb_nbc_busy())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    MPI_Request r;
-    int rc = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &r);
-    return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);
+    return replace_polling(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 #endif
 

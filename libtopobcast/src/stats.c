@@ -26,6 +26,8 @@ static const char *const why_label[TB_FALLBACK_COUNT] = {
     "TOPOBCAST_MAX_COMMS private communicators in use",
     "MPI_Ibcast on a communicator or at a size no blocking MPI_Bcast or MPI_Bcast_init has set up yet",
     "TOPOBCAST_ALGORITHM could not be used",
+    "broadcasts on intercommunicators: the library's algorithms are for intracommunicators",
+    "more than INT_MAX bytes in one call: this MPI (3.1) has no large-count MPI_Pack",
 };
 
 void tb_stats_fallback(tb_fallback_why why, int counted)

@@ -22,6 +22,8 @@ typedef enum {
     TB_FALLBACK_CAPACITY, /* TOPOBCAST_MAX_COMMS private communicators in use */
     TB_FALLBACK_NOT_SET_UP, /* MPI_Ibcast before a blocking call set the communicator up */
     TB_FALLBACK_ALGORITHM, /* TOPOBCAST_ALGORITHM could not be used: default forced */
+    TB_FALLBACK_INTERCOMM, /* a broadcast on an intercommunicator */
+    TB_FALLBACK_SIZE,      /* more bytes than the library handles with this MPI (tb_max_bytes) */
     TB_FALLBACK_COUNT
 } tb_fallback_why;
 void tb_stats_fallback(tb_fallback_why why, int counted);

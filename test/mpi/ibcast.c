@@ -794,6 +794,45 @@ static void case_blocked(int kind)
     report(name, bad, NULL);
 }
 
+/* While an MPI_Ibcast is in progress, the blocking calls that the library
+ * turns into polling waits report a receive from MPI_PROC_NULL as MPI does:
+ * source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0 (MPICH 4.0.2's MPI_Irecv
+ * from it reports source 0, tag 0). */
+static void case_proc_null(void)
+{
+    msg m;
+    msg_init(&m, T_INT, BIG, 0, MPI_COMM_WORLD, 1300);
+    MPI_Request r;
+    long bad = ibcast(&m, &r) != MPI_SUCCESS;
+    int word = rank, got = -7, count;
+    MPI_Status st[4];
+    for (int k = 0; k < 4; k++) {
+        st[k].MPI_SOURCE = 4321;
+        st[k].MPI_TAG = 4321;
+    }
+    bad += MPI_Recv(&got, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st[0]) != MPI_SUCCESS;
+    bad += MPI_Sendrecv(&word, 1, MPI_INT, MPI_PROC_NULL, 5, &got, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD,
+                        &st[1]) != MPI_SUCCESS;
+    bad += MPI_Sendrecv_replace(&word, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st[2]) !=
+           MPI_SUCCESS;
+    bad += MPI_Probe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st[3]) != MPI_SUCCESS;
+    for (int k = 0; k < 4; k++) {
+        MPI_Get_count(&st[k], MPI_INT, &count);
+        bad += st[k].MPI_SOURCE != MPI_PROC_NULL || st[k].MPI_TAG != MPI_ANY_TAG || count != 0;
+    }
+    bad += got != -7 || word != rank;
+    /* a shift without wrap-around: MPI_PROC_NULL at the ends */
+    int up = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, down = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    bad += MPI_Sendrecv_replace(&word, 1, MPI_INT, up, 6, down, 6, MPI_COMM_WORLD, &st[0]) != MPI_SUCCESS;
+    bad += word != (rank > 0 ? rank - 1 : rank) || st[0].MPI_SOURCE != down;
+    bad += MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&m);
+    msg_free(&m);
+    report("MPI_Recv, MPI_Sendrecv, MPI_Sendrecv_replace and MPI_Probe from MPI_PROC_NULL during an MPI_Ibcast: "
+           "source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; a shift with MPI_Sendrecv_replace and MPI_PROC_NULL ends",
+           bad, NULL);
+}
+
 int main(int argc, char **argv)
 {
     int provided = MPI_THREAD_SINGLE;
@@ -826,6 +865,7 @@ int main(int argc, char **argv)
     case_eight_one_comm();
     case_eight_four_comms();
     case_bcast_while_outstanding();
+    case_proc_null();
     case_threads(provided);
     if (size > 1)
         case_nonlocal(0);
