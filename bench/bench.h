@@ -5,6 +5,7 @@
 #define TBB_BENCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define TBB_MAX_ALGS 64
 #define TBB_MAX_SIZES 64
@@ -38,5 +39,16 @@ int tbb_validate(unsigned char *buf, size_t bytes, int root, tbb_bcast_fn run, v
  * osu_ibcast defines it.  Prints a table on rank 0 (and o->csv).
  * \return 0, or 1 if a broadcast failed or delivered wrong bytes. */
 int tbb_overlap(const tbb_opts *o);
+
+/* \brief The root of repetition rep (tbtime_op's numbering: warm-up calls
+ * negative) for --root: root itself, or (root < 0, rotate) rep's magnitude
+ * mod np.
+ * \return a rank of 0..np-1 (root when root >= 0). */
+int tbb_root_at(int root, int np, int rep);
+
+/* \brief Closes the CSV file f, written to path, saying on stderr if any
+ * write failed (a full disk shows only here).
+ * \return 0, or -1 when the file is not whole. */
+int tbb_csv_close(FILE *f, const char *path);
 
 #endif

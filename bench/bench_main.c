@@ -185,11 +185,16 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
     return 0;
 }
 
+int tbb_root_at(int root, int np, int rep)
+{
+    if (root >= 0)
+        return root;
+    return (rep < 0 ? -rep : rep) % np;
+}
+
 static int root_of(const bench_ctx *c, int rep)
 {
-    if (c->root >= 0)
-        return c->root;
-    return (rep < 0 ? -rep : rep) % c->size;
+    return tbb_root_at(c->root, c->size, rep);
 }
 
 static int bcast_at(void *ctx, int root);
@@ -215,6 +220,17 @@ typedef struct result {
 static const char *status_text(int s)
 {
     return s == 0 ? "ok" : s == 1 ? "WRONG-DATA" : "ERROR";
+}
+
+int tbb_csv_close(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    errno = 0;
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "topobcast-bench: cannot write %s: %s\n", path, errno ? strerror(errno) : "write error");
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -349,8 +365,8 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (csv)
-        fclose(csv);
+    if (csv && tbb_csv_close(csv, o.csv) != 0)
+        failed = 1;
     free(buf);
     free(res);
     MPI_Finalize();

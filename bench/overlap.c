@@ -27,7 +27,8 @@
 typedef struct ov_ctx {
     unsigned char *buf;
     size_t bytes;
-    int root;
+    int root; /* -1: repetition i uses root i mod np (--root rotate) */
+    int np;
     const char *spec;
     double cpu; /* seconds of computation */
     int tests;
@@ -70,12 +71,16 @@ static void compute(const ov_ctx *c, MPI_Request *req)
     }
 }
 
+static int root_of(const ov_ctx *c, int rep)
+{
+    return tbb_root_at(c->root, c->np, rep);
+}
+
 static int op_pure(void *ctx, int rep)
 {
-    (void)rep;
     const ov_ctx *c = ctx;
     MPI_Request req;
-    int rc = ibcast(c, c->root, &req);
+    int rc = ibcast(c, root_of(c, rep), &req);
     return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
@@ -88,10 +93,9 @@ static int op_cpu(void *ctx, int rep)
 
 static int op_total(void *ctx, int rep)
 {
-    (void)rep;
     const ov_ctx *c = ctx;
     MPI_Request req;
-    int rc = ibcast(c, c->root, &req);
+    int rc = ibcast(c, root_of(c, rep), &req);
     if (rc != MPI_SUCCESS)
         return rc;
     compute(c, &req);
@@ -127,29 +131,36 @@ int tbb_overlap(const tbb_opts *o)
         else
             fprintf(csv, "ranks,size_bytes,algorithm,root,tests,reps,pure_us,cpu_us,total_us,overlap_pct,status\n");
     }
-    int root = o->root < 0 ? 0 : o->root;
+    /* the root of the set-up and the data check: o->root, or (rotate) the
+     * last rank, as the blocking bench checks */
+    int root = o->root < 0 ? np - 1 : o->root;
+    char rootdesc[32];
+    if (o->root < 0)
+        snprintf(rootdesc, sizeof rootdesc, "rotate");
+    else
+        snprintf(rootdesc, sizeof rootdesc, "%d", o->root);
     int width = 12;
     for (int ai = 0; ai < o->nalgs; ai++)
         if ((int)strlen(o->algs[ai]) > width)
             width = (int)strlen(o->algs[ai]);
     if (me == 0) {
-        printf("# topobcast-bench --overlap: %d ranks, %d repetitions (+%d warm-up), root %d, %d MPI_Test "
+        printf("# topobcast-bench --overlap: %d ranks, %d repetitions (+%d warm-up), root %s, %d MPI_Test "
                "call(s) during the computation; times = median of the max over ranks\n",
-               np, o->reps, o->warmup, root, o->tests);
+               np, o->reps, o->warmup, rootdesc, o->tests);
         printf("%10s  %-*s %10s %10s %10s %8s  %s\n", "size", width, "algorithm", "pure_us", "cpu_us", "total_us",
                "overlap%", "status");
     }
     int failed = 0;
     for (int si = 0; si < o->nsizes; si++)
         for (int ai = 0; ai < o->nalgs; ai++) {
-            ov_ctx c = {buf, o->sizes[si], root, o->algs[ai], 0.0, o->tests};
+            ov_ctx c = {buf, o->sizes[si], o->root, np, o->algs[ai], 0.0, o->tests};
             tbtime_stats pure = {0}, cpu = {0}, total = {0};
-            /* a blocking call sets the communicator up for the spec (the
-             * non-blocking one is local: it never does) */
-            int status = topobcast_bcast_algorithm(buf, (MPI_Count)c.bytes, MPI_BYTE, root, MPI_COMM_WORLD, c.spec) ==
-                                 MPI_SUCCESS
-                             ? 0
-                             : -1;
+            /* a blocking call sets the communicator up for the spec, as the
+             * application's MPI_Bcast would for "auto" */
+            int rc = strcmp(c.spec, "auto")
+                         ? topobcast_bcast_algorithm(buf, (MPI_Count)c.bytes, MPI_BYTE, root, MPI_COMM_WORLD, c.spec)
+                         : MPI_Bcast(buf, (int)c.bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+            int status = rc == MPI_SUCCESS ? 0 : -1;
             if (status == 0)
                 status = tbb_validate(buf, c.bytes, root, run_at, &c);
             if (status == 0 && tbtime_measure(MPI_COMM_WORLD, o->warmup, o->reps, op_pure, &c, NULL, &pure) != MPI_SUCCESS)
@@ -172,11 +183,11 @@ int tbb_overlap(const tbb_opts *o)
                    cpu.median * 1e6, total.median * 1e6, ov, st);
             fflush(stdout);
             if (csv)
-                fprintf(csv, "%d,%zu,\"%s\",%d,%d,%d,%.3f,%.3f,%.3f,%.2f,%s\n", np, c.bytes, c.spec, root, o->tests,
+                fprintf(csv, "%d,%zu,\"%s\",%s,%d,%d,%.3f,%.3f,%.3f,%.2f,%s\n", np, c.bytes, c.spec, rootdesc, o->tests,
                         o->reps, pure.median * 1e6, cpu.median * 1e6, total.median * 1e6, ov, st);
         }
-    if (csv)
-        fclose(csv);
+    if (csv && tbb_csv_close(csv, o->csv) != 0)
+        failed = 1;
     free(buf);
     return failed ? 1 : 0;
 }

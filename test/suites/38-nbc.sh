@@ -156,13 +156,18 @@ fi
 # computation.  Its figures are not asserted.
 BENCH=$BUILD/bin/topobcast-bench
 # shellcheck disable=SC2054 # commas separate spec parameters
+# The second run adds `auto` (MPI_Ibcast as the application calls it) and
+# --root rotate (both were ERROR rows or ignored before).
 for tests in 0 4; do
+    extra=() algs=binomial,pipeline:segment=16K,scatter_allgather,magpie want=10
+    [ "$tests" = 4 ] && extra=(--root rotate) algs=auto,$algs want=12
     OUT=$(timeout 120 mpiexec -n 3 env LD_PRELOAD="$(preload 3 "")" "$BENCH" --overlap --tests $tests -r 3 -w 1 -s 7,70000 \
-        -a binomial,pipeline:segment=16K,scatter_allgather,magpie 2>&1)
+        -a "$algs" "${extra[@]}" 2>&1)
     RC=$?
     rows=$(grep -cE '^ +[0-9]+ +[a-z].* ok$' <<<"$OUT")
-    check "bench --overlap --tests $tests np=3: 10 rows ok (default, auto-less specs x 2 sizes), exit $RC" \
-        bash -c '[ "$1" -eq 0 ] && [ "$2" -eq 10 ]' _ "$RC" "$rows"
+    check "bench --overlap --tests $tests${extra[*]:+ ${extra[*]}} np=3: $want rows ok (default, $algs x 2 sizes), exit $RC" \
+        bash -c '[ "$1" -eq 0 ] && [ "$2" -eq "$3" ]' _ "$RC" "$rows" "$want"
+    [ "$tests" = 4 ] && check "bench --overlap --root rotate says so" grep -q "root rotate," <<<"$OUT"
 done
 
 # SimGrid SMPI (MPI 3.1, no persistent collectives): the same program built
