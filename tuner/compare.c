@@ -301,8 +301,14 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
         }
         MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
     }
-    if (csv)
-        fclose(csv);
+    if (csv) { /* a write that failed (a full disk) shows only here */
+        int bad = ferror(csv);
+        errno = 0;
+        if (fclose(csv) != 0 || bad) {
+            fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, errno ? strerror(errno) : "write error");
+            status = status > 1 ? status : 1;
+        }
+    }
     tn_comms_free(picks, comms, n);
     int all;
     MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../timing/timing.h"
 #include "agree.h"
@@ -70,6 +71,15 @@ static void human_size(size_t v, char *buf, size_t len)
         snprintf(buf, len, "%zu", v);
 }
 
+char *tn_measure_partial_path(const tn_opts *o, char *path, size_t len)
+{
+    if (o->partial)
+        snprintf(path, len, "%s", o->partial);
+    else
+        snprintf(path, len, "%s.partial", o->out);
+    return path;
+}
+
 int tn_measure_open_partial(tn_run *T)
 {
     const tn_opts *o = &T->o;
@@ -79,16 +89,22 @@ int tn_measure_open_partial(tn_run *T)
         for (int c = 0, o2 = 0; c < T->ncomm && o2 < (int)sizeof comms; c++)
             o2 += snprintf(comms + o2, sizeof comms - (size_t)o2, "%s%s:%d", c ? "," : "", T->comms[c].label,
                            T->comms[c].size);
-        if (o->partial)
-            snprintf(partial, sizeof partial, "%s", o->partial);
-        else
-            snprintf(partial, sizeof partial, "%s.partial", o->out);
+        tn_measure_partial_path(o, partial, sizeof partial);
         tn_results_header(header, sizeof header, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), comms);
         if (o->resume && tn_results_load(partial, header, &T->rs, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: cannot resume: %s\n", err);
             ok = 0;
         }
         T->prior = T->rs.n;
+        /* a fresh run keeps an earlier run's measurements aside, never
+         * silently over them */
+        struct stat sb;
+        if (ok && !o->resume && stat(partial, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+            char old[1040];
+            snprintf(old, sizeof old, "%s.old", partial);
+            if (rename(partial, old) == 0)
+                printf("# %s of an earlier run kept as %s (--resume would have continued it)\n", partial, old);
+        }
         if (ok && !(T->pf = fopen(partial, "w"))) {
             fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", partial, strerror(errno));
             ok = 0;

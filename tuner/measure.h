@@ -11,6 +11,10 @@
 
 #include "run.h"
 
+/* \brief The partial-results file's path: --partial, else OUT.partial.
+ * \return path (len bytes at most, truncated). */
+char *tn_measure_partial_path(const tn_opts *o, char *path, size_t len);
+
 /* \brief Rank 0 loads the partial file (--resume: it must come from the
  *        same job size and settings) and rewrites it whole, so a line cut by
  *        an interruption is gone; T->pf stays open for appending.

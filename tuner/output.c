@@ -6,8 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "agree.h"
+#include "measure.h"
 #include "model_error.h"
 #include "progress.h"
 #include "setup.h"
@@ -95,4 +99,41 @@ int tn_output_write(tn_run *T)
     }
     tn_table_free(&t);
     return status;
+}
+
+/* Rank 0: whether path can be written, without changing it; says why not. */
+static int can_write(const char *what, const char *path)
+{
+    struct stat sb;
+    int existed = stat(path, &sb) == 0;
+    if (existed && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "topobcast-tuner: cannot write %s %s: it is a directory; nothing measured\n", what, path);
+        return 0;
+    }
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "topobcast-tuner: cannot write %s %s: %s; nothing measured\n", what, path, strerror(errno));
+        return 0;
+    }
+    fclose(f);
+    if (!existed)
+        unlink(path);
+    return 1;
+}
+
+int tn_output_check(const tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    int ok = 1;
+    if (T->wrank == 0) {
+        char partial[1024];
+        tn_measure_partial_path(o, partial, sizeof partial);
+        ok = can_write("the table (-o)", o->out) && can_write("the partial results", partial) &&
+             (!o->model_csv || can_write("--model-csv", o->model_csv));
+        if (ok && strcmp(partial, o->out) == 0) {
+            fprintf(stderr, "topobcast-tuner: --partial %s is the table (-o) too; name another file\n", partial);
+            ok = 0;
+        }
+    }
+    return tn_agree(ok) ? 0 : -1;
 }

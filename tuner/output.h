@@ -14,4 +14,13 @@
  *         if it cannot be made or written. */
 int tn_output_write(tn_run *T);
 
+/* \brief Before anything is measured (collective): every file the run
+ *        will write -- the table (-o), the partial file, --model-csv -- can
+ *        be written: not a directory, its directory there, opened for
+ *        appending (nothing truncated; a file made by the check is removed
+ *        again), and the partial file is not the table.  Rank 0 says what
+ *        is wrong, one line each.
+ * \return 0 on every rank, or -1 on every rank. */
+int tn_output_check(const tn_run *T);
+
 #endif

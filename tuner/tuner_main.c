@@ -35,6 +35,7 @@
 #include "plan.h"
 #include "run.h"
 #include "setup.h"
+#include "tools.h"
 #include "../timing/timing.h"
 
 static int finish(int rc)
@@ -77,6 +78,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "topobcast-tuner: %s\n", err);
         return finish(help ? 0 : 2);
     }
+    /* the library off (world rank 0's TOPOBCAST_DISABLE): nothing of it to
+     * time or compare */
+    if (tb_tool_disabled()) {
+        if (T.wrank == 0)
+            fprintf(stderr, "topobcast-tuner: TOPOBCAST_DISABLE is set, which turns the library off: there is "
+                            "nothing to %s; unset it for the tuner\n", T.o.compare ? "compare" : "tune");
+        return finish(2);
+    }
+    /* every file a tuning run writes, before anything is measured */
+    if (!T.o.compare && !T.o.dry_run && tn_output_check(&T) != 0)
+        return finish(2);
     /* more ranks than cores on a host: every timing is the scheduler's */
     int crowd_ranks, crowd_cores;
     if (tbtime_crowded(MPI_COMM_WORLD, &crowd_ranks, &crowd_cores) && T.wrank == 0)

@@ -36,6 +36,12 @@ typedef struct tb_tool_setup {
  * \return never NULL; valid until MPI_Finalize. */
 const tb_tool_setup *tb_tool_setup_get(void);
 
+/* \brief Whether TOPOBCAST_DISABLE (world rank 0's, shared in MPI_Init)
+ * turns the library off for this job, read without loading the
+ * configuration (the tuner sets TOPOBCAST_CONFIG after MPI_Init).
+ * \return 1 or 0. */
+int tb_tool_disabled(void);
+
 /* \brief comm's hierarchy as the library derived it (from the topology file
  * when the ranks agree on a usable one, else from MPI + hwloc).  Collective
  * over comm on first use, and on the first use after broadcasts that did

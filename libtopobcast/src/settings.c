@@ -189,6 +189,12 @@ void tb_settings_at_init(void)
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
 }
 
+int tb_settings_world0_disabled(void)
+{
+    int w0 = __atomic_load_n(&world0_flags, __ATOMIC_ACQUIRE);
+    return (w0 & WORLD0_KNOWN) && (w0 & WORLD0_DISABLE);
+}
+
 void tb_settings_release(void)
 {
     if (settings.config_ok)

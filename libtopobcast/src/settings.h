@@ -35,6 +35,10 @@ const tb_settings *tb_settings_get(void);
  * the settings, read later at the first broadcast, use those bytes.
  * \return nothing. */
 void tb_settings_at_init(void);
+/* \brief Whether world rank 0's TOPOBCAST_DISABLE, shared in MPI_Init,
+ * turns the library off for the job; reads no configuration.
+ * \return 1 or 0 (0 before MPI_Init). */
+int tb_settings_world0_disabled(void);
 /* Frees the configuration (at MPI_Finalize). */
 void tb_settings_release(void);
 

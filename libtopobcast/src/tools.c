@@ -11,6 +11,11 @@ int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg
     return tb_bcast(buf, (MPI_Count)bytes, MPI_BYTE, root, comm, spec);
 }
 
+int tb_tool_disabled(void)
+{
+    return tb_settings_world0_disabled();
+}
+
 const tb_tool_setup *tb_tool_setup_get(void)
 {
     static tb_tool_setup v;

@@ -196,3 +196,37 @@ run cmpmeas --compare "$tmp/t.yaml" --measurements "$tmp/none.txt" --sizes 1K --
 check "--compare with a missing --measurements: status 1, nothing compared" \
     bash -c '[ "$1" -eq 1 ] && grep -q "^topobcast-tuner: --measurements $2/none.txt" <<<"$3" &&
              ! grep -q "geometric-mean speedup" <<<"$3"' _ "$RC" "$tmp" "$OUT"
+
+# files the run writes, checked before anything is measured: status 2, one
+# line, no DIR.partial beside a directory given as -o
+mkdir -p "$tmp/adir"
+run outdir --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/adir"
+check "-o a directory: status 2 (got $RC), said before anything is timed, no $tmp/adir.partial" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "cannot write the table (-o) $2/adir: it is a directory; nothing measured" <<<"$3" &&
+             ! grep -q "timing done" <<<"$3" && [ ! -e "$2/adir.partial" ]' _ "$RC" "$tmp" "$OUT"
+run badmcsv --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/n.yaml" --model-csv "$tmp/none/m.csv"
+check "--model-csv in a missing directory: status 2, nothing timed, no table" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "cannot write --model-csv" <<<"$3" && ! grep -q "timing done" <<<"$3" &&
+             [ ! -e "$2/n.yaml" ]' _ "$RC" "$tmp" "$OUT"
+run samepartial --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/t.yaml" --partial "$tmp/t.yaml"
+check "--partial naming the table: status 2, the table untouched" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "is the table (-o) too" <<<"$3" && tail -1 "$2/t.yaml" | grep -q "{algorithm: default}"' \
+    _ "$RC" "$tmp" "$OUT"
+# a fresh run keeps the earlier run's partial file aside
+cp "$tmp/t.yaml.partial" "$tmp/before.partial"
+run fresh --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes $SIZES --reps 5 --warmup 1 -o "$tmp/t.yaml"
+check "a run without --resume keeps the earlier partial file as OUT.partial.old, and says so" \
+    bash -c '[ "$1" -eq 0 ] && cmp -s "$2/before.partial" "$2/t.yaml.partial.old" &&
+             grep -q "t.yaml.partial of an earlier run kept as $2/t.yaml.partial.old" <<<"$3"' _ "$RC" "$tmp" "$OUT"
+# the library turned off: nothing to tune or compare, and the reason
+OUT=$(timeout 60 mpiexec -n 2 env TOPOBCAST_DISABLE=1 "$TUNER" --topology "$tmp/topo.yaml" --sizes 1K -o "$tmp/n.yaml" 2>&1)
+RC=$?
+check "TOPOBCAST_DISABLE=1: status 2, named as the reason" \
+    bash -c '[ "$1" -eq 2 ] && [ "$(grep -c "TOPOBCAST_DISABLE is set, which turns the library off: there is nothing to tune" <<<"$2")" -eq 1 ]' \
+    _ "$RC" "$OUT"
+# a --csv whose writes fail on the way (a full disk)
+if [ -w /dev/full ]; then
+    run fullcsv --compare "$tmp/t.yaml" --sizes 1K --reps 3 --warmup 1 --csv /dev/full
+    check "--compare --csv on a full disk: status 1, said" \
+        bash -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: No space left on device" <<<"$2"' _ "$RC" "$OUT"
+fi
