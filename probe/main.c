@@ -455,14 +455,18 @@ static int finish(tt_meas *m, const cli *c)
         else
             snprintf(tgfname, sizeof tgfname, "%s.tgf", c->graph);
         FILE *fd = fopen(c->graph, "w"), *ft = fopen(tgfname, "w");
-        if (!fd || !ft || tt_graph_files(m, &a, fd, ft, err, sizeof err) != 0) {
+        int bad = !fd || !ft || tt_graph_files(m, &a, fd, ft, err, sizeof err) != 0;
+        if (!bad)
+            snprintf(err, sizeof err, "cannot write it (a full disk?)");
+        /* a write that failed on the way (a full disk) shows at the close */
+        if (fd && (ferror(fd) | fclose(fd)))
+            bad = 1;
+        if (ft && (ferror(ft) | fclose(ft)))
+            bad = 1;
+        if (bad) {
             fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");
             rc = 1;
         }
-        if (fd)
-            fclose(fd);
-        if (ft)
-            fclose(ft);
     }
     tt_analysis_free(&a);
     tt_truth_free(&truth);
@@ -494,15 +498,9 @@ static int check_file(const char *path)
 
 static int analyze_offline(const cli *c)
 {
-    FILE *f = fopen(c->analyze, "r");
-    if (!f) {
-        fprintf(stderr, "topobcast-probe: %s: %s\n", c->analyze, strerror(errno));
-        return 1;
-    }
     tt_meas m;
     char err[512];
-    int rc = tt_save_read(f, c->analyze, &m, err, sizeof err);
-    fclose(f);
+    int rc = tt_save_load(c->analyze, &m, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "topobcast-probe: %s\n", err);
         return 1;

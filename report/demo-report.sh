@@ -5,10 +5,15 @@
 # Usage: report/demo-report.sh [NP] [OUTDIR]   (defaults: 2, build/demo)
 # Sizes and repetitions are small so it finishes in about a minute; on a real
 # allocation run the tools by hand with their defaults (see tuner/README.md).
+# (A relative OUTDIR is taken from where the script is called.)
 set -eu
-cd "$(dirname "$0")/.."
 NP=${1:-2}
-OUT=${2:-${BUILD:-build}/demo}
+if [ -n "${2:-}" ]; then
+    mkdir -p "$2"
+    OUT=$(cd "$2" && pwd)
+fi
+cd "$(dirname "$0")/.."
+OUT=${OUT:-${BUILD:-build}/demo}
 BIN=${BUILD:-build}/bin
 mkdir -p "$OUT"
 exec 3>&2

@@ -247,13 +247,7 @@ typedef struct inputs {
 static int load_inputs(const cli *c, inputs *in)
 {
     char err[1024];
-    FILE *f = fopen(c->meas, "r");
-    if (!f) {
-        fprintf(stderr, "topobcast-report: %s: %s\n", c->meas, strerror(errno));
-        return -1;
-    }
-    int rc = tt_save_read(f, c->meas, &in->meas, err, sizeof err);
-    fclose(f);
+    int rc = tt_save_load(c->meas, &in->meas, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "topobcast-report: %s\n", err);
         return -1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "topology.h"
 
@@ -324,5 +325,28 @@ out:
     free(R.buf);
     if (rc != 0)
         tt_meas_free(m);
+    return rc;
+}
+
+int tt_save_load(const char *path, tt_meas *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        snprintf(err, errlen, "%s: expected a measurement file, this is %s", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+        return -1;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = tt_save_read(f, path, m, err, errlen);
+    fclose(f);
     return rc;
 }

@@ -196,6 +196,11 @@ int tt_save_write(const tt_meas *m, FILE *out);
  *  truncated or inconsistent file (a pair twice, more or fewer pairs than
  *  declared) or out of memory. */
 int tt_save_read(FILE *in, const char *name, tt_meas *m, char *err, size_t errlen);
+/** \brief tt_save_read of the file at path: a regular file or a pipe
+ *  (`<(zcat m.txt.gz)`); a directory or a device is refused before it is
+ *  read (/dev/zero would be read without end).
+ *  \return as tt_save_read; err "path: why" when it cannot be opened. */
+int tt_save_load(const char *path, tt_meas *m, char *err, size_t errlen);
 
 /* ---- analysis (analyze.c) and output (topo_write.c) ---------------------- */
 

@@ -188,11 +188,14 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
         double sp = tlib > 0 ? tdef / tlib : 0;
         double bd = have_bound ? bound[i] : NAN, eff = have_bound && tlib > 0 ? bd / tlib : NAN;
         /* a time below the bound is a bug in the bound (or in the timing) */
-        int below = have_bound && ((tlib > 0 && tlib < bd) || (tdef > 0 && tdef < bd));
-        nbelow += below;
+        int lib_below = have_bound && tlib > 0 && tlib < bd, def_below = have_bound && tdef > 0 && tdef < bd;
+        nbelow += lib_below || def_below;
+        /* which time is below, named: the flag follows the algorithm column */
         const char *note = bad == 1                        ? "  WRONG DATA"
                            : (bad || rc != MPI_SUCCESS)    ? "  ERROR"
-                           : below                         ? "  BELOW THE BOUND"
+                           : lib_below && def_below        ? "  BOTH TIMES BELOW THE BOUND"
+                           : lib_below                     ? "  TOPOBCAST TIME BELOW THE BOUND"
+                           : def_below                     ? "  DEFAULT TIME BELOW THE BOUND"
                                                            : "";
         fprintf(out, "%10zu %12.2f %14.2f %8.3f %12.2f %10.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, bd * 1e6,
                 eff, alg, note);

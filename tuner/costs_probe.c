@@ -94,13 +94,7 @@ int tn_costs_load_probe(const char *path, const tb_topology *topo, tn_costs *out
     double *Lp = NULL, *sw = NULL;
     char (*host)[256] = NULL;
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    int read_rc = tt_save_read(f, path, &M, err, errlen);
-    fclose(f);
+    int read_rc = tt_save_load(path, &M, err, errlen);
     if (read_rc != 0)
         return -1;
     int nprocs = M.n, np = M.npairs, loggp = M.opt.mode == TT_MODE_LOGGP, nsw = 0;

@@ -93,8 +93,19 @@ int tn_setup_comms(tn_run *T)
         snprintf(ci->label, sizeof ci->label, "%s", T->picks[c].label);
     }
     if (T->ncomm == 0) {
-        if (T->wrank == 0)
-            fprintf(stderr, "topobcast-tuner: nothing to tune on %d process(es) (communicators need >= 2)\n", T->wsize);
+        if (T->wrank == 0) {
+            if (T->o.ncomm_sizes > 0)
+                fprintf(stderr, "topobcast-tuner: nothing to tune on %d process(es): no size of --comm-sizes is "
+                                "from 2 to %d\n", T->wsize, T->wsize);
+            else if (T->o.shapes >= 0 && T->wsize >= 2)
+                fprintf(stderr, "topobcast-tuner: nothing to tune on %d processes: the shapes of --shapes make no "
+                                "communicator here (each exists only where the job has it, with at least 4 ranks: tuner/README.md, "
+                                "Method, \"Communicators\")\n",
+                        T->wsize);
+            else
+                fprintf(stderr, "topobcast-tuner: nothing to tune on %d process(es) (communicators need >= 2)\n",
+                        T->wsize);
+        }
         return -1;
     }
     for (int c = 0; c < T->ncomm; c++) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology.h"
 #include "config.h"
@@ -153,6 +154,25 @@ int main(void)
     TAP_OK(tt_save_read(f, "bad.txt", &b, err, sizeof err) != 0 && strstr(err, "bad.txt:4:"),
            "a broken save file is rejected at its line (%s)", err);
     fclose(f);
+
+    /* by path: a file loads as from the stream; a directory or a device is
+     * refused before anything is read (/dev/zero would never end) */
+    char path[] = "/tmp/tb_save_loadXXXXXX";
+    int fdp = mkstemp(path);
+    FILE *pf = fdp >= 0 ? fdopen(fdp, "w") : NULL;
+    TAP_OK(pf && tt_save_write(&m, pf) == 0 && fclose(pf) == 0, "save written to %s", path);
+    tt_meas l;
+    rc = tt_save_load(path, &l, err, sizeof err);
+    TAP_OK(rc == 0 && l.n == m.n && l.npairs == m.npairs, "tt_save_load reads it (%s)", rc ? err : "ok");
+    if (rc == 0)
+        tt_meas_free(&l);
+    unlink(path);
+    TAP_OK(tt_save_load("/tmp", &l, err, sizeof err) != 0 && strstr(err, "this is a directory"),
+           "a directory is refused (%s)", err);
+    TAP_OK(tt_save_load("/dev/zero", &l, err, sizeof err) != 0 && strstr(err, "a device or socket"),
+           "/dev/zero is refused unread (%s)", err);
+    TAP_OK(tt_save_load("/nonexistent/m.txt", &l, err, sizeof err) != 0 && strstr(err, "No such file"),
+           "a missing file says so (%s)", err);
 
     /* the YAML loads with the library's loader and says the same */
     tb_config cfg;
