@@ -65,6 +65,32 @@ static double two_series(const double *x, const double *yg, const double *wg, co
     return tbp_linfit(x + lo, yg + lo, wg + lo, hi - lo, &a, &b) + tbp_linfit(x + lo, yo + lo, wo + lo, hi - lo, &a, &b);
 }
 
+/* The line of G_all(s) = g + s G, which no network runs backwards: where
+ * noise tilts the least-squares line below zero (G < 0 on a flat series,
+ * g < 0 on a steep one), the best line with both parameters >= 0 instead
+ * -- a constant (the weighted mean) or a line through the origin. */
+static void gap_line(const double *x, const double *y, const double *w, int n, double *g, double *G)
+{
+    tbp_linfit(x, y, w, n, g, G);
+    if (*G < 0) {
+        double sw = 0, sy = 0;
+        for (int k = 0; k < n; k++) {
+            sw += w[k];
+            sy += w[k] * y[k];
+        }
+        *g = sw > 0 ? sy / sw : 0;
+        *G = 0;
+    } else if (*g < 0) {
+        double sxx = 0, sxy = 0;
+        for (int k = 0; k < n; k++) {
+            sxx += w[k] * x[k] * x[k];
+            sxy += w[k] * x[k] * y[k];
+        }
+        *g = 0;
+        *G = sxx > 0 && sxy > 0 ? sxy / sxx : 0;
+    }
+}
+
 int tbp_loggp_fit_pair(tt_size_rec *s, int ns, int n, int use_min, tt_loggp_fit *fit)
 {
     memset(fit, 0, sizeof *fit);
@@ -117,9 +143,9 @@ int tbp_loggp_fit_pair(tt_size_rec *s, int ns, int n, int use_min, tt_loggp_fit 
         eager = split;
         fit->S = x[split] + 1;
     }
-    tbp_linfit(x, yg, wg, eager, &fit->g, &fit->G);
+    gap_line(x, yg, wg, eager, &fit->g, &fit->G);
     if (eager < np) {
-        tbp_linfit(x + eager, yg + eager, wg + eager, np - eager, &fit->g2, &fit->G2);
+        gap_line(x + eager, yg + eager, wg + eager, np - eager, &fit->g2, &fit->G2);
     } else {
         fit->g2 = fit->g;
         fit->G2 = fit->G;

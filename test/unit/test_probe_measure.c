@@ -258,6 +258,36 @@ static void test_loggp(void)
     tbp_loggp_fit_pair(s, ns, n, 0, &fit);
     TAP_OK(fit.S == 0 && NEAR(fit.G, G, 1e-4), "no switch on a single line (S=%g, G=%g)", fit.S, fit.G);
 
+    /* noise that tilts G_all(s) down (a flat network: every size's gap
+     * the same, the small ones measured high): never a negative G or g */
+    for (int k = 0; k < ns; k++) {
+        double sz = s[k].m, gall = g * (1.0 + 0.5 / (1.0 + k)), p1 = 2 * (L + 2 * o);
+        s[k].rtt = p1;
+        for (int q = 0; q < 5; q++) {
+            s[k].q[TT_Q_A][q] = p1;
+            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
+            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
+        }
+        (void)sz;
+    }
+    tbp_loggp_fit_pair(s, ns, n, 0, &fit);
+    TAP_OK(fit.G >= 0 && fit.g >= 0 && fit.G2 >= 0 && fit.g2 >= 0 && NEAR(fit.g, g, 0.5),
+           "a gap falling with size fits G=0 and g>0, not a negative slope (g=%g G=%g)", fit.g, fit.G);
+    /* and a steep one that the straight line would start below zero */
+    for (int k = 0; k < ns; k++) {
+        double sz = s[k].m, gall = sz < 1024 ? 1e-12 : (sz - 1) * G, p1 = 2 * (L + 2 * o);
+        s[k].rtt = p1;
+        for (int q = 0; q < 5; q++) {
+            s[k].q[TT_Q_A][q] = p1;
+            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
+            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
+        }
+    }
+    tbp_loggp_fit_pair(s, ns, n, 0, &fit);
+    TAP_OK(fit.G >= 0 && fit.g >= 0 && fit.G2 >= 0 && fit.g2 >= 0,
+           "a gap that starts flat then grows gives g>=0 and G>=0 (g=%g G=%g g2=%g G2=%g)", fit.g, fit.G, fit.g2,
+           fit.G2);
+
     double x[4] = {0, 1, 2, 3}, yv[4] = {1, 3, 5, 7}, a, b;
     double e = tbp_linfit(x, yv, NULL, 4, &a, &b);
     TAP_OK(NEAR(a, 1.0, 1e-12) && NEAR(b, 2.0, 1e-12) && e < 1e-20, "least squares line y = 1 + 2x");
