@@ -74,7 +74,7 @@ static int parse_algs(tbb_opts *o, const char *list)
                 rc = -1;
                 break;
             }
-            strcat(cur, ",");
+            strcat(cur, strchr(cur, ':') ? "," : ":"); /* "binomial,segment=8K": binomial's first */
             strcat(cur, t);
             continue;
         }
