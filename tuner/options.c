@@ -70,6 +70,9 @@ void tn_options_usage(FILE *f)
 
 static int parse_size_list(const char *text, size_t *out, int cap)
 {
+    size_t len = strlen(text);
+    if (!len || text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,")) /* an empty item: a typo */
+        return -1;
     char *copy = strdup(text), *save = NULL;
     int n = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -260,7 +263,8 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
     o->prog = argc > 0 && argv[0] && strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
               : argc > 0 && argv[0] && argv[0][0]       ? argv[0]
                                                         : "topobcast-tuner";
-    o->out = "topobcast-table.yaml";
+    static const char default_out[] = "topobcast-table.yaml";
+    o->out = default_out;
     o->max_size = 16u << 20;
     o->reps = 20;
     o->warmup = 3;
@@ -320,6 +324,16 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
     }
     if (!o->platform != !o->hostfile) {
         snprintf(err, errlen, "--platform and --hostfile go together");
+        return -1;
+    }
+    /* options that would be taken and do nothing */
+    if (o->csv && !o->compare) {
+        snprintf(err, errlen, "--csv goes with --compare (a tuning run writes its table with -o)");
+        return -1;
+    }
+    if (o->compare && (o->topology || o->out != default_out || o->partial || o->resume || o->model_csv)) {
+        snprintf(err, errlen, "--compare times the table it names: --topology, -o, --partial, --resume and "
+                              "--model-csv are for a tuning run");
         return -1;
     }
     if (o->nsizes == 0)

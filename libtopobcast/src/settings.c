@@ -185,6 +185,11 @@ void tb_settings_at_init(void)
     tb_quiet_end(MPI_COMM_WORLD, &q);
     if (rc == MPI_SUCCESS)
         __atomic_store_n(&world0_flags, flags | WORLD0_KNOWN, __ATOMIC_RELEASE);
+    /* TOPOBCAST_VERBOSE says why nothing follows (its value checked quietly:
+     * settings_load reports a bad one) */
+    const char *verbose = getenv("TOPOBCAST_VERBOSE");
+    if ((flags & WORLD0_DISABLE) && verbose && verbose[0] >= '1' && verbose[0] <= '9' && !verbose[1])
+        tb_log_world0("TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own");
     tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : getenv("TOPOBCAST_CONFIG"),
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
 }

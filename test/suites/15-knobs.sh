@@ -27,6 +27,9 @@ check "bad_boolean application unaffected" [ "$RC" -eq 0 ]
 run_mpi 3 60 TOPOBCAST_DISABLE=1 TOPOBCAST_STATS=1 TOPOBCAST_ALGORITHM=flat -- "$BUILD/bin/bcast_app"
 check "disable passes through (no stats)" bash -c '! grep -q "topobcast: stats" <<<"$1"' _ "$OUT"
 check "disable data correct" grep -q "all data correct" <<<"$OUT"
+run_mpi 3 60 TOPOBCAST_DISABLE=1 TOPOBCAST_VERBOSE=1 -- "$BUILD/bin/bcast_app"
+check "disable with TOPOBCAST_VERBOSE=1 says so, once per job" \
+    [ "$(count_lines "TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own")" -eq 1 ]
 
 # Forced algorithm really runs: the stats count every broadcast for it.
 run_mpi 3 60 TOPOBCAST_ALGORITHM=knomial:radix=3 TOPOBCAST_STATS=1 -- "$BUILD/bin/bcast_app"

@@ -165,6 +165,9 @@ bad_arg() { # bad_arg NAME EXPECTED-MESSAGE ARGS...: status 2, that one line onc
 bad_arg unknown-last "topobcast-tuner: unknown option '--bogus' (--help lists the options)" --sizes 1K --bogus
 bad_arg unknown-mid "topobcast-tuner: unknown option '--bogus' (--help lists the options)" --bogus 1K --dry-run
 bad_arg stray "topobcast-tuner: unexpected argument 'table.yaml' (--help lists the options)" --dry-run table.yaml
+bad_arg empty-size "topobcast-tuner: --sizes: invalid value '1K,,2K'" --sizes 1K,,2K --dry-run
+bad_arg csv-alone "topobcast-tuner: --csv goes with --compare" --sizes 1K --csv "$tmp/x.csv" --dry-run
+bad_arg compare-out "topobcast-tuner: --compare times the table it names" --compare "$tmp/t.yaml" -o "$tmp/y.yaml"
 bad_arg no-value "topobcast-tuner: --reps needs a value" --sizes 1K --reps
 bad_arg value-is-option "topobcast-tuner: --topology needs a value ('--dry-run' is an option)" --topology --dry-run
 bad_arg bad-int "topobcast-tuner: --reps: invalid value 'x' (expected a whole number of repetitions, at least 1)" \
