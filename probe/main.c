@@ -606,8 +606,11 @@ static int measure(const cli *c)
         int ok = groups_from_file(c->groups, size, group, err, sizeof err) == 0, all_ok;
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
         if (!all_ok) {
-            if (!ok)
-                fprintf(stderr, "topobcast-probe: rank %d: --groups %s\n", me, err);
+            /* the file is the same for every rank: the lowest failing rank says why */
+            int first = ok ? size : me, lowest;
+            MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
+            if (me == lowest)
+                fprintf(stderr, "topobcast-probe: --groups %s\n", err);
             MPI_Comm_free(&comm);
             free(group);
             free(measured);
@@ -750,7 +753,8 @@ int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
+            if (is_first_rank()) /* once per job under a launcher */
+                usage(stdout);
             return 0;
         }
     cli c;

@@ -232,3 +232,11 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
 else
     ok "SMPI FRAM probe # skip: no SMPI build (make smpi)"
 fi
+
+# under a launcher, one rank speaks: --help once, a bad --groups file once
+OUT=$(timeout 60 mpiexec -n 2 "$PROBE" --help 2>&1)
+check "--help under mpiexec -n 2: the usage once" [ "$(grep -c -- "--help" <<<"$OUT")" -eq 1 ]
+OUT=$(timeout 60 mpiexec -n 2 "$PROBE" -M 1K -R 2 --groups "$D/none.yaml" -o "$D/none-topo.yaml" 2>&1)
+RC=$?
+check "--groups of a missing file: status 2, said once" \
+    bash -c '[ "$1" -eq 2 ] && [ "$(grep -c "^topobcast-probe: --groups" <<<"$2")" -eq 1 ]' _ "$RC" "$OUT"
