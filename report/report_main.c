@@ -284,6 +284,10 @@ static int load_inputs(const cli *c, inputs *in)
         in->have_table = in->table.nrules > 0;
         if (!in->have_table)
             fprintf(stderr, "topobcast-report: warning: %s has no selection table\n", c->table);
+        if (in->table.has_topology && in->table.topo.nprocs != in->meas.n)
+            fprintf(stderr, "topobcast-report: warning: %s was tuned on the topology of a %d-process job, %s "
+                            "measured %d: not the same run\n",
+                    c->table, in->table.topo.nprocs, c->meas, in->meas.n);
     }
     if (c->compare) {
         if (tbr_compare_load(c->compare, &in->cmp, err, sizeof err) != 0) {
@@ -291,6 +295,12 @@ static int load_inputs(const cli *c, inputs *in)
             return -1;
         }
         in->have_cmp = 1;
+        for (int k = 0; k < in->cmp.nshape; k++)
+            if (!strcmp(in->cmp.shape[k].label, "job") && in->cmp.shape[k].nprocs > 0 &&
+                in->cmp.shape[k].nprocs != in->meas.n)
+                fprintf(stderr, "topobcast-report: warning: %s compared a job of %d processes, %s measured %d: "
+                                "not the same run\n",
+                        c->compare, in->cmp.shape[k].nprocs, c->meas, in->meas.n);
     }
     return 0;
 }

@@ -114,6 +114,14 @@ OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --truth
 RC=$?
 printf '%s\n' "$OUT" | sed 's/^/# /'
 check "shapes report written" bash -c "[ $RC -eq 0 ] && [ -s '$D/shapes.html' ]"
+check "shapes report: inputs of one run, no warning" bash -c '! grep -q "not the same run" <<<"$1"' _ "$OUT"
+# a comparison of another job (its job row of 16 processes) beside 8-rank measurements: said, page still made
+sed 's/^job,8,/job,16,/' "$FIX/fram8-shapes-compare.csv" >"$D/other-job.csv"
+OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --compare "$D/other-job.csv" \
+      -o "$D/other-job.html" 2>&1)
+check "a comparison of a 16-process job beside 8-rank measurements: one warning, status 0" \
+    bash -c '[ "$1" -eq 0 ] && [ "$(grep -c "compared a job of 16 processes, .* measured 8: not the same run" <<<"$2")" -eq 1 ]' \
+    _ $? "$OUT"
 HS=$D/shapes.html
 check "shapes: a speedup panel per shape (3)" \
     bash -c "grep -q '<figure id=\"fig-speedup\">' '$HS' && grep -q '<figure id=\"fig-speedup-1\">' '$HS' &&
