@@ -490,7 +490,8 @@ static int check_file(const char *path)
                t->nhosts == 1 ? "" : "s");
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
-        printf("; distance classes %s\n", t->dist.given ? "yes" : "no");
+        printf("; distance classes %s; %d selection rule%s%s\n", t->dist.given ? "yes" : "no", cfg.nrules,
+               cfg.nrules == 1 ? "" : "s", cfg.nrules && !cfg.rules[0].line ? " (the built-in table)" : "");
     }
     tb_config_free(&cfg);
     return 0;

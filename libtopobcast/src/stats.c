@@ -69,8 +69,11 @@ void tb_stats_report(int gather, const tb_config *config)
     for (int r = 0; r < N_RULE; r++)
         if (total[OFF_RULES + r]) {
             int line = (config && r < config->nrules) ? config->rules[r].line : 0;
+            /* line 0: a rule of the built-in table, which a file holding only
+             * a topology keeps */
             fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r,
-                    r == N_RULE - 1 ? "+" : "", line, config ? config->source : "-", total[OFF_RULES + r]);
+                    r == N_RULE - 1 ? "+" : "", line, !config ? "-" : line ? config->source : "<built-in>",
+                    total[OFF_RULES + r]);
         }
     for (int w = 0; w < TB_FALLBACK_COUNT; w++)
         if (total[OFF_FALLBACK + w])
