@@ -185,13 +185,6 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
     return 0;
 }
 
-int tbb_root_at(int root, int np, int rep)
-{
-    if (root >= 0)
-        return root;
-    return (rep < 0 ? -rep : rep) % np;
-}
-
 static int root_of(const bench_ctx *c, int rep)
 {
     return tbb_root_at(c->root, c->size, rep);
@@ -220,17 +213,6 @@ typedef struct result {
 static const char *status_text(int s)
 {
     return s == 0 ? "ok" : s == 1 ? "WRONG-DATA" : "ERROR";
-}
-
-int tbb_csv_close(FILE *f, const char *path)
-{
-    int bad = ferror(f);
-    errno = 0;
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "topobcast-bench: cannot write %s: %s\n", path, errno ? strerror(errno) : "write error");
-        return -1;
-    }
-    return 0;
 }
 
 int main(int argc, char **argv)

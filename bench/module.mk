@@ -3,7 +3,7 @@
 # call topobcast_bcast_algorithm for any spec, and with the timing method
 # it shares with the tuner (libtbtiming.a, timing/module.mk).
 BENCH_BIN   := $(BUILD)/bin/topobcast-bench
-BENCH_OBJS  := $(patsubst %,$(BUILD)/obj/bench/%.o,bench_main overlap validate)
+BENCH_OBJS  := $(patsubst %,$(BUILD)/obj/bench/%.o,bench_main overlap validate root csv)
 TOOL_BINS   += $(BENCH_BIN)
 
 all: $(BENCH_BIN)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../timing/timing.h"
 #include "topology.h"
 #include "config.h"
 #include "harness.h"
@@ -210,6 +211,25 @@ static int set_value(cli *c, const value_opt *o, const char *val)
     return -1;
 }
 
+/* What o's value must be, for the message of a bad one. */
+static void value_expect(const value_opt *o, char *buf, size_t len)
+{
+    switch (o->kind) {
+    case V_INT:
+        snprintf(buf, len, "a whole number from %g to %g", o->lo, o->hi);
+        break;
+    case V_REAL:
+        snprintf(buf, len, "a number from %g to %g", o->lo, o->hi);
+        break;
+    case V_MICROS:
+        snprintf(buf, len, "microseconds from %g to %g", o->lo, o->hi);
+        break;
+    default:
+        snprintf(buf, len, "a size from %g B to 2G-1 (2147483647 B), K/M/G suffixes binary", o->lo);
+        break;
+    }
+}
+
 /* Index of val in names[0..n), or -1. */
 static int word_index(const char *val, const char *const *names, int n)
 {
@@ -283,8 +303,12 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             c->no_distance = 1;
         } else if ((vo = find_value_opt(name)) != NULL) {
             NEEDVAL();
-            if (set_value(c, vo, val) != 0)
-                BAD();
+            if (set_value(c, vo, val) != 0) {
+                char expect[128];
+                value_expect(vo, expect, sizeof expect);
+                snprintf(err, errlen, "%s: invalid value '%s' (expected %s)", name, val, expect);
+                return -1;
+            }
         } else if (IS("--mode")) {
             WORD(modes);
             c->meas.mode = (tt_mode)k;
@@ -342,6 +366,15 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
     }
     if (c->meas.gsat_max > c->meas.max_size)
         c->meas.gsat_max = c->meas.max_size;
+    /* an output over another output or the file --analyze reads */
+    const char *outs[] = {c->output, c->save, c->graph}, *names[] = {"-o", "--save", "--graph"};
+    for (int x = 0; x < 3; x++)
+        for (int y = x + 1; y < 4; y++)
+            if (y < 3 ? tt_same_file(outs[x], outs[y]) : tt_same_file(outs[x], c->analyze)) {
+                snprintf(err, errlen, "%s %s is also %s: name another file", names[x], outs[x],
+                         y < 3 ? names[y] : "the file --analyze reads");
+                return -1;
+            }
     return 0;
 }
 
@@ -577,6 +610,15 @@ static int measure(const cli *c)
         MPI_Comm_free(&comm);
         return 2;
     }
+    /* more ranks than cores on a host: the pairs' times are the scheduler's,
+     * and so is the topology clustered from them */
+    int crowd_ranks, crowd_cores;
+    if (tbtime_crowded(comm, &crowd_ranks, &crowd_cores) && me == 0)
+        fprintf(stderr,
+                "topobcast-probe: warning: %d ranks run on a host with %d cores: MPI busy-polls, so ranks wait for "
+                "a core and the measured times (and the topology found in them) are noise; run at most one rank "
+                "per core\n",
+                crowd_ranks, crowd_cores);
     /* the files rank 0 will write, tried before anything is measured (a
      * probe of a large allocation must not end in "cannot write") */
     int writable = 1;

@@ -14,9 +14,10 @@ $(BUILD)/obj/probe/%.o: probe/%.c $(PROBE_HDRS) $(TT_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TBP_CFLAGS) -c $< -o $@
 
-$(PROBE_BIN): $(PROBE_OBJS) $(TT_A) $(LIB_A)
+# libtbtiming.a: only its check of more ranks than cores (tbtime_crowded)
+$(PROBE_BIN): $(PROBE_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) -o $@ $(PROBE_OBJS) $(TT_A) $(LIB_A) $(DEP_LIBS)
+	$(MPICC) -o $@ $(PROBE_OBJS) $(TT_A) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
 
 # The unit tests of the probe's pure pieces (no MPI run) link those objects
 # only: timing statistics, sizes and the LogGP fit (test_probe_measure), the

@@ -147,6 +147,12 @@ static int parse_args(int argc, char **argv, cli *c)
         fprintf(stderr, "topobcast-report: --measurements and --topology are required (--help)\n");
         return -1;
     }
+    const char *inputs[] = {c->meas, c->topo, c->table, c->compare, c->truth};
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++)
+        if (tt_same_file(c->out, inputs[k])) {
+            fprintf(stderr, "topobcast-report: -o %s is one of the inputs: name another file\n", c->out);
+            return -1;
+        }
     return 0;
 }
 

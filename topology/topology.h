@@ -201,6 +201,10 @@ int tt_save_read(FILE *in, const char *name, tt_meas *m, char *err, size_t errle
  *  read (/dev/zero would be read without end).
  *  \return as tt_save_read; err "path: why" when it cannot be opened. */
 int tt_save_load(const char *path, tt_meas *m, char *err, size_t errlen);
+/** \brief Whether paths a and b name one file (the same device and inode
+ *  where both exist, else the same text); NULL names none (paths.c).
+ *  \return 1 or 0. */
+int tt_same_file(const char *a, const char *b);
 
 /* ---- analysis (analyze.c) and output (topo_write.c) ---------------------- */
 

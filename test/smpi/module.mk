@@ -46,7 +46,7 @@ endef
 # write the measurement files with topology/'s library, as natively; the
 # tuner and the bench share the timing method (timing/).
 SMPI_TIMING_OBJS := $(patsubst timing/%.c,$(SMPI_DIR)/obj/timing/%.o,$(wildcard timing/*.c))
-SMPI_SHARED_probe := $(SMPI_TT_A)
+SMPI_SHARED_probe := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
 SMPI_SHARED_tuner := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
 SMPI_SHARED_bench := $(SMPI_TIMING_OBJS)
 

@@ -246,3 +246,11 @@ OUT=$(timeout 60 mpiexec -n 2 "$PROBE" -M 1K -R 2 --groups "$D/none.yaml" -o "$D
 RC=$?
 check "--groups of a missing file: status 2, said once" \
     bash -c '[ "$1" -eq 2 ] && [ "$(grep -c "^topobcast-probe: --groups" <<<"$2")" -eq 1 ]' _ "$RC" "$OUT"
+
+# an output over one of the run's own files is refused before anything is done
+cp "$D/run.txt" "$D/run-copy.txt"
+OUT=$("$PROBE" --analyze "$D/run-copy.txt" -o "$D/run-copy.txt" 2>&1)
+RC=$?
+check "-o naming the file --analyze reads: status 2, the file untouched" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "is also the file --analyze reads" <<<"$2" && cmp -s "$3/run.txt" "$3/run-copy.txt"' \
+    _ "$RC" "$OUT" "$D"

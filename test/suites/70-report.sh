@@ -115,6 +115,11 @@ RC=$?
 printf '%s\n' "$OUT" | sed 's/^/# /'
 check "shapes report written" bash -c "[ $RC -eq 0 ] && [ -s '$D/shapes.html' ]"
 check "shapes report: inputs of one run, no warning" bash -c '! grep -q "not the same run" <<<"$1"' _ "$OUT"
+cp "$D/fram8.yaml" "$D/fram8-copy.yaml"
+OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8-copy.yaml" -o "$D/fram8-copy.yaml" 2>&1)
+check "-o naming an input: status 2, the input untouched" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "is one of the inputs" <<<"$2" && cmp -s "$3/fram8.yaml" "$3/fram8-copy.yaml"' \
+    _ $? "$OUT" "$D"
 # a comparison of another job (its job row of 16 processes) beside 8-rank measurements: said, page still made
 sed 's/^job,8,/job,16,/' "$FIX/fram8-shapes-compare.csv" >"$D/other-job.csv"
 OUT=$("$REPORT" --measurements "$D/fram8.txt" --topology "$D/fram8.yaml" --compare "$D/other-job.csv" \
