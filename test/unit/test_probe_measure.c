@@ -212,6 +212,18 @@ static void test_sizes(void)
     TAP_OK(tbp_sizes_next(tm, 3, tys, NULL, 1, 0.01, 32) < 0, "no insertion below 32-byte spacing");
 }
 
+/* Size record k's PRTT batches for a round trip p1 and a gap gall (n
+ * messages a batch, per-message overhead o), every quantile the same. */
+static void prtt_set(tt_size_rec *r, double p1, double gall, int n, double o)
+{
+    r->rtt = p1;
+    for (int q = 0; q < 5; q++) {
+        r->q[TT_Q_A][q] = p1;
+        r->q[TT_Q_B][q] = p1 + (n - 1) * gall;
+        r->q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
+    }
+}
+
 /* Synthetic PRTT data of a LogGP network with a protocol switch. */
 static void test_loggp(void)
 {
@@ -227,12 +239,7 @@ static void test_loggp(void)
         double gall = gs + (sz - 1) * Gs;
         double p1 = 2 * (L + 2 * o + (sz - 1) * Gs);
         s[k].m = sz;
-        s[k].rtt = p1;
-        for (int q = 0; q < 5; q++) {
-            s[k].q[TT_Q_A][q] = p1;
-            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
-        }
+        prtt_set(&s[k], p1, gall, n, o);
     }
     tt_loggp_fit fit;
     int rc = tbp_loggp_fit_pair(s, ns, n, 0, &fit);
@@ -248,12 +255,7 @@ static void test_loggp(void)
     /* without a switch: one line, S = 0 */
     for (int k = 0; k < ns; k++) {
         double sz = s[k].m, gall = g + (sz - 1) * G, p1 = 2 * (L + 2 * o + (sz - 1) * G);
-        s[k].rtt = p1;
-        for (int q = 0; q < 5; q++) {
-            s[k].q[TT_Q_A][q] = p1;
-            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
-        }
+        prtt_set(&s[k], p1, gall, n, o);
     }
     tbp_loggp_fit_pair(s, ns, n, 0, &fit);
     TAP_OK(fit.S == 0 && NEAR(fit.G, G, 1e-4), "no switch on a single line (S=%g, G=%g)", fit.S, fit.G);
@@ -261,14 +263,8 @@ static void test_loggp(void)
     /* noise that tilts G_all(s) down (a flat network: every size's gap
      * the same, the small ones measured high): never a negative G or g */
     for (int k = 0; k < ns; k++) {
-        double sz = s[k].m, gall = g * (1.0 + 0.5 / (1.0 + k)), p1 = 2 * (L + 2 * o);
-        s[k].rtt = p1;
-        for (int q = 0; q < 5; q++) {
-            s[k].q[TT_Q_A][q] = p1;
-            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
-        }
-        (void)sz;
+        double gall = g * (1.0 + 0.5 / (1.0 + k)), p1 = 2 * (L + 2 * o);
+        prtt_set(&s[k], p1, gall, n, o);
     }
     tbp_loggp_fit_pair(s, ns, n, 0, &fit);
     TAP_OK(fit.G >= 0 && fit.g >= 0 && fit.G2 >= 0 && fit.g2 >= 0 && NEAR(fit.g, g, 0.5),
@@ -276,12 +272,7 @@ static void test_loggp(void)
     /* and a steep one that the straight line would start below zero */
     for (int k = 0; k < ns; k++) {
         double sz = s[k].m, gall = sz < 1024 ? 1e-12 : (sz - 1) * G, p1 = 2 * (L + 2 * o);
-        s[k].rtt = p1;
-        for (int q = 0; q < 5; q++) {
-            s[k].q[TT_Q_A][q] = p1;
-            s[k].q[TT_Q_B][q] = p1 + (n - 1) * gall;
-            s[k].q[TT_Q_C][q] = p1 + (n - 1) * (o + p1);
-        }
+        prtt_set(&s[k], p1, gall, n, o);
     }
     tbp_loggp_fit_pair(s, ns, n, 0, &fit);
     TAP_OK(fit.G >= 0 && fit.g >= 0 && fit.G2 >= 0 && fit.g2 >= 0,
