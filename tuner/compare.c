@@ -262,6 +262,12 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
             fprintf(stderr, "topobcast-tuner: out of memory choosing the communicators\n");
         return 2;
     }
+    if (n == 0) { /* as a tuning run says it */
+        if (wrank == 0)
+            fprintf(stderr, "topobcast-tuner: nothing to compare on %d process(es) (communicators need >= 2)\n",
+                    wsize);
+        return 2;
+    }
     const tb_tool_setup *st = tb_tool_setup_get();
     /* a configuration the library cannot load leaves nothing to compare
      * (default against default): an error, not a table of 1.00x */
