@@ -383,11 +383,14 @@ static FILE *open_out(const char *path)
     return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 }
 
+/* Nonzero when any write to f failed: at the close, or earlier (ferror: a
+ * full disk can fail a write whose buffer the close no longer holds). */
 static int close_out(FILE *f)
 {
+    int bad = ferror(f);
     if (f == stdout)
-        return fflush(f);
-    return fclose(f);
+        return fflush(f) | bad;
+    return fclose(f) | bad;
 }
 
 static void print_levels(FILE *out, const tt_analysis *a)
@@ -492,9 +495,9 @@ static int finish(tt_meas *m, const cli *c)
         if (!bad)
             snprintf(err, sizeof err, "cannot write it (a full disk?)");
         /* a write that failed on the way (a full disk) shows at the close */
-        if (fd && (ferror(fd) | fclose(fd)))
+        if (fd && close_out(fd) != 0)
             bad = 1;
-        if (ft && (ferror(ft) | fclose(ft)))
+        if (ft && close_out(ft) != 0)
             bad = 1;
         if (bad) {
             fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");

@@ -21,10 +21,10 @@
 static void no_world(MPI_Comm comm)
 {
     static int warned;
-    int rank = -1;
-    if (tb_env_rank() < 0)
+    int env = tb_env_rank(), rank = -1;
+    if (env < 0)
         PMPI_Comm_rank(comm, &rank);
-    if (tb_env_rank() == 0 || rank == 0)
+    if (env == 0 || rank == 0)
         tb_log_once(&warned, "MPI_Bcast in a process that has not called MPI_Init (MPI-4 sessions): the library "
                              "needs MPI_COMM_WORLD; using MPI_Bcast");
 }

@@ -55,18 +55,24 @@ static int env_on(const char *name)
     return v && *v && flag_value(v) == 1;
 }
 
-static int env_level(const char *name)
+/* v as a level from 0 to 9 (unset or empty: 0), or -1 if it is none. */
+static int level_value(const char *v)
 {
-    const char *v = getenv(name);
     if (!v || !*v)
         return 0;
     char *end;
     long x = strtol(v, &end, 10);
-    if (*end || x < 0 || x > 9) {
-        tb_log_world0("%s='%s' is not a level from 0 to 9; using 0", name, v);
+    return *end || x < 0 || x > 9 ? -1 : (int)x;
+}
+
+static int env_level(const char *name)
+{
+    int x = level_value(getenv(name));
+    if (x < 0) {
+        tb_log_world0("%s='%s' is not a level from 0 to 9; using 0", name, getenv(name));
         return 0;
     }
-    return (int)x;
+    return x;
 }
 
 static int env_count(const char *name, int dflt, int max)
@@ -185,10 +191,9 @@ void tb_settings_at_init(void)
     tb_quiet_end(MPI_COMM_WORLD, &q);
     if (rc == MPI_SUCCESS)
         __atomic_store_n(&world0_flags, flags | WORLD0_KNOWN, __ATOMIC_RELEASE);
-    /* TOPOBCAST_VERBOSE says why nothing follows (its value checked quietly:
+    /* TOPOBCAST_VERBOSE says why nothing follows (its value read quietly:
      * settings_load reports a bad one) */
-    const char *verbose = getenv("TOPOBCAST_VERBOSE");
-    if ((flags & WORLD0_DISABLE) && verbose && verbose[0] >= '1' && verbose[0] <= '9' && !verbose[1])
+    if ((flags & WORLD0_DISABLE) && level_value(getenv("TOPOBCAST_VERBOSE")) >= 1)
         tb_log_world0("TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own");
     tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : getenv("TOPOBCAST_CONFIG"),
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
