@@ -46,9 +46,14 @@ int tbb_overlap(const tbb_opts *o);
  * \return a rank of 0..np-1 (root when root >= 0). */
 int tbb_root_at(int root, int np, int rep);
 
-/* \brief Closes the CSV file f, written to path, saying on stderr if any
- * write failed (a full disk shows only here).
- * \return 0, or -1 when the file is not whole. */
-int tbb_csv_close(FILE *f, const char *path);
+/* \brief The --root as the tables' headers and CSV files name it: the rank,
+ * or "rotate" (root < 0), written into buf of len bytes.
+ * \return buf. */
+const char *tbb_root_name(int root, char *buf, size_t len);
+
+/* \brief The width of a table's algorithm column: the longest of o's specs,
+ * and at least 12.
+ * \return that width in characters. */
+int tbb_alg_width(const tbb_opts *o);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "algorithm.h"
 #include "../timing/timing.h"
+#include "../topology/topology.h"
 #include "bench.h"
 #include "topobcast.h"
 
@@ -299,14 +300,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char rootdesc[32];
-    if (o.root < 0)
-        snprintf(rootdesc, sizeof rootdesc, "rotate");
-    else
-        snprintf(rootdesc, sizeof rootdesc, "%d", o.root);
-    int width = 12; /* the algorithm column fits the longest spec */
-    for (int ai = 0; ai < o.nalgs; ai++)
-        if ((int)strlen(o.algs[ai]) > width)
-            width = (int)strlen(o.algs[ai]);
+    tbb_root_name(o.root, rootdesc, sizeof rootdesc);
+    int width = tbb_alg_width(&o); /* the algorithm column fits the longest spec */
     if (wrank == 0) {
         printf("# topobcast-bench: %d ranks, %d repetitions (+%d warm-up), root %s; "
                "time per repetition = max over ranks\n",
@@ -347,7 +342,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (csv && tbb_csv_close(csv, o.csv) != 0)
+    if (csv && tt_out_close(csv, o.csv, "topobcast-bench") != 0)
         failed = 1;
     free(buf);
     free(res);

@@ -1,20 +1,21 @@
 # topobcast-bench (bench/bench_main.c): times chosen algorithms against
 # PMPI_Bcast in one run.  Linked statically with the library, so it can
 # call topobcast_bcast_algorithm for any spec, and with the timing method
-# it shares with the tuner (libtbtiming.a, timing/module.mk).
+# it shares with the tuner (libtbtiming.a, timing/module.mk), and with the
+# tools' shared files (libtbtopology.a: the close of its --csv file).
 BENCH_BIN   := $(BUILD)/bin/topobcast-bench
-BENCH_OBJS  := $(patsubst %,$(BUILD)/obj/bench/%.o,bench_main overlap validate root csv)
+BENCH_OBJS  := $(patsubst %,$(BUILD)/obj/bench/%.o,bench_main overlap validate root opts)
 TOOL_BINS   += $(BENCH_BIN)
 
 all: $(BENCH_BIN)
 
-$(BUILD)/obj/bench/%.o: bench/%.c $(wildcard timing/*.h libtopobcast/include/*.h libtopobcast/private/*.h)
+$(BUILD)/obj/bench/%.o: bench/%.c $(wildcard bench/*.h timing/*.h libtopobcast/include/*.h libtopobcast/private/*.h) $(TT_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TOOL_CFLAGS) -c $< -o $@
 
-$(BENCH_BIN): $(BENCH_OBJS) $(TIMING_A) $(LIB_A)
+$(BENCH_BIN): $(BENCH_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
+	$(MPICC) $(CFLAGS_COMMON) -o $@ $(BENCH_OBJS) $(TT_A) $(TIMING_A) $(LIB_A) $(DEP_LIBS)
 
 # Benchmarks: programs and scripts that print figures on this machine;
 # never pass/fail tests, never part of `make check`.

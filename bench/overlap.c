@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../timing/timing.h"
+#include "../topology/topology.h"
 #include "bench.h"
 #include "topobcast.h"
 
@@ -135,14 +136,8 @@ int tbb_overlap(const tbb_opts *o)
      * last rank, as the blocking bench checks */
     int root = o->root < 0 ? np - 1 : o->root;
     char rootdesc[32];
-    if (o->root < 0)
-        snprintf(rootdesc, sizeof rootdesc, "rotate");
-    else
-        snprintf(rootdesc, sizeof rootdesc, "%d", o->root);
-    int width = 12;
-    for (int ai = 0; ai < o->nalgs; ai++)
-        if ((int)strlen(o->algs[ai]) > width)
-            width = (int)strlen(o->algs[ai]);
+    tbb_root_name(o->root, rootdesc, sizeof rootdesc);
+    int width = tbb_alg_width(o);
     if (me == 0) {
         printf("# topobcast-bench --overlap: %d ranks, %d repetitions (+%d warm-up), root %s, %d MPI_Test "
                "call(s) during the computation; times = median of the max over ranks\n",
@@ -186,7 +181,7 @@ int tbb_overlap(const tbb_opts *o)
                 fprintf(csv, "%d,%zu,\"%s\",%s,%d,%d,%.3f,%.3f,%.3f,%.2f,%s\n", np, c.bytes, c.spec, rootdesc, o->tests,
                         o->reps, pure.median * 1e6, cpu.median * 1e6, total.median * 1e6, ov, st);
         }
-    if (csv && tbb_csv_close(csv, o->csv) != 0)
+    if (csv && tt_out_close(csv, o->csv, "topobcast-bench") != 0)
         failed = 1;
     free(buf);
     return failed ? 1 : 0;

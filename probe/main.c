@@ -383,16 +383,6 @@ static FILE *open_out(const char *path)
     return strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 }
 
-/* Nonzero when any write to f failed: at the close, or earlier (ferror: a
- * full disk can fail a write whose buffer the close no longer holds). */
-static int close_out(FILE *f)
-{
-    int bad = ferror(f);
-    if (f == stdout)
-        return fflush(f) | bad;
-    return fclose(f) | bad;
-}
-
 static void print_levels(FILE *out, const tt_analysis *a)
 {
     fprintf(out, "probe: %d level%s found (%s):", a->h.nlevels, a->h.nlevels == 1 ? "" : "s", a->desc);
@@ -442,7 +432,7 @@ static int finish(tt_meas *m, const cli *c)
     int rc = 0;
     if (c->save) {
         FILE *f = open_out(c->save);
-        if (!f || tt_save_write(m, f) != 0 || close_out(f) != 0) {
+        if (!f || tt_save_write(m, f) != 0 || tt_out_close(f, c->save, NULL) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the measurements\n", c->save);
             return 1;
         }
@@ -462,7 +452,7 @@ static int finish(tt_meas *m, const cli *c)
         print_levels(stdout, &a);
     if (c->output) {
         FILE *f = open_out(c->output);
-        if (!f || tt_topo_write(f, m, &a, !c->no_distance) != 0 || close_out(f) != 0) {
+        if (!f || tt_topo_write(f, m, &a, !c->no_distance) != 0 || tt_out_close(f, c->output, NULL) != 0) {
             fprintf(stderr, "topobcast-probe: %s: cannot write the topology\n", c->output);
             rc = 1;
         } else if (strcmp(c->output, "-") != 0) {
@@ -495,9 +485,9 @@ static int finish(tt_meas *m, const cli *c)
         if (!bad)
             snprintf(err, sizeof err, "cannot write it (a full disk?)");
         /* a write that failed on the way (a full disk) shows at the close */
-        if (fd && close_out(fd) != 0)
+        if (fd && tt_out_close(fd, c->graph, NULL) != 0)
             bad = 1;
-        if (ft && close_out(ft) != 0)
+        if (ft && tt_out_close(ft, tgfname, NULL) != 0)
             bad = 1;
         if (bad) {
             fprintf(stderr, "topobcast-probe: %s: %s\n", c->graph, fd && ft ? err : "cannot write");

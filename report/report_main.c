@@ -218,12 +218,8 @@ static int write_file(const char *path, const tbr_buf *b)
         fprintf(stderr, "topobcast-report: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    size_t w = fwrite(b->s, 1, b->len, f);
-    int closed = fclose(f);
-    int rc = (w == b->len && closed == 0) ? 0 : -1;
-    if (rc != 0)
-        fprintf(stderr, "topobcast-report: writing %s failed\n", path);
-    return rc;
+    fwrite(b->s, 1, b->len, f); /* a short write sets the error tt_out_close reports */
+    return tt_out_close(f, path, "topobcast-report");
 }
 
 /* Largest size every measured pair reached: D(m) there needs no
@@ -675,6 +671,20 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
             tbr_html_p(page, NULL, "%s Each cell is what the library's first-match lookup selects for that "
                        "communicator size and message size (a communicator known by its size alone: rules with "
                        "shape keys do not apply); hover for the rule.", tmp);
+        /* rules keyed on shapes show nowhere without the shapes: say so */
+        tb_shape_cond any;
+        tb_shape_cond_any(&any);
+        int nshaped = 0;
+        for (int i = 0; i < in->table.nrules; i++)
+            nshaped += !tb_shape_cond_equal(&in->table.rules[i].shape, &any);
+        if (nshape == 0 && nshaped > 0) {
+            tbr_html_p(page, "missing", "%d of the %d rules name communicator shapes, which only a comparison "
+                       "gives: they show nowhere in this map. Give --compare (topobcast-tuner --compare --csv) "
+                       "for a row per shape.", nshaped, in->table.nrules);
+            fprintf(stderr, "topobcast-report: note: %d of the %d rules of %s name communicator shapes; without "
+                            "--compare the selection map shows communicator sizes only, where they do not apply\n",
+                    nshaped, in->table.nrules, c->table);
+        }
         tbr_html_figure(page, "fig-selection", svg.s,
                         "Grey: default (the MPI library's own MPI_Bcast). The same colours mark the algorithms in "
                         "the speedup curves.");

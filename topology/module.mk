@@ -2,7 +2,7 @@
 # the records of a run and the measurement file (meas.c, save.c), ground
 # truth (truth.c), the analysis and its outputs (analyze.c, topo_write.c),
 # and the clustering library (cluster_*.c, distance.c, graph.c).  One
-# archive, build/lib/libtbtopology.a, linked by the probe, the tuner and the
+# archive, build/lib/libtbtopology.a, linked by the probe, the tuner, the bench and the
 # report and by the unit tests of these files (test/unit/test_cluster*.c,
 # test/unit/test_probe_analyze.c).  Public headers: topology.h, cluster.h.
 TT_SRCS := $(wildcard topology/*.c)

@@ -206,6 +206,13 @@ int tt_save_load(const char *path, tt_meas *m, char *err, size_t errlen);
  *  \return 1 or 0. */
 int tt_same_file(const char *a, const char *b);
 
+/** \brief Closes f, a tool's output file named path (standard output is
+ *  flushed, not closed), and tells whether every write to it landed: one
+ *  that failed earlier (ferror) or at the close.  With prog, a failure is
+ *  said on stderr as "prog: cannot write path: reason" (out_close.c).
+ *  \return 0, or -1 when the file is not whole. */
+int tt_out_close(FILE *f, const char *path, const char *prog);
+
 /* ---- analysis (analyze.c) and output (topo_write.c) ---------------------- */
 
 typedef enum { TT_DIST_TIME = 0, TT_DIST_VECTORS = 1 } tt_dist_kind;

@@ -13,6 +13,7 @@
 #include "options.h" /* TN_MAX_COMMS */
 #include "table.h"
 #include "tools.h"
+#include "topology.h"
 #include "topobcast.h"
 
 typedef struct op_ctx {
@@ -233,8 +234,12 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
         if (nmid > 0)
             fprintf(out, "# %s: geometric-mean speedup %.3f over the %d sizes in 64 KiB - 8 MiB\n", label,
                     exp(logsum_mid / nmid), nmid);
-        fprintf(out, "# %s: the table chose default (PMPI_Bcast) at %d of %d sizes%s\n", label, ndefault, o->nsizes,
-                ndefault ? " (timed once, speedup 1: the library calls PMPI_Bcast there)" : "");
+        if (usable || ndefault < o->nsizes)
+            fprintf(out, "# %s: the table chose default (PMPI_Bcast) at %d of %d sizes%s\n", label, ndefault,
+                    o->nsizes, ndefault ? " (timed once, speedup 1: the library calls PMPI_Bcast there)" : "");
+        else /* the library fell back: the table's choices were not used */
+            fprintf(out, "# %s: the library used default (PMPI_Bcast) at %d of %d sizes: the table is not in use on "
+                         "this communicator (said above)\n", label, ndefault, o->nsizes);
         if (usable && ndefault == o->nsizes && !st->forced)
             why_all_default(out, label, size, st->config, fired_line);
         if (nbig > 0)
@@ -310,14 +315,8 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
         }
         MPI_Barrier(MPI_COMM_WORLD); /* non-members wait here */
     }
-    if (csv) { /* a write that failed (a full disk) shows only here */
-        int bad = ferror(csv);
-        errno = 0;
-        if (fclose(csv) != 0 || bad) {
-            fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->csv, errno ? strerror(errno) : "write error");
-            status = status > 1 ? status : 1;
-        }
-    }
+    if (csv && tt_out_close(csv, o->csv, "topobcast-tuner") != 0)
+        status = status > 1 ? status : 1;
     tn_comms_free(picks, comms, n);
     int all;
     MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "setup.h"
 #include "table.h"
+#include "topology.h"
 #include "winners.h"
 
 /* Rank 0: reports, the YAML and its check.  Returns the exit status. */
@@ -25,7 +26,9 @@ int tn_output_write(tn_run *T)
     int status = 0;
     char elapsed[32];
     tn_progress_duration(T->seconds, elapsed, sizeof elapsed);
-    fclose(T->pf);
+    char partial[1024];
+    if (tt_out_close(T->pf, tn_measure_partial_path(o, partial, sizeof partial), "topobcast-tuner") != 0)
+        T->lost_writes = 1;
     T->pf = NULL;
     long timed = 0;
     for (int k = 0; k < T->nitems; k++)
@@ -79,12 +82,13 @@ int tn_output_write(tn_run *T)
              "factor: %g, costs: \"%s\"",
              date, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), o->factor, src);
     FILE *out = fopen(o->out, "w");
-    if (!out || tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) {
+    if (!out) {
         fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
         status = 2;
+    } else if ((tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) |
+               (tt_out_close(out, o->out, "topobcast-tuner") != 0)) {
+        status = 2;
     }
-    if (out)
-        fclose(out);
     if (status == 0) {
         char err[1024];
         int nrules = t.nrules + 1;
@@ -97,6 +101,8 @@ int tn_output_write(tn_run *T)
             printf("use it: TOPOBCAST_CONFIG=%s; check it: %s --compare %s\n", o->out, o->prog, o->out);
         }
     }
+    if (status == 0 && T->lost_writes)
+        status = 1; /* the table is whole; a file beside it is not (said above) */
     tn_table_free(&t);
     return status;
 }

@@ -73,6 +73,7 @@ typedef struct tn_run {
     FILE *pf;                       /* the partial-results file */
     int prior;                      /* results loaded from it (--resume) */
     long new_runs, failed;
+    int lost_writes;                /* the partial file or --model-csv is not whole (rank 0) */
     double seconds;                 /* of timing */
 } tn_run;
 

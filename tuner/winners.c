@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "setup.h"
+#include "topology.h"
 
 int tn_winners_pick(tn_run *T, tn_table *t, tn_prune_check *pc)
 {
@@ -100,7 +101,7 @@ int tn_winners_pick(tn_run *T, tn_table *t, tn_prune_check *pc)
             rc = -1;
     }
     free(win);
-    if (mcsv)
-        fclose(mcsv);
+    if (mcsv && tt_out_close(mcsv, o->model_csv, "topobcast-tuner") != 0)
+        T->lost_writes = 1;
     return rc;
 }

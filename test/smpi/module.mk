@@ -43,12 +43,13 @@ $(SMPI_DIR)/bin/$(call smpi_tool_name,$(1)): $(patsubst %.c,$(SMPI_DIR)/obj/%.o,
 endef
 
 # Archives a directory's tools also link: the probe and the tuner read and
-# write the measurement files with topology/'s library, as natively; the
-# tuner and the bench share the timing method (timing/).
+# write the measurement files with topology/'s library, as natively, and all
+# three close their output files through it; they share the timing method
+# (timing/).
 SMPI_TIMING_OBJS := $(patsubst timing/%.c,$(SMPI_DIR)/obj/timing/%.o,$(wildcard timing/*.c))
 SMPI_SHARED_probe := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
 SMPI_SHARED_tuner := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
-SMPI_SHARED_bench := $(SMPI_TIMING_OBJS)
+SMPI_SHARED_bench := $(SMPI_TT_A) $(SMPI_TIMING_OBJS)
 
 SMPI_BINS :=
 $(foreach d,$(SMPI_TOOL_DIRS),$(foreach m,$(filter %/main.c %_main.c,$(call smpi_mains,$(d))),\

@@ -232,4 +232,18 @@ if [ -w /dev/full ]; then
     run fullcsv --compare "$tmp/t.yaml" --sizes 1K --reps 3 --warmup 1 --csv /dev/full
     check "--compare --csv on a full disk: status 1, said" \
         bash -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: No space left on device" <<<"$2"' _ "$RC" "$OUT"
+    # the table, the model's CSV and the partial file on a full disk: each
+    # said; the table's loss is status 2, the others' 1 with the table whole
+    run fulltable --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o /dev/full --partial "$tmp/f.partial"
+    check "-o on a full disk: status 2 (got $RC), said, no 'table:' line" \
+        bash -c '[ "$1" -eq 2 ] && grep -q "cannot write /dev/full: " <<<"$2" &&
+                 ! grep -q "^table:" <<<"$2"' _ "$RC" "$OUT"
+    run fullmcsv --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/f.yaml" --model-csv /dev/full
+    check "--model-csv on a full disk: status 1 (got $RC), said, the table written and loading" \
+        bash -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: " <<<"$2" &&
+                 grep -q "^table: .*it loads" <<<"$2"' _ "$RC" "$OUT"
+    run fullpartial --topology "$tmp/topo.yaml" --sizes 1K --reps 3 --warmup 1 -o "$tmp/g.yaml" --partial /dev/full
+    check "--partial on a full disk: status 1 (got $RC), said, the table written and loading" \
+        bash -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: " <<<"$2" &&
+                 grep -q "^table: .*it loads" <<<"$2"' _ "$RC" "$OUT"
 fi
