@@ -135,10 +135,10 @@ int tb_config_check_size(const char *path, unsigned long long size, size_t max, 
 /* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
 #define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
 /* \brief The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES,
- * or the default.
- * \return 0 with *out set, or -1 (err set, *out = the default) if the knob
- * is not a size. */
-int tb_config_max_bytes(size_t *out, char *err, size_t errlen);
+ * or the default when it is unset or not a size (the library's settings
+ * say so once, by world rank 0, as for every bad knob).
+ * \return that many bytes. */
+size_t tb_config_max_bytes(void);
 /* \brief tb_config_load from len bytes in memory, called name in messages
  * (the fuzzer and the tests).
  * \return as tb_config_load. */

@@ -60,13 +60,10 @@ static int bcast_bytes(char *buf, size_t n, MPI_Comm comm)
 static void read_at_root(const char *path, int64_t *hdr, char **payload)
 {
     char err[768];
-    size_t max, len = 0, plen = strlen(path);
-    char *data = NULL;
+    size_t len = 0, plen = strlen(path);
     *payload = NULL;
     hdr[0] = KIND_ERROR;
-    if (tb_config_max_bytes(&max, err, sizeof err) == 0) {
-        data = tb_config_read_file(path, max, &len, err, sizeof err);
-    }
+    char *data = tb_config_read_file(path, tb_config_max_bytes(), &len, err, sizeof err);
     if (data) {
         hdr[0] = KIND_BYTES;
     } else {

@@ -866,7 +866,8 @@ static int parse_root(loader *L, const ynode *root)
     if (scalar(L, f[0].val, "format version 2", &version) != 0)
         return -1;
     if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0)
-        return fail(L, f[0].val, "expected format version 2 ('topobcast: 2'), got '%s'", shown(L, f[0].val, sh, sizeof sh));
+        return fail(L, f[0].val, "expected format version 2 ('topobcast: 2'; 1 for a file without a topology), got '%s'",
+                    shown(L, f[0].val, sh, sizeof sh));
     /* format 1 differs in the topology only (config/README.md) */
     if (f[1].val && strcmp(version, "2") != 0)
         return fail(L, f[1].val, FORMAT1_TOPOLOGY);
@@ -1233,18 +1234,13 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     return rc;
 }
 
-int tb_config_max_bytes(size_t *out, char *err, size_t errlen)
+size_t tb_config_max_bytes(void)
 {
     const char *v = getenv("TOPOBCAST_CONFIG_MAX_BYTES");
-    *out = TB_CONFIG_MAX_BYTES_DEFAULT;
-    if (!v || !*v)
-        return 0;
-    if (tb_parse_size(v, out) != 0 || *out == 0) {
-        *out = TB_CONFIG_MAX_BYTES_DEFAULT;
-        snprintf(err, errlen, "TOPOBCAST_CONFIG_MAX_BYTES='%s': expected a size such as 64M", v);
-        return -1;
-    }
-    return 0;
+    size_t max;
+    if (!v || !*v || tb_parse_size(v, &max) != 0 || max == 0)
+        return TB_CONFIG_MAX_BYTES_DEFAULT; /* a bad value: the library's settings say so */
+    return max;
 }
 
 int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen)
@@ -1320,10 +1316,8 @@ char *tb_config_read_file(const char *path, size_t max, size_t *len, char *err, 
 int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
-    size_t max, len = 0;
-    if (tb_config_max_bytes(&max, err, errlen) != 0)
-        return -1;
-    char *data = tb_config_read_file(path, max, &len, err, errlen);
+    size_t len = 0;
+    char *data = tb_config_read_file(path, tb_config_max_bytes(), &len, err, errlen);
     if (!data)
         return -1;
     int rc = tb_config_load_buffer(data, len, path, cfg, err, errlen);

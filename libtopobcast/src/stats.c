@@ -71,7 +71,8 @@ void tb_stats_report(int gather, const tb_config *config)
             int line = (config && r < config->nrules) ? config->rules[r].line : 0;
             /* line 0: a rule of the built-in table, which a file holding only
              * a topology keeps */
-            fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r,
+            /* rules numbered from 1 in file order, as the report numbers them */
+            fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r + 1,
                     r == N_RULE - 1 ? "+" : "", line, !config ? "-" : line ? config->source : "<built-in>",
                     total[OFF_RULES + r]);
         }

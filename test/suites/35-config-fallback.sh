@@ -125,9 +125,17 @@ fi
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_STATS=1 -- "$APP"
 check "good config: data correct" grep -q "all data correct" <<<"$OUT"
 check "good config: no warning" [ "$(warnings)" -eq 0 ]
-check "good config: small messages by rule 0 (binomial)" grep -q "algorithm=binomial calls=3" <<<"$OUT"
-check "good config: large messages by rule 1 (pipeline)" grep -q "algorithm=pipeline calls=4" <<<"$OUT"
-check "good config: rule counts" grep -q "rule=1 line=.* calls=4" <<<"$OUT"
+check "good config: small messages by rule 1 (binomial)" grep -q "algorithm=binomial calls=3" <<<"$OUT"
+check "good config: large messages by rule 2 (pipeline)" grep -q "algorithm=pipeline calls=4" <<<"$OUT"
+check "good config: rule counts (numbered from 1)" \
+    bash -c 'grep -q "rule=1 line=.* calls=3" <<<"$1" && grep -q "rule=2 line=.* calls=4" <<<"$1"' _ "$OUT"
+# A TOPOBCAST_CONFIG_MAX_BYTES that is not a size is a bad knob like any:
+# one warning, its default (64M), and the file is used.
+run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_CONFIG_MAX_BYTES=lots TOPOBCAST_STATS=1 -- "$APP"
+check "TOPOBCAST_CONFIG_MAX_BYTES=lots: one warning naming it and the default, the table used" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && [ "$3" -eq 1 ] &&
+             grep -q "TOPOBCAST_CONFIG_MAX_BYTES=.lots. is not a size .*using 64M" <<<"$2" &&
+             grep -q "algorithm=pipeline calls=4" <<<"$2" && ! grep -q "fallback calls" <<<"$2"' _ "$RC" "$OUT" "$(warnings)"
 # TOPOBCAST_ALGORITHM still overrides the table.
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_ALGORITHM=knomial TOPOBCAST_STATS=1 -- "$APP"
 check "algorithm overrides table" grep -q "algorithm=knomial calls=7" <<<"$OUT"

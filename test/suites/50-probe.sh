@@ -47,7 +47,7 @@ check "--check of a topology-only file names the built-in table it keeps" has "1
 OUT=$(timeout 60 mpiexec -n 2 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/topo.yaml" TOPOBCAST_STATS=1 \
     "$BUILD/bin/bcast_app" 2>&1)
 check "stats with a topology-only file: its rules are the built-in table's" \
-    bash -c 'grep -q "^topobcast: stats: rule=0 line=0 source=<built-in> calls=" <<<"$1" && ! grep -q "source=$2" <<<"$1"' \
+    bash -c 'grep -q "^topobcast: stats: rule=1 line=0 source=<built-in> calls=" <<<"$1" && ! grep -q "source=$2" <<<"$1"' \
     _ "$OUT" "$D/topo.yaml"
 printf '# %s\n' "$OUT"
 check "bad topology rejected by the loader" bash -c "! '$PROBE' --check '$D/run.txt' 2>/dev/null"
