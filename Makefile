@@ -7,9 +7,16 @@
 #   make                      MPICH    -> build/
 #   make openmpi              Open MPI -> build/openmpi/  (MPI_FLAVOR=openmpi)
 # The compiler wrappers are named explicitly, so neither build depends on
-# which MPI the machine's mpicc/mpiexec alternatives point to.
+# which MPI the machine's mpicc/mpiexec alternatives point to; nor do
+# `make demo` and `make check`, which launch MPICH's mpiexec.mpich.
 MPI_FLAVOR ?= mpich
 PREFIX   ?= /usr/local
+# The build tree follows the flavour; a BUILD in the environment (the test
+# runner exports one for its scripts) must not send `make install
+# MPI_FLAVOR=openmpi` to the MPICH tree.  `make BUILD=dir` still sets it.
+ifeq ($(origin BUILD),environment)
+undefine BUILD
+endif
 ifeq ($(MPI_FLAVOR),openmpi)
 MPICC    ?= mpicc.openmpi
 MPIFC    ?= mpifort.openmpi
@@ -24,6 +31,8 @@ FORT_LDFLAGS = $(addprefix -L,$(shell $(MPICC) --showme:libdirs 2>/dev/null))
 else
 MPICC    ?= $(if $(shell command -v mpicc.mpich),mpicc.mpich,mpicc)
 MPIFC    ?= $(if $(shell command -v mpifort.mpich),mpifort.mpich,mpifort)
+# the launcher of `make demo`, by name too
+MPIEXEC  ?= $(if $(shell command -v mpiexec.mpich),mpiexec.mpich,mpiexec)
 BUILD    ?= build
 LIBDIR   ?= $(PREFIX)/lib
 PC_NAME   = topobcast

@@ -5,11 +5,28 @@
 #   ./setup.sh --deps-only  install the packages only
 #   ./setup.sh --packages   print the package list (.ci/run installs it)
 #   ./setup.sh --mpich-default  point mpicc/mpiexec/mpi.h back at MPICH
+#   ./setup.sh --help       this text
+# Anything else is refused (status 2) before anything is installed.
 # Open MPI is installed next to MPICH (the library is built for both); its
 # packages take over the mpicc/mpiexec alternatives, which are set back to
 # MPICH afterwards.  The build names each MPI's wrappers explicitly.
 set -eu
 cd "$(dirname "$0")"
+case "${1:-}" in
+"" | --deps-only | --packages | --mpich-default) ;;
+-h | --help)
+    sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+    ;;
+*)
+    echo "setup.sh: unknown option '$1' (expected --deps-only, --packages, --mpich-default or --help); nothing installed" >&2
+    exit 2
+    ;;
+esac
+if [ $# -gt 1 ]; then
+    echo "setup.sh: one option at most, got $#; nothing installed" >&2
+    exit 2
+fi
 PACKAGES="build-essential make mpich libmpich-dev libopenmpi-dev openmpi-bin libhwloc-dev libyaml-dev hwloc gfortran clang
  libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps
  chromium fonts-dejavu-core"

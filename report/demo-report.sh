@@ -5,9 +5,12 @@
 # Usage: report/demo-report.sh [NP] [OUTDIR]   (defaults: 2, build/demo)
 # Sizes and repetitions are small so it finishes in about a minute; on a real
 # allocation run the tools by hand with their defaults (see tuner/README.md).
-# (A relative OUTDIR is taken from where the script is called.)
+# (A relative OUTDIR is taken from where the script is called.)  The
+# launcher is $MPIEXEC, else MPICH's by name (mpiexec.mpich, as the tools
+# here are MPICH's), else mpiexec.
 set -eu
 NP=${1:-2}
+MPIEXEC=${MPIEXEC:-$(command -v mpiexec.mpich || echo mpiexec)}
 if [ -n "${2:-}" ]; then
     mkdir -p "$2"
     OUT=$(cd "$2" && pwd)
@@ -19,12 +22,12 @@ mkdir -p "$OUT"
 exec 3>&2
 run() { echo "+ $*" >&3; "$@"; }
 
-run timeout 300 mpiexec -n "$NP" "$BIN/topobcast-probe" -M 1M -R 4 -q --save "$OUT/measurements.txt" \
+run timeout 300 $MPIEXEC -n "$NP" "$BIN/topobcast-probe" -M 1M -R 4 -q --save "$OUT/measurements.txt" \
     -o "$OUT/topology.yaml"
-run timeout 600 mpiexec -n "$NP" "$BIN/topobcast-tuner" --topology "$OUT/topology.yaml" \
+run timeout 600 $MPIEXEC -n "$NP" "$BIN/topobcast-tuner" --topology "$OUT/topology.yaml" \
     --measurements "$OUT/measurements.txt" --sizes 1,64,1K,16K,64K,256K,1M --reps 10 --warmup 2 \
     --max-timed 4 -o "$OUT/table.yaml" >"$OUT/tuner.log" 2>&1 || { tail -20 "$OUT/tuner.log" >&2; exit 1; }
-run timeout 300 mpiexec -n "$NP" "$BIN/topobcast-tuner" --compare "$OUT/table.yaml" --csv "$OUT/compare.csv" \
+run timeout 300 $MPIEXEC -n "$NP" "$BIN/topobcast-tuner" --compare "$OUT/table.yaml" --csv "$OUT/compare.csv" \
     --sizes 1,64,1K,16K,64K,256K,1M --reps 10 --warmup 2 >"$OUT/compare.log" 2>&1 ||
     { tail -20 "$OUT/compare.log" >&2; exit 1; }
 run "$BIN/topobcast-report" --measurements "$OUT/measurements.txt" --topology "$OUT/topology.yaml" \

@@ -36,4 +36,4 @@ tests: $(REPORT_TEST_BINS)
 # DEMO_NP ranks (examples/module.mk sets it, default 2).
 .PHONY: report-demo
 report-demo: all
-	report/demo-report.sh $(or $(DEMO_NP),2) $(BUILD)/demo
+	MPIEXEC="$(MPIEXEC)" report/demo-report.sh $(or $(DEMO_NP),2) $(BUILD)/demo
