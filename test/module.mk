@@ -39,7 +39,13 @@ $(IDLE_SHIM): test/shim/idle_sleep.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
 
-tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS) $(IDLE_SHIM)
+# A profiling tool's stand-in, preloaded before the library (15-knobs).
+PMPI_TOOL := $(BUILD)/test/shim/libtb_pmpi_tool.so
+$(PMPI_TOOL): test/shim/pmpi_tool.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@
+
+tests: all $(UNIT_BINS) $(MPIT_BINS) $(FORT_BINS) $(IDLE_SHIM) $(PMPI_TOOL)
 
 # make check also builds the Open MPI variant when Open MPI is installed;
 # run_tests.sh reports a missing one as a failure.

@@ -146,12 +146,23 @@ static void warn_job(const tb_comm_state *cs, tb_fallback_why why, const char *t
 }
 
 /* Why a communicator falls back; the local code is agreed by a max. */
-enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2 };
+enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2, WHY_DISABLED = 3 };
+
+/* This process's code from its settings alone. */
+static int settings_why(const tb_settings *st)
+{
+    return st->disabled_here ? WHY_DISABLED : st->config_ok ? WHY_NONE : WHY_CONFIG;
+}
 
 static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all, int same, const char *local_why)
 {
     char text[600];
-    if (why_all == WHY_CONFIG) {
+    if (why_all == WHY_DISABLED) {
+        cs->why = TB_FALLBACK_DIFFER;
+        snprintf(text, sizeof text,
+                 "TOPOBCAST_DISABLE is set on processes of a communicator, and the library's MPI_Init did not run "
+                 "to share world rank 0's value (another tool's MPI_Init comes first, or a binding calls PMPI_Init)");
+    } else if (why_all == WHY_CONFIG) {
         cs->why = TB_FALLBACK_CONFIG;
         if (!st->config_ok) /* this rank's own error, printed when loaded */
             return;
@@ -304,7 +315,7 @@ static tb_comm_state *state_create(MPI_Comm comm)
     int why_all = 0, same = 0, want_all = 0;
     tb_quiet_errors q;
     tb_quiet_begin(comm, &q);
-    int rc = agree(comm, st->agree_hash, st->config_ok ? WHY_NONE : WHY_CONFIG, st->stats || st->verbose >= 1,
+    int rc = agree(comm, st->agree_hash, settings_why(st), st->stats || st->verbose >= 1,
                    &why_all, &same, &want_all);
     tb_quiet_end(comm, &q);
     if (rc != MPI_SUCCESS) {
@@ -560,7 +571,7 @@ tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs)
     uint64_t hash = su->fresh ? st->agree_hash : 0;
     su->v[0] = (long long)(hash >> 1);
     su->v[1] = -(long long)(hash >> 1);
-    su->v[2] = su->fresh && !st->config_ok ? WHY_CONFIG : WHY_NONE;
+    su->v[2] = su->fresh ? settings_why(st) : WHY_NONE;
     su->v[3] = 0;
     su->v[4] = capacity_code(room);
     tb_quiet_errors q;

@@ -39,10 +39,18 @@ void tb_finalize_run(int every_rank)
     tb_nbc_finalize(); /* broadcasts still in progress end (and count) first */
     const tb_settings *st = tb_settings_get();
     /* A state on MPI_COMM_WORLD was set up by every rank together (and each
-     * armed this), so all of them are in here: the sum is safe. */
-    if (!st->disabled && st->stats)
-        tb_stats_report(every_rank || tb_comm_state_find(MPI_COMM_WORLD) != NULL,
-                        st->config_ok ? &st->config : NULL);
+     * armed this), so all of them are in here: the sum is safe -- if world
+     * rank 0's TOPOBCAST_STATS was shared at MPI_Init, else some ranks may
+     * not be counting. */
+    if (!st->disabled && st->stats) {
+        if (st->per_process)
+            tb_stats_report(0, "the library's MPI_Init did not run: each process follows its own "
+                               "TOPOBCAST_STATS", st->config_ok ? &st->config : NULL);
+        else
+            tb_stats_report(every_rank || tb_comm_state_find(MPI_COMM_WORLD) != NULL,
+                            "the program ended MPI without the C MPI_Finalize and broadcast on MPI_COMM_WORLD never",
+                            st->config_ok ? &st->config : NULL);
+    }
     tb_comm_state_release_world();
     tb_settings_release();
 }

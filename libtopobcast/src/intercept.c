@@ -25,25 +25,23 @@ TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 #endif
 
 /* The configuration file is read once per job, by world rank 0, inside
- * MPI_Init (settings.h); bindings that call PMPI_Init directly (Open MPI's
- * Fortran ones) skip this, and each process then reads the file itself. */
+ * MPI_Init (settings.h); Open MPI's Fortran MPI_INIT, which calls PMPI_Init
+ * directly, gets the same hook (intercept_fortran.c).  Where none runs
+ * (another tool's MPI_Init first in LD_PRELOAD), each process follows its
+ * own settings (settings.h, per_process). */
 TB_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) {
-        tb_check_mpi_library();
-        tb_settings_at_init();
-    }
+    if (rc == MPI_SUCCESS)
+        tb_settings_init_hook();
     return rc;
 }
 
 TB_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) {
-        tb_check_mpi_library();
-        tb_settings_at_init();
-    }
+    if (rc == MPI_SUCCESS)
+        tb_settings_init_hook();
     return rc;
 }
 

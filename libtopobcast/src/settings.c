@@ -126,9 +126,22 @@ static void settings_load(void)
     if (w0 & WORLD0_KNOWN) {
         s->disabled = (w0 & WORLD0_DISABLE) != 0;
         s->stats = (w0 & WORLD0_STATS) != 0;
+    } else if (tb_world_ready()) {
+        /* MPI is up, but the library's MPI_Init did not run: another PMPI
+         * tool's MPI_Init came first in LD_PRELOAD, or a binding called
+         * PMPI_Init.  Nothing was shared, so a process disabled on its own
+         * must still make the collectives its communicators' other
+         * processes make: it takes part and they fall back, agreed. */
+        s->per_process = 1;
+        s->disabled_here = own_disabled;
+        s->disabled = 0;
+        if (s->verbose >= 1)
+            tb_log_world0("the library's MPI_Init did not run (another tool's MPI_Init comes first in LD_PRELOAD, "
+                          "or a binding calls PMPI_Init): each process follows its own TOPOBCAST_* settings "
+                          "and reads TOPOBCAST_CONFIG itself; TOPOBCAST_STATS gives world rank 0's counts only");
     }
     s->max_comms = env_count("TOPOBCAST_MAX_COMMS", TB_MAX_COMMS_DEFAULT, 1 << 20);
-    if (s->disabled)
+    if (s->disabled || s->disabled_here)
         return;
 
     const char *path = getenv("TOPOBCAST_CONFIG");
@@ -200,6 +213,15 @@ void tb_settings_at_init(void)
         tb_log_world0("TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own");
     tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : getenv("TOPOBCAST_CONFIG"),
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
+}
+
+void tb_settings_init_hook(void)
+{
+    static int ran;
+    if (__atomic_exchange_n(&ran, 1, __ATOMIC_ACQ_REL))
+        return;
+    tb_check_mpi_library();
+    tb_settings_at_init();
 }
 
 int tb_settings_world0_disabled(void)

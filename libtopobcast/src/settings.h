@@ -11,7 +11,13 @@
 #define TB_MAX_COMMS_DEFAULT 64
 
 typedef struct tb_settings {
-    int disabled;            /* TOPOBCAST_DISABLE */
+    int disabled;            /* TOPOBCAST_DISABLE (world rank 0's, when shared at MPI_Init) */
+    int per_process;         /* the library's MPI_Init did not run (another tool's MPI_Init
+                                came first, or a binding called PMPI_Init): nothing was shared,
+                                each process follows its own environment */
+    int disabled_here;       /* per_process and this process's TOPOBCAST_DISABLE is set: it
+                                takes part in each communicator's agreement, which then falls
+                                back (a disabled process cannot skip a collective the others make) */
     int verbose;             /* TOPOBCAST_VERBOSE */
     int stats;               /* TOPOBCAST_STATS */
     int max_comms;           /* TOPOBCAST_MAX_COMMS: private duplicates kept at once */
@@ -39,6 +45,12 @@ void tb_settings_at_init(void);
  * turns the library off for the job; reads no configuration.
  * \return 1 or 0 (0 before MPI_Init). */
 int tb_settings_world0_disabled(void);
+/* \brief The library's part of MPI_Init, once per process whatever calls
+ * it (the C MPI_Init / MPI_Init_thread, Open MPI's Fortran MPI_INIT): the
+ * MPI library's check (compat.h), then tb_settings_at_init.  Collective
+ * over MPI_COMM_WORLD.
+ * \return nothing. */
+void tb_settings_init_hook(void);
 /* Frees the configuration (at MPI_Finalize). */
 void tb_settings_release(void);
 

@@ -42,7 +42,7 @@ void tb_stats_fallback_text(tb_fallback_why why, const char *text)
         snprintf(why_text[why], sizeof why_text[why], "%s", text);
 }
 
-void tb_stats_report(int gather, const tb_config *config)
+void tb_stats_report(int gather, const char *why_not, const tb_config *config)
 {
     unsigned long long local[N_STATS], total[N_STATS];
     for (int i = 0; i < N_STATS; i++)
@@ -59,9 +59,8 @@ void tb_stats_report(int gather, const tb_config *config)
     if (rank != 0)
         return;
     if (!gather)
-        fprintf(stderr, "topobcast: stats: counts of world rank 0 only (the program ended MPI without the "
-                        "C MPI_Finalize and broadcast on MPI_COMM_WORLD never, so the ranks' counts cannot be "
-                        "summed safely)\n");
+        fprintf(stderr, "topobcast: stats: counts of world rank 0 only (%s, so the ranks' counts cannot be summed "
+                        "safely)\n", why_not);
     for (int a = 0; a < N_ALG; a++)
         if (total[OFF_CALLS + a])
             fprintf(stderr, "topobcast: stats: algorithm=%s calls=%llu bytes=%llu\n", tb_alg_name((tb_alg_id)a),

@@ -32,11 +32,12 @@ void tb_stats_fallback(tb_fallback_why why, int counted);
 void tb_stats_fallback_text(tb_fallback_why why, const char *text);
 /* \brief At MPI_Finalize, the counters to stderr from world rank 0.
  * gather: collective over MPI_COMM_WORLD, sums every rank's counts;
- * otherwise world rank 0 prints its own counts and says so (no collective:
- * some ranks may never have entered the library).  config: the loaded
+ * otherwise world rank 0 prints its own counts and says so, with why_not
+ * (no collective: some ranks may never have entered the library, or may
+ * not count).  config: the loaded
  * configuration, whose rules the counts refer to (their lines and source),
  * or NULL if none loaded.
  * \return nothing (nothing printed if the reduction fails). */
-void tb_stats_report(int gather, const tb_config *config);
+void tb_stats_report(int gather, const char *why_not, const tb_config *config);
 
 #endif

@@ -41,3 +41,27 @@ for binding in mpi f08 mpifh; do
     fi
     [ "$rc" -eq 0 ] || echo "not ok fortran $binding: mpiexec exit status $rc"
 done
+
+# World rank 0's TOPOBCAST_DISABLE and TOPOBCAST_STATS hold for the whole
+# job in Fortran too: Open MPI's MPI_INIT calls PMPI_Init directly, and
+# before the library defined it too, ranks that differed in them hung
+# (rc 124).  Rank 0 disabled: nothing runs and nothing is printed; rank 1
+# disabled: every call falls back, one warning, counted.
+for binding in mpi f08 mpifh; do
+    PROG=$BUILD/test/mpi/fortran_bcast_$binding
+    [ -e "$PROG" ] || continue
+    out=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_DISABLE=1 TOPOBCAST_STATS=1 TOPOBCAST_ALGORITHM=binomial "$PROG" : \
+        -n 2 env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial "$PROG" 2>&1)
+    rc=$?
+    check "fortran $binding: TOPOBCAST_DISABLE and TOPOBCAST_STATS on world rank 0 only: ends (status $rc), values right, nothing printed" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "^ok fortran MPI_BCAST values" <<<"$2" && ! grep -q "^topobcast:" <<<"$2"' _ "$rc" "$out"
+    out=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_STATS=1 TOPOBCAST_ALGORITHM=binomial "$PROG" : \
+        -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_DISABLE=1 TOPOBCAST_ALGORITHM=binomial "$PROG" : \
+        -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_ALGORITHM=binomial "$PROG" 2>&1)
+    rc=$?
+    made=$(sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' <<<"$out" | head -1)
+    check "fortran $binding: TOPOBCAST_DISABLE on rank 1 only: ends (status $rc), values right, one warning, all ${made:-?} calls fell back" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "^ok fortran MPI_BCAST values" <<<"$2" &&
+                 [ "$(grep -c "^topobcast: ranks have different settings" <<<"$2")" -eq 1 ] &&
+                 grep -q "^topobcast: stats: fallback calls=$3 (ranks have different settings" <<<"$2"' _ "$rc" "$out" "${made:-x}"
+done
