@@ -21,6 +21,10 @@
 static void no_world(MPI_Comm comm)
 {
     static int warned;
+    int fin = 0;
+    PMPI_Finalized(&fin);
+    if (fin) /* a call after MPI_Finalize: erroneous, and MPI's own says so */
+        return;
     int env = tb_env_rank(), rank = -1;
     if (env < 0)
         PMPI_Comm_rank(comm, &rank);
@@ -243,6 +247,21 @@ static tb_call_kind decide_on(tb_comm_state *cs, MPI_Comm comm, int root, const 
     return TB_CALL_LIBRARY;
 }
 
+/* A buffer no algorithm of the library can use, which MPI then reports as
+ * it would without it: MPI_IN_PLACE (erroneous in a broadcast), and NULL
+ * with data to move unless the type's addresses are absolute (MPI_BOTTOM
+ * is NULL under MPICH). */
+static int bad_buffer(const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    if (buf == MPI_IN_PLACE)
+        return 1;
+    if (buf || count == 0)
+        return 0;
+    MPI_Count lb = 0, extent = 0, tsize = 0;
+    return PMPI_Type_size_x(type, &tsize) == MPI_SUCCESS && tsize > 0 &&
+           PMPI_Type_get_true_extent_x(type, &lb, &extent) == MPI_SUCCESS && lb == 0;
+}
+
 tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                              const tb_alg_spec *explicit_spec, int local, tb_bcast_call *c)
 {
@@ -253,16 +272,19 @@ tb_call_kind tb_bcast_decide(void *buf, MPI_Count count, MPI_Datatype type, int 
     const tb_settings *st = tb_settings_get();
     int size = 0;
     tb_comm_state *cs = NULL;
-    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs))
+    if ((st->disabled && !explicit_spec) || pass_through(comm, count, type, root, &size, &cs) ||
+        bad_buffer(buf, count, type))
         return TB_CALL_MPI;
+    /* nothing to move (one process, no bytes): MPI's own call, which costs
+     * nothing there and checks the arguments as MPI would */
     if (size == 1)
-        return TB_CALL_NOTHING;
+        return TB_CALL_MPI;
     if (tb_msg_init(&c->msg, buf, count, type) != MPI_SUCCESS)
         return TB_CALL_MPI;
     if (c->msg.bytes > tb_max_bytes())
         return too_large(cs, comm, root, explicit_spec, c);
     if (c->msg.bytes == 0)
-        return TB_CALL_NOTHING;
+        return TB_CALL_MPI;
 
     if (local && (!cs || cs->setup || cs->deferred)) {
         if (cs) { /* behind the set-up in flight, in call order */
@@ -290,14 +312,8 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
     if (!explicit_spec && fast_default(count, type, comm))
         return tb_pmpi_bcast(buf, count, type, root, comm);
     tb_bcast_call c;
-    switch (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 0, &c)) {
-    case TB_CALL_NOTHING:
-        return MPI_SUCCESS;
-    case TB_CALL_MPI:
+    if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 0, &c) == TB_CALL_MPI)
         return tb_pmpi_bcast(buf, count, type, root, comm);
-    default:
-        break;
-    }
     /* a shared-memory stage polls flags, which no MPI progress writes: the
      * non-blocking broadcasts in progress move on between polls (one may
      * hold the ring this one waits for, here or on a peer) */
@@ -309,6 +325,8 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
         rc = frc;
     if (rc == MPI_SUCCESS)
         tb_stats_count(c.spec.id, c.msg.bytes, c.rule, c.count_it);
+    else /* an error in the library's own calls: the application's handler, as MPI's would */
+        PMPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
 

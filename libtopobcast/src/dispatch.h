@@ -29,7 +29,6 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
 /* What tb_bcast decides before moving bytes, shared with the non-blocking
  * and persistent entry points (nbc.c).  The same on every rank of comm. */
 typedef enum {
-    TB_CALL_NOTHING, /* nothing to move: size-1 communicator or empty message */
     TB_CALL_MPI,     /* MPI's own broadcast (already counted in the stats) */
     TB_CALL_LIBRARY, /* the library runs c->sched on c->priv */
     TB_CALL_DEFER    /* MPI_Ibcast: waits in nbc.c for c->cs's set-up (tb_comm_setup_start), then

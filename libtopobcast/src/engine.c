@@ -99,6 +99,16 @@ static int await_any(tb_engine_op *op, int with_send)
     if (rc == MPI_SUCCESS && flag && idx == MPI_UNDEFINED)
         rc = MPI_ERR_INTERN; /* nothing to wait for: a schedule the builders never make */
     if (rc != MPI_SUCCESS) {
+        /* a request that failed is MPI's no more: freed in the copy req[]
+         * (MPICH sets idx, Open MPI does not), so its own slot must not be
+         * waited on again at the end (finish) */
+        for (int i = 0; i < n; i++)
+            if (req[i] == MPI_REQUEST_NULL) {
+                if (who[i] < 0)
+                    op->sreq[op->shead] = MPI_REQUEST_NULL;
+                else
+                    op->tr[who[i]].rreq[op->tr[who[i]].arrived % TB_RECV_WINDOW] = MPI_REQUEST_NULL;
+            }
         op->rc = rc;
         return 1;
     }

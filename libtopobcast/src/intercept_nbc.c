@@ -108,6 +108,16 @@ TB_EXPORT int MPI_Comm_free(MPI_Comm *comm)
     return PMPI_Comm_free(comm);
 }
 
+/* Cancelling a collective is erroneous; MPI's own broadcasts ignore it.  A
+ * library broadcast's request stands for a placeholder receive, which
+ * MPI_Cancel would cancel while the broadcast runs on: ignored too. */
+TB_EXPORT int MPI_Cancel(MPI_Request *request)
+{
+    if (tb_nbc_owns(request))
+        return MPI_SUCCESS;
+    return PMPI_Cancel(request);
+}
+
 TB_EXPORT int MPI_Request_free(MPI_Request *request)
 {
     int rc;

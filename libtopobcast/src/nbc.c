@@ -282,8 +282,15 @@ static void complete(tb_nbc *nb)
             tb_stats_count(nb->alg, nb->msg.bytes, nb->rule, nb->count_it);
     }
     if (rc != MPI_SUCCESS) {
+        /* the request completes as a receive would, without the error:
+         * said here, once per process, with MPI's words */
         static int warned;
-        tb_log_once(&warned, "a non-blocking broadcast failed with MPI error %d", rc);
+        char text[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+            snprintf(text, sizeof text, "MPI error %d", rc);
+        tb_log_once(&warned, "a non-blocking broadcast (MPI_Ibcast or MPI_Start) failed: %s; its request completes "
+                             "without the error, and its buffer does not hold the root's data", text);
     }
     nb->active = 0;
     __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
@@ -535,6 +542,18 @@ static int pers_find(const MPI_Request *req)
         if (pers[i]->shell == *req)
             return i;
     return -1;
+}
+
+int tb_nbc_owns(const MPI_Request *req)
+{
+    if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req || *req == MPI_REQUEST_NULL)
+        return 0;
+    lock_take();
+    int found = pers_find(req) >= 0;
+    for (const tb_nbc *o = head; o && !found; o = o->next)
+        found = !o->persistent && !o->released && o->shell == *req;
+    lock_give();
+    return found;
 }
 
 int tb_nbc_start(MPI_Request *req, int *rc)

@@ -58,6 +58,10 @@ int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
 int tb_nbc_start(MPI_Request *req, int *rc);
 /* MPI_Request_free of *req: 1 (with *rc) when it was the library's. */
 int tb_nbc_request_free(MPI_Request *req, int *rc);
+/* \brief Whether *req is the request of one of the library's broadcasts
+ * (an MPI_Ibcast in progress, or a persistent one).
+ * \return 1 or 0. */
+int tb_nbc_owns(const MPI_Request *req);
 /* Nonzero while any broadcast of the library is in progress on this
  * process (one load, no lock, inlined: every intercepted point-to-point
  * call reads it): the wait/test and point-to-point wrappers then drive

@@ -31,6 +31,33 @@ run_mpi 3 60 TOPOBCAST_DISABLE=1 TOPOBCAST_VERBOSE=1 -- "$BUILD/bin/bcast_app"
 check "disable with TOPOBCAST_VERBOSE=1 says so, once per job" \
     [ "$(count_lines "TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own")" -eq 1 ]
 
+# A profiling tool preloaded first (its MPI_Init and MPI_Finalize call the
+# PMPI_ ones, so the library's never run: nothing is shared at MPI_Init).
+# Ranks that differ in TOPOBCAST_DISABLE or TOPOBCAST_STATS must still end:
+# before, one rank called MPI_Bcast while the others agreed (rc 124).
+TOOL=$BUILD/test/shim/libtb_pmpi_tool.so
+if [ -e "$TOOL" ]; then
+    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" : \
+        -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_DISABLE=1 "$BUILD/bin/bcast_app" : \
+        -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial "$BUILD/bin/bcast_app" 2>&1)
+    RC=$?
+    check "a tool's MPI_Init first, TOPOBCAST_DISABLE on rank 1 only: ends (status $RC), data right, one warning, rank 0's calls fell back" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" &&
+                 [ "$(grep -c "^topobcast: TOPOBCAST_DISABLE is set on processes of a communicator" <<<"$2")" -eq 1 ] &&
+                 grep -q "^topobcast: stats: counts of world rank 0 only (the library.s MPI_Init did not run" <<<"$2" &&
+                 grep -q "^topobcast: stats: fallback calls=[1-9][0-9]* (TOPOBCAST_DISABLE is set" <<<"$2" &&
+                 ! grep -q "algorithm=binomial" <<<"$2"' _ "$RC" "$OUT"
+    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" : \
+        -n 2 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial "$BUILD/bin/bcast_app" 2>&1)
+    RC=$?
+    check "a tool's MPI_Init first, TOPOBCAST_STATS on rank 0 only: ends (status $RC), data right, rank 0's counts, said" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" &&
+                 grep -q "^topobcast: stats: counts of world rank 0 only" <<<"$2" && grep -q "^topobcast: stats: algorithm=binomial calls=" <<<"$2"' \
+        _ "$RC" "$OUT"
+else
+    notok "the profiling tool's stand-in is built ($TOOL missing: make tests)"
+fi
+
 # Forced algorithm really runs: the stats count every broadcast for it.
 run_mpi 3 60 TOPOBCAST_ALGORITHM=knomial:radix=3 TOPOBCAST_STATS=1 -- "$BUILD/bin/bcast_app"
 check "forced algorithm counted" grep -q "algorithm=knomial calls=7" <<<"$OUT"
@@ -99,6 +126,18 @@ for alg in binomial "pipeline:segment=3001" scatter_allgather dbt "interpipe:lev
     run_mpi 3 120 TOPOBCAST_ALGORITHM="$alg" TOPOBCAST_STATS=1 -- "$T/bottom"
     check "MPI_BOTTOM [$alg]: exit status 0" [ "$RC" -eq 0 ]
     printf '%s\n' "$OUT" | grep -E '^(not )?ok bottom' | sed "s/\$/ [$alg]/"
+done
+
+# Erroneous and odd calls answered as MPI alone answers them (test/mpi/errors.c):
+# first without the library, so the program's expectations are MPI's own.
+OUT=$(timeout 60 mpiexec -n 3 "$T/errors" 2>&1)
+RC=$?
+check "errors without the library: status 0 (the expectations are MPI's)" [ "$RC" -eq 0 ]
+printf '%s\n' "$OUT" | grep -E '^(not )?ok errors' | sed 's/$/ [MPI alone]/'
+for alg in "" binomial "pipeline:segment=4096" scatter_allgather dbt; do
+    run_mpi 3 60 ${alg:+TOPOBCAST_ALGORITHM=$alg} -- "$T/errors"
+    check "errors [${alg:-table}]: exit status 0" [ "$RC" -eq 0 ]
+    printf '%s\n' "$OUT" | grep -E '^(not )?ok errors' | sed "s/\$/ [${alg:-table}]/"
 done
 
 # Intercommunicator broadcasts are MPI's own: the statistics count them so,
