@@ -27,7 +27,7 @@ if [ $# -gt 1 ]; then
     echo "setup.sh: one option at most, got $#; nothing installed" >&2
     exit 2
 fi
-PACKAGES="build-essential make mpich libmpich-dev libopenmpi-dev openmpi-bin libhwloc-dev libyaml-dev hwloc gfortran clang
+PACKAGES="build-essential make pkgconf mpich libmpich-dev libopenmpi-dev openmpi-bin libhwloc-dev libyaml-dev hwloc gfortran clang
  libclang-rt-14-dev valgrind libsimgrid-dev simgrid iproute2 openssh-client procps
  chromium fonts-dejavu-core"
 [ "${1:-}" = "--packages" ] && { echo "$PACKAGES"; exit 0; }

@@ -33,6 +33,6 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	$(call pc_sed,$(PREFIX),$(LIBDIR),$(PREFIX)/include) libtopobcast/topobcast.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$(PC_NAME).pc  # for this PREFIX
+	$(call pc_sed,$(abspath $(PREFIX)),$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR)),$${prefix}/include) libtopobcast/topobcast.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$(PC_NAME).pc  # for this PREFIX; libdir and includedir follow prefix (pkg-config --define-prefix)
 	install -m 644 libtopobcast/include/topobcast.h $(DESTDIR)$(PREFIX)/include/
 	for b in $(TOOL_BINS); do install -m 755 $$b $(DESTDIR)$(PREFIX)/bin/$$(basename $$b)$(TOOL_SUFFIX); done

@@ -90,6 +90,12 @@ done
 check "installed: lib/openmpi/libtopobcast.so and topobcast-probe.openmpi are Open MPI's, the others MPICH's" \
     bash -c 'ldd "$1/lib/openmpi/libtopobcast.so" | grep -q "libmpi\.so" && ldd "$1/bin/topobcast-probe.openmpi" | grep -q "libmpi\.so" &&
              ldd "$1/lib/libtopobcast.so" | grep -q "libmpich\.so" && ldd "$1/bin/topobcast-probe" | grep -q "libmpich\.so"' _ "$P"
+# the .pc files follow their prefix: a moved installation is found by
+# pkg-config --define-prefix
+cp -a "$P" "$D/moved"
+check "installed .pc files relocate (pkg-config --define-prefix)" \
+    bash -c '[ "$(PKG_CONFIG_PATH=$1/lib/pkgconfig pkg-config --define-prefix --variable=libdir topobcast-openmpi)" = "$1/lib/openmpi" ] &&
+             [ "$(PKG_CONFIG_PATH=$1/lib/pkgconfig pkg-config --define-prefix --variable=libdir topobcast)" = "$1/lib" ]' _ "$D/moved"
 sed -i 's/exec timeout 600 mpiexec /exec timeout 600 mpiexec.openmpi --allow-run-as-root --oversubscribe /' "$D/bin/srun"
 LOG=$(TOPOBCAST_MPI=openmpi TOPOBCAST_PREFIX="$P" SLURM_JOB_ID=4343 TOPOBCAST_PROBE_OPTS="-M 64K -R 2" \
       TOPOBCAST_TUNER_OPTS="--sizes 1,1K,64K --reps 5 --warmup 1 --max-timed 3" \
