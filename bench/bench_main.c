@@ -14,6 +14,7 @@
 #include "../timing/timing.h"
 #include "../topology/topology.h"
 #include "bench.h"
+#include "tools.h"
 #include "topobcast.h"
 
 
@@ -46,6 +47,7 @@ static void usage(FILE *f)
             "                   hides behind computation (osu_ibcast's overlap %%)\n"
             "  --tests N        with --overlap: MPI_Test calls spread over the computation\n"
             "                   (default 0: the application calls MPI only to start and wait)\n"
+            "  --version        the version, and the MPI it was built for\n"
             "Each repetition starts after MPI_Barrier; its time is the maximum over ranks.\n"
             "Table columns: median, min, 25th and 75th percentile in microseconds, and\n"
             "speedup = median(default) / median(algorithm).\n");
@@ -128,6 +130,10 @@ static int parse_args(tbb_opts *o, int argc, char **argv, int *help)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             *help = 1;
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            *help = 2;
             return 0;
         }
         if (!strcmp(a, "--overlap")) {
@@ -225,7 +231,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (parse_args(&o, argc, argv, &help) != 0 || help) {
-        if (wrank == 0) {
+        if (wrank == 0 && help == 2) {
+            tb_tool_version(stdout, "topobcast-bench");
+        } else if (wrank == 0) {
             if (!help)
                 fprintf(stderr, "topobcast-bench: %s\n", bad_arg[0] ? bad_arg : "bad arguments");
             usage(help ? stdout : stderr);

@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "plogp.h"
 #include "sample_plan.h"
+#include "tools.h"
 
 typedef struct cli {
     tt_meas_opts meas;
@@ -107,7 +108,8 @@ static void usage(FILE *out)
 "  -q, --quiet             no progress or summary\n"
 "  --check FILE            load FILE with the library's loader and print what\n"
 "                          it holds (no MPI); exit status 1 if it does not load\n"
-"  -h, --help              this text\n");
+"  -h, --help              this text\n"
+"  --version               the version, and the MPI it was built for\n");
 }
 
 /* The library's size syntax (tb_parse_size), within what the probe's
@@ -289,7 +291,7 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
         const value_opt *vo;
         long l;
         int k;
-        if (IS("-h") || IS("--help")) {
+        if (IS("-h") || IS("--help") || IS("--version")) {
             continue;
         } else if (IS("--validate")) {
             c->validate = 1;
@@ -791,6 +793,12 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             if (is_first_rank()) /* once per job under a launcher */
                 usage(stdout);
+            return 0;
+        }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0) {
+            if (is_first_rank())
+                tb_tool_version(stdout, "topobcast-probe");
             return 0;
         }
     cli c;

@@ -17,6 +17,7 @@
 
 #include "topology.h"
 #include "report.h"
+#include "tools.h"
 
 typedef struct cli {
     const char *meas, *topo, *table, *compare, *truth, *out, *title;
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 "  --clip PCT           colour scale up to this percentile (default 95)\n"
 "  --title TEXT         page title\n"
 "  -q, --quiet          no summary on stdout\n"
-"  -h, --help           this text\n");
+"  -h, --help           this text\n"
+"  --version            the version, and the MPI it was built for\n");
 }
 
 static int parse_size(const char *opt, const char *v, double *out)
@@ -82,6 +84,9 @@ static int parse_args(int argc, char **argv, cli *c)
     } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            tb_tool_version(stdout, "topobcast-report");
             exit(0);
         } else if (!strcmp(a, "--measurements")) {
             NEED_VALUE();

@@ -64,6 +64,7 @@ void tn_options_usage(FILE *f)
             "  --model-csv FILE   shape,comm,bytes,predicted_us,measured_us,kept,spec of every\n"
             "                     timed candidate (model error; with --exhaustive: all of them)\n"
             "  -v, --verbose      more detail (per-candidate predictions)\n"
+            "  --version          the version, and the MPI it was built for\n"
             "Times are the maximum over ranks of each synchronised repetition.  Only trust\n"
             "timings from runs with no more ranks than cores.\n");
 }
@@ -253,7 +254,7 @@ static int parse_other(tn_opts *o, int k, const char *v)
 static int is_option(tn_opts *o, const char *a)
 {
     num_option num;
-    return !strcmp(a, "-h") || !strcmp(a, "--help") || flag_option(o, a) || text_option(o, a) ||
+    return !strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "--version") || flag_option(o, a) || text_option(o, a) ||
            num_option_of(o, a, &num) || other_option(a) != OTHER_NONE;
 }
 
@@ -279,6 +280,10 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             *help = 1;
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            *help = 2;
             return 0;
         }
         int *flag = flag_option(o, a);

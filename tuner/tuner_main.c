@@ -72,7 +72,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (tn_options_parse(&T.o, argc, argv, &help, err, sizeof err) != 0 || help) {
         /* a bad argument: its one line, not buried under the usage */
-        if (T.wrank == 0 && help)
+        if (T.wrank == 0 && help == 2)
+            tb_tool_version(stdout, "topobcast-tuner");
+        else if (T.wrank == 0 && help)
             tn_options_usage(stdout);
         else if (T.wrank == 0)
             fprintf(stderr, "topobcast-tuner: %s\n", err);

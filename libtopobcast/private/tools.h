@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "algorithm.h"
 #include "config.h"
@@ -21,6 +22,12 @@
  * be built for comm runs as PMPI_Bcast, with a warning.
  * \return an MPI error code. */
 int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg_spec *spec);
+
+/* \brief The line a tool prints for --version: "PROG VERSION (built for
+ * MPICH|Open MPI|SimGrid SMPI, MPI X.Y)", the library's version and the MPI
+ * whose headers it was built with.  No MPI call (before MPI_Init too).
+ * \return nothing. */
+void tb_tool_version(FILE *out, const char *prog);
 
 /* What this process read from the environment and the configuration file
  * (TOPOBCAST_CONFIG, or the built-in table).  Read once, at first use. */

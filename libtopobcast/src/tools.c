@@ -5,6 +5,7 @@
 #include "dispatch.h"
 #include "finalize.h"
 #include "settings.h"
+#include "topobcast.h"
 
 int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg_spec *spec)
 {
@@ -59,4 +60,18 @@ const tb_shape *tb_tool_comm_shape(MPI_Comm comm)
 {
     tb_comm_state *cs = tool_state(comm);
     return cs ? &cs->shape : NULL;
+}
+
+void tb_tool_version(FILE *out, const char *prog)
+{
+#if defined(SMPI_H)
+    const char *mpi = "SimGrid SMPI";
+#elif defined(OPEN_MPI)
+    const char *mpi = "Open MPI";
+#elif defined(MPICH_VERSION)
+    const char *mpi = "MPICH";
+#else
+    const char *mpi = "an MPI";
+#endif
+    fprintf(out, "%s %s (built for %s, MPI %d.%d)\n", prog, topobcast_version(), mpi, MPI_VERSION, MPI_SUBVERSION);
 }

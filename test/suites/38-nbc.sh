@@ -192,3 +192,9 @@ if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
 else
     echo "ok smpi # skip: smpirun or $SMPI_BIN missing (make smpi)"
 fi
+
+# --version: the library's version and the MPI the bench was built for
+OUT=$(timeout 60 mpiexec -n 2 "$BENCH" --version 2>&1)
+RC=$?
+check "topobcast-bench --version: status $RC, one line from rank 0" \
+    bash -c '[ "$1" -eq 0 ] && [ "$(grep -cE "^topobcast-bench [0-9]+\.[0-9]+\.[0-9]+ \(built for (MPICH|Open MPI), MPI [0-9]\.[0-9]\)$" <<<"$2")" -eq 1 ]' _ "$RC" "$OUT"

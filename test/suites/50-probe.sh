@@ -254,3 +254,9 @@ RC=$?
 check "-o naming the file --analyze reads: status 2, the file untouched" \
     bash -c '[ "$1" -eq 2 ] && grep -q "is also the file --analyze reads" <<<"$2" && cmp -s "$3/run.txt" "$3/run-copy.txt"' \
     _ "$RC" "$OUT" "$D"
+
+# --version: the library's version and the MPI the tool was built for, status 0
+OUT=$("$PROBE" --version 2>&1)
+RC=$?
+check "topobcast-probe --version: status $RC, 'topobcast-probe VERSION (built for ...)'" \
+    bash -c '[ "$1" -eq 0 ] && grep -qE "^topobcast-probe [0-9]+\.[0-9]+\.[0-9]+ \(built for (MPICH|Open MPI), MPI [0-9]\.[0-9]\)$" <<<"$2"' _ "$RC" "$OUT"

@@ -247,3 +247,9 @@ if [ -w /dev/full ]; then
         bash -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: " <<<"$2" &&
                  grep -q "^table: .*it loads" <<<"$2"' _ "$RC" "$OUT"
 fi
+
+# --version: the library's version and the MPI the tool was built for, status 0
+OUT=$("$TUNER" --version 2>&1)
+RC=$?
+check "topobcast-tuner --version: status $RC, 'topobcast-tuner VERSION (built for ...)'" \
+    bash -c '[ "$1" -eq 0 ] && grep -qE "^topobcast-tuner [0-9]+\.[0-9]+\.[0-9]+ \(built for (MPICH|Open MPI), MPI [0-9]\.[0-9]\)$" <<<"$2"' _ "$RC" "$OUT"

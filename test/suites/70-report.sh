@@ -254,3 +254,9 @@ check "P=4096 page: no console messages" console_clean "$D/p4096.dom.log"
 check "P=4096 page: all 10 figures in the DOM" figures "$D/p4096.dom" $FIGS_ALL
 grep ':CONSOLE' "$D/p4096.dom.log" | head -5 | sed 's/^/# /'
 echo "# screenshot: $D/fram8.png, $D/p4096.png"
+
+# --version: the library's version and the MPI the tool was built for, status 0
+OUT=$("$REPORT" --version 2>&1)
+RC=$?
+check "topobcast-report --version: status $RC, 'topobcast-report VERSION (built for ...)'" \
+    bash -c '[ "$1" -eq 0 ] && grep -qE "^topobcast-report [0-9]+\.[0-9]+\.[0-9]+ \(built for (MPICH|Open MPI), MPI [0-9]\.[0-9]\)$" <<<"$2"' _ "$RC" "$OUT"
