@@ -789,18 +789,18 @@ static int is_first_rank(void)
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            if (is_first_rank()) /* once per job under a launcher */
-                usage(stdout);
-            return 0;
-        }
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--version") == 0) {
-            if (is_first_rank())
-                tb_tool_version(stdout, "topobcast-probe");
-            return 0;
-        }
+    int help = 0, version = 0;
+    for (int i = 1; i < argc; i++) {
+        help |= strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0;
+        version |= strcmp(argv[i], "--version") == 0;
+    }
+    if (help || version) { /* --help wins, as it did; once per job under a launcher */
+        if (is_first_rank() && help)
+            usage(stdout);
+        else if (is_first_rank())
+            tb_tool_version(stdout, "topobcast-probe");
+        return 0;
+    }
     cli c;
     char err[512];
     int bad = parse_args(argc, argv, &c, err, sizeof err) != 0;

@@ -85,9 +85,10 @@ int tn_output_write(tn_run *T)
     if (!out) {
         fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
         status = 2;
-    } else if ((tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta) != 0) |
-               (tt_out_close(out, o->out, "topobcast-tuner") != 0)) {
-        status = 2;
+    } else {
+        int werr = tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta);
+        if (tt_out_close(out, o->out, "topobcast-tuner") != 0 || werr != 0) /* closed either way */
+            status = 2;
     }
     if (status == 0) {
         char err[1024];

@@ -114,7 +114,7 @@ typedef struct tb_config {
 } tb_config;
 
 /* \brief Loads and validates a configuration file into *cfg.  Only a
- * regular file of at most tb_config_max_bytes() is read; anything else
+ * regular file of at most tb_config_max_bytes(NULL) is read; anything else
  * (directory, device, FIFO, socket, larger file) fails at once, without
  * blocking.
  * \return 0 (release with tb_config_free), or -1 with nothing allocated and
@@ -135,10 +135,11 @@ int tb_config_check_size(const char *path, unsigned long long size, size_t max, 
 /* Default of TOPOBCAST_CONFIG_MAX_BYTES. */
 #define TB_CONFIG_MAX_BYTES_DEFAULT ((size_t)64 << 20)
 /* \brief The largest file tb_config_load reads: TOPOBCAST_CONFIG_MAX_BYTES,
- * or the default when it is unset or not a size (the library's settings
- * say so once, by world rank 0, as for every bad knob).
+ * or the default when it is unset or not a size; *bad (unless NULL) says
+ * the latter (the library's settings then say so once, by world rank 0, as
+ * for every bad knob).
  * \return that many bytes. */
-size_t tb_config_max_bytes(void);
+size_t tb_config_max_bytes(int *bad);
 /* \brief tb_config_load from len bytes in memory, called name in messages
  * (the fuzzer and the tests).
  * \return as tb_config_load. */

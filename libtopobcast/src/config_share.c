@@ -63,7 +63,7 @@ static void read_at_root(const char *path, int64_t *hdr, char **payload)
     size_t len = 0, plen = strlen(path);
     *payload = NULL;
     hdr[0] = KIND_ERROR;
-    char *data = tb_config_read_file(path, tb_config_max_bytes(), &len, err, sizeof err);
+    char *data = tb_config_read_file(path, tb_config_max_bytes(NULL), &len, err, sizeof err);
     if (data) {
         hdr[0] = KIND_BYTES;
     } else {

@@ -1234,13 +1234,14 @@ int tb_config_load_buffer(const char *data, size_t len, const char *name, tb_con
     return rc;
 }
 
-size_t tb_config_max_bytes(void)
+size_t tb_config_max_bytes(int *bad)
 {
     const char *v = getenv("TOPOBCAST_CONFIG_MAX_BYTES");
     size_t max;
-    if (!v || !*v || tb_parse_size(v, &max) != 0 || max == 0)
-        return TB_CONFIG_MAX_BYTES_DEFAULT; /* a bad value: the library's settings say so */
-    return max;
+    int unset = !v || !*v, wrong = !unset && (tb_parse_size(v, &max) != 0 || max == 0);
+    if (bad)
+        *bad = wrong;
+    return unset || wrong ? TB_CONFIG_MAX_BYTES_DEFAULT : max;
 }
 
 int tb_config_check_size(const char *path, unsigned long long size, size_t max, char *err, size_t errlen)
@@ -1317,7 +1318,7 @@ int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     size_t len = 0;
-    char *data = tb_config_read_file(path, tb_config_max_bytes(), &len, err, errlen);
+    char *data = tb_config_read_file(path, tb_config_max_bytes(NULL), &len, err, errlen);
     if (!data)
         return -1;
     int rc = tb_config_load_buffer(data, len, path, cfg, err, errlen);

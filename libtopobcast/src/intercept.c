@@ -27,9 +27,8 @@ TB_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, 
 /* The configuration file is read once per job, by world rank 0, inside
  * MPI_Init (settings.h); a Fortran MPI_INIT that calls PMPI_Init directly
  * (Open MPI's, MPICH's mpi_f08) gets the same hook (intercept_fortran.c).
- * Where none runs
- * (another tool's MPI_Init first in LD_PRELOAD), each process follows its
- * own settings (settings.h, per_process). */
+ * Where none runs (another tool's MPI_Init first in LD_PRELOAD), each
+ * process follows its own settings (settings.h, per_process). */
 TB_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);

@@ -66,11 +66,6 @@ TB_FORTRAN_BCAST(mpi_bcast_f08_)
 typedef void (*tb_f_init)(MPI_Fint *ierror);
 typedef void (*tb_f_init_thread)(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
 
-static void *next_entry(const char *name)
-{
-    return dlsym(RTLD_NEXT, name);
-}
-
 static void after_init(void)
 {
     int init = 0;
@@ -81,7 +76,7 @@ static void after_init(void)
 
 static void fortran_init(const char *name, MPI_Fint *ierror)
 {
-    tb_f_init next = (tb_f_init)next_entry(name);
+    tb_f_init next = (tb_f_init)dlsym(RTLD_NEXT, name);
     if (next) {
         next(ierror);
     } else { /* no Fortran library after this one: what it does, in C */
@@ -94,7 +89,7 @@ static void fortran_init(const char *name, MPI_Fint *ierror)
 
 static void fortran_init_thread(const char *name, const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
-    tb_f_init_thread next = (tb_f_init_thread)next_entry(name);
+    tb_f_init_thread next = (tb_f_init_thread)dlsym(RTLD_NEXT, name);
     if (next) {
         next(required, provided, ierror);
     } else {

@@ -544,14 +544,22 @@ static int pers_find(const MPI_Request *req)
     return -1;
 }
 
+/* The MPI_Ibcast in progress whose request the application holds as *req,
+ * or NULL (lock held). */
+static tb_nbc *active_of(const MPI_Request *req)
+{
+    for (tb_nbc *o = head; o; o = o->next)
+        if (!o->persistent && !o->released && o->shell == *req)
+            return o;
+    return NULL;
+}
+
 int tb_nbc_owns(const MPI_Request *req)
 {
     if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req || *req == MPI_REQUEST_NULL)
         return 0;
     lock_take();
-    int found = pers_find(req) >= 0;
-    for (const tb_nbc *o = head; o && !found; o = o->next)
-        found = !o->persistent && !o->released && o->shell == *req;
+    int found = pers_find(req) >= 0 || active_of(req) != NULL;
     lock_give();
     return found;
 }
@@ -584,9 +592,7 @@ int tb_nbc_request_free(MPI_Request *req, int *rc)
         pers[i] = pers[npersistent - 1];
         __atomic_sub_fetch(&npersistent, 1, __ATOMIC_RELAXED);
     } else {
-        for (tb_nbc *o = head; o && !nb; o = o->next)
-            if (!o->persistent && !o->released && o->shell == *req)
-                nb = o;
+        nb = active_of(req);
     }
     if (nb) {
         *rc = MPI_SUCCESS;

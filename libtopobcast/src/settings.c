@@ -103,7 +103,7 @@ static int config_load(const char *path, tb_config *cfg, char *err, size_t errle
     memset(cfg, 0, sizeof *cfg);
     if (sh.is_error)
         snprintf(err, errlen, "%s", sh.data); /* rank 0's message, the same on every process */
-    else if (tb_config_check_size(path, sh.len, tb_config_max_bytes(), err, errlen) == 0)
+    else if (tb_config_check_size(path, sh.len, tb_config_max_bytes(NULL), err, errlen) == 0)
         rc = tb_config_load_buffer(sh.data, sh.len, path, cfg, err, errlen);
     tb_config_shared_free(&sh);
     return rc;
@@ -118,10 +118,11 @@ static void settings_load(void)
     s->disabled = own_disabled;
     s->verbose = env_level("TOPOBCAST_VERBOSE");
     s->stats = env_flag("TOPOBCAST_STATS", 0);
-    const char *mb = getenv("TOPOBCAST_CONFIG_MAX_BYTES");
-    size_t mbv;
-    if (mb && *mb && (tb_parse_size(mb, &mbv) != 0 || mbv == 0)) /* tb_config_max_bytes then uses the default */
-        tb_log_world0("TOPOBCAST_CONFIG_MAX_BYTES='%s' is not a size (expected e.g. 64M, 1G); using 64M", mb);
+    int max_bytes_bad;
+    tb_config_max_bytes(&max_bytes_bad);
+    if (max_bytes_bad)
+        tb_log_world0("TOPOBCAST_CONFIG_MAX_BYTES='%s' is not a size (expected e.g. 64M, 1G); using 64M",
+                      getenv("TOPOBCAST_CONFIG_MAX_BYTES"));
     int w0 = __atomic_load_n(&world0_flags, __ATOMIC_ACQUIRE);
     if (w0 & WORLD0_KNOWN) {
         s->disabled = (w0 & WORLD0_DISABLE) != 0;

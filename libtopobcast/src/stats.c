@@ -68,9 +68,9 @@ void tb_stats_report(int gather, const char *why_not, const tb_config *config)
     for (int r = 0; r < N_RULE; r++)
         if (total[OFF_RULES + r]) {
             int line = (config && r < config->nrules) ? config->rules[r].line : 0;
-            /* line 0: a rule of the built-in table, which a file holding only
-             * a topology keeps */
-            /* rules numbered from 1 in file order, as the report numbers them */
+            /* rules numbered from 1 in file order, as the report numbers
+             * them; line 0: a rule of the built-in table, which a file
+             * holding only a topology keeps */
             fprintf(stderr, "topobcast: stats: rule=%d%s line=%d source=%s calls=%llu\n", r + 1,
                     r == N_RULE - 1 ? "+" : "", line, !config ? "-" : line ? config->source : "<built-in>",
                     total[OFF_RULES + r]);

@@ -559,17 +559,19 @@ static void test_load_paths(void)
     const char *notsize[] = {"lots", "0", "1T"};
     for (int i = 0; i < 3; i++) {
         setenv("TOPOBCAST_CONFIG_MAX_BYTES", notsize[i], 1);
-        TAP_OK(tb_config_max_bytes() == TB_CONFIG_MAX_BYTES_DEFAULT, "TOPOBCAST_CONFIG_MAX_BYTES='%s': the default",
-               notsize[i]);
+        int said_bad = 0;
+        TAP_OK(tb_config_max_bytes(&said_bad) == TB_CONFIG_MAX_BYTES_DEFAULT && said_bad,
+               "TOPOBCAST_CONFIG_MAX_BYTES='%s': the default, said bad", notsize[i]);
     }
     rc = tb_config_load(big, &cfg, err, sizeof err);
     TAP_OK(rc == 0 && cfg.nrules == 1, "a file loads under a bad limit, by the default's (%s)", rc ? err : "");
     if (rc == 0)
         tb_config_free(&cfg);
     setenv("TOPOBCAST_CONFIG_MAX_BYTES", "1K", 1);
-    TAP_OK(tb_config_max_bytes() == 1024, "TOPOBCAST_CONFIG_MAX_BYTES=1K: 1024");
+    int said_bad = 1;
+    TAP_OK(tb_config_max_bytes(&said_bad) == 1024 && !said_bad, "TOPOBCAST_CONFIG_MAX_BYTES=1K: 1024");
     unsetenv("TOPOBCAST_CONFIG_MAX_BYTES");
-    TAP_OK(tb_config_max_bytes() == TB_CONFIG_MAX_BYTES_DEFAULT, "default limit");
+    TAP_OK(tb_config_max_bytes(&said_bad) == TB_CONFIG_MAX_BYTES_DEFAULT && !said_bad, "default limit, unset is not bad");
     unlink(fifo);
     unlink(big);
     rmdir(dir);
