@@ -44,9 +44,10 @@ bench-shm: all
 	BUILD=$(BUILD) bench/shm_stage.sh
 
 #   make bench-scale      start-up cost of one process at P = 4096..65536:
-#                         configuration load, derivation, schedule
+#                         configuration load, derivation, schedule; and a
+#                         new root's schedule once the cache is full
 #                         (bench/scale/run.sh; SCALE_BASE=REV for a baseline)
-SCALE_PROGS := $(addprefix $(BUILD)/bench/,scale_gen scale_load scale_derive)
+SCALE_PROGS := $(addprefix $(BUILD)/bench/,scale_gen scale_load scale_derive scale_roots)
 
 $(BUILD)/bench/scale_%: bench/scale/scale_%.c $(LIB_A)
 	@mkdir -p $(dir $@)

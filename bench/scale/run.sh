@@ -15,6 +15,10 @@
 #             allgather delivers, the derived hierarchy, rank 0's schedule
 #             of distance_tree (the table's algorithm): seconds and the peak
 #             RSS added over the RSS after loading
+#   roots     a broadcast from a new root once the communicator keeps 16
+#             schedules (bench/scale/scale_roots.c, P <= 16384): the
+#             schedule built for it, or renumbered from the plan for root 0
+#             (microseconds per call, median of 5 batches)
 #
 # SCALE_BASE=REV also measures the library at git revision REV (e.g. the
 # commit before format 2) on files in its own format (format 1: one mapping
@@ -32,7 +36,7 @@ BIN=$BUILD/bench
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 load() { awk '{ print $1 }' /proc/loadavg; }
-for p in scale_gen scale_load scale_derive; do
+for p in scale_gen scale_load scale_derive scale_roots; do
     [ -x "$BIN/$p" ] || { echo "run.sh: $BIN/$p missing (make bench-scale builds it)" >&2; exit 1; }
 done
 if [ -n "$BASE" ]; then
@@ -78,5 +82,11 @@ for P in $SIZES; do
         rm -f "$TMP/t1.yaml"
     fi
     rm -f "$TMP/t2.yaml"
+done
+echo
+echo "# a new root's schedule once the communicator's 16 are kept (bench/scale/scale_roots.c): us per call"
+printf '%6s  %-66s %10s %10s\n' P algorithm built rotated
+for P in $SIZES; do
+    [ "$P" -le 16384 ] && "$BIN/scale_roots" "$P"
 done
 echo "# load after: $(load)"

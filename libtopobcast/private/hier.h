@@ -39,8 +39,10 @@ int tb_hier_normalize(tb_hier *h);
 int tb_hier_refine(int n, const int *coarse, const int *fine, int *out);
 /* \brief order[0..n) = the indexes 0..n-1 sorted by their key rows
  * (keys[i * width .. + width), compared lexicographically), ties by index.
- * The one sort of ranks (and leaves) by integer keys of the library.
- * \return 0, or -1 on allocation failure. */
+ * The one sort of ranks (and leaves) by integer keys of the library:
+ * O(width (n + range)) for keys within a range of about 4 n, as group ids
+ * and ranks are; a comparison sort otherwise.
+ * \return 0. */
 int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order);
 /* \brief Distance between ranks a and b: dclass[l] for the coarsest
  * level l at which their groups differ (dclass[nlevels] when they share

@@ -193,6 +193,22 @@ int tb_plan_position(const tb_plan *p, int rank);
  * \return 0 (release with tb_schedule_free), or -1 on allocation failure
  * (*s then empty). */
 int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg_spec *spec);
+/* \brief Whether spec's plan for root r is its plan for root 0 with every
+ * rank x renumbered (x + r) mod size: the builders of the plain trees, dbt,
+ * bine, split_binary, scatter_allgather (not with ring=distance) and
+ * circulant number ranks from the root and read no topology (descriptor
+ * table, alg_desc.c; test_plans checks it for every root and size up to
+ * 64).  One plan then serves every root: tb_schedule_rotated.
+ * \return 1 or 0. */
+int tb_plan_rotates(const tb_alg_spec *spec);
+/* \brief Rank me's schedule for root, from p0, spec's plan for root 0
+ * (tb_plan_rotates(spec) must hold): the schedule of rank (me - root) mod
+ * size in p0, its peers renumbered.  Equal to the schedule built for root,
+ * at the cost of what me keeps (O(P) only for a ring's steps) instead of a
+ * whole plan's build.
+ * \return 0 (release with tb_schedule_free), or -1 on allocation failure
+ * (*s then empty). */
+int tb_schedule_rotated(tb_schedule *s, const tb_plan *p0, int root, int me, const tb_alg_spec *spec);
 /* \brief tb_plan_build, then tb_schedule_from_plan for me.
  * \return 0, or -1 with err set. */
 int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_spec *spec,

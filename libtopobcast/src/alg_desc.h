@@ -38,6 +38,9 @@ typedef struct tb_alg_desc {
     tb_plan_builder plan; /* whole plan; NULL = the tree(s) of `tree` over the communicator */
     int ntrees;           /* trees of `tree` in one plan, each with its share of the blocks (0: 1) */
     tb_xchg_kind level_xchg; /* an exchange among a level's leaders that can be the coarsest level's base */
+    int rotates;          /* 1: the plan for root r is the plan for root 0 with every rank x renumbered
+                             (x + r) mod size (the builder numbers ranks from the root and reads no
+                             topology; ring=distance aside): tb_plan_rotates */
 } tb_alg_desc;
 
 /* The descriptor of id, or NULL if id is out of range.  TB_ALG_DEFAULT

@@ -42,6 +42,9 @@ static void state_release(tb_comm_state *cs)
     for (int i = 0; i < TB_SCHEDULE_CACHE; i++)
         if (cs->cache[i].valid)
             tb_schedule_free(&cs->cache[i].sched);
+    for (int i = 0; i < TB_ROOT0_PLANS; i++)
+        if (cs->root0[i].valid)
+            tb_plan_free(&cs->root0[i].plan);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
         PMPI_Comm_free(&cs->dup);
@@ -465,6 +468,30 @@ static int schedule_build(tb_comm_state *cs, tb_schedule *s, int root, const tb_
     return rc;
 }
 
+/* spec's plan for root 0 (tb_plan_rotates(spec)), kept in cs->root0. */
+static const tb_plan *root0_plan(tb_comm_state *cs, const tb_alg_spec *spec, char *err, size_t errlen)
+{
+    tb_root0_plan *victim = &cs->root0[0];
+    for (int i = 0; i < TB_ROOT0_PLANS; i++) {
+        tb_root0_plan *e = &cs->root0[i];
+        if (e->valid && tb_alg_spec_equal(&e->spec, spec)) {
+            e->stamp = cs->clock;
+            return &e->plan;
+        }
+        if (!e->valid || (victim->valid && e->stamp < victim->stamp))
+            victim = e;
+    }
+    if (victim->valid)
+        tb_plan_free(&victim->plan);
+    victim->valid = 0;
+    if (tb_plan_build(&victim->plan, cs->size, 0, spec, cs->hier.size ? &cs->hier : NULL, err, errlen) != 0)
+        return NULL;
+    victim->valid = 1;
+    victim->spec = *spec;
+    victim->stamp = cs->clock;
+    return &victim->plan;
+}
+
 const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_spec *spec, char *err, size_t errlen)
 {
     tb_cached_schedule *victim = &cs->cache[0];
@@ -478,12 +505,22 @@ const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_sp
         if (!c->valid || (victim->valid && c->stamp < victim->stamp))
             victim = c;
     }
+    int full = victim->valid;
     if (victim->valid) {
         tb_schedule_free(&victim->sched);
         victim->valid = 0;
     }
-    if (schedule_build(cs, &victim->sched, root, spec, err, errlen) != 0)
+    if (full && tb_plan_rotates(spec)) {
+        const tb_plan *p0 = root0_plan(cs, spec, err, errlen);
+        if (!p0)
+            return NULL;
+        if (tb_schedule_rotated(&victim->sched, p0, root, cs->rank, spec) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return NULL;
+        }
+    } else if (schedule_build(cs, &victim->sched, root, spec, err, errlen) != 0) {
         return NULL;
+    }
     victim->valid = 1;
     victim->root = root;
     victim->spec = *spec;

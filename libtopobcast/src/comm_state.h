@@ -13,7 +13,21 @@
 #include "shape.h"
 #include "shm.h"
 
+/* Schedules kept per communicator, (root, spec) each, least recently used
+ * replaced.  Beyond them, an algorithm whose plan rotates with its root
+ * (tb_plan_rotates) keeps its plan for root 0, and every other root's
+ * schedule is renumbered from it (a rank's part, not a whole plan), so a
+ * loop over all roots does not rebuild an O(P) plan per call; the
+ * topology-aware ones are rebuilt (O(L P) with the ranks' radix sort). */
 #define TB_SCHEDULE_CACHE 16
+#define TB_ROOT0_PLANS 2
+
+typedef struct tb_root0_plan {
+    int valid;
+    tb_alg_spec spec;
+    unsigned long stamp;
+    tb_plan plan; /* spec's plan for root 0, over all ranks: O(P), made only once the cache is full */
+} tb_root0_plan;
 
 typedef struct tb_cached_schedule {
     int valid;
@@ -40,6 +54,7 @@ typedef struct tb_comm_state {
     tb_shm *shm;           /* node rings of the shared-memory stage, on the private duplicate */
     unsigned long clock;
     tb_cached_schedule cache[TB_SCHEDULE_CACHE];
+    tb_root0_plan root0[TB_ROOT0_PLANS];
     /* set up by MPI_Ibcast, without waiting (tb_comm_setup_start) */
     struct tb_comm_setup *setup; /* the set-up's collectives, while in flight */
     int nb_route;          /* every MPI_Ibcast goes through the private duplicate (MPI's own too) until the

@@ -221,15 +221,63 @@ static int key_cmp(const void *pa, const void *pb, void *ctx)
     return (a > b) - (a < b);
 }
 
+/* One stable counting-sort pass of order[0..n) by column col, whose keys
+ * lie in [lo, lo + range), through tmp[n] and count[range + 1]. */
+static void count_pass(const int *keys, int width, int n, int col, int lo, int range, int *order, int *tmp,
+                       int *count)
+{
+    memset(count, 0, sizeof(int) * ((size_t)range + 1));
+    for (int i = 0; i < n; i++)
+        count[keys[(size_t)order[i] * (size_t)width + (size_t)col] - lo + 1]++;
+    for (int k = 0; k < range; k++)
+        count[k + 1] += count[k];
+    for (int i = 0; i < n; i++)
+        tmp[count[keys[(size_t)order[i] * (size_t)width + (size_t)col] - lo]++] = order[i];
+    memcpy(order, tmp, sizeof(int) * (size_t)n);
+}
+
 int tb_sort_ranks_by_keys(const int *keys, int width, int n, int *order)
 {
-    /* the indexes themselves are sorted, their keys looked up: 4 bytes a
-     * rank of scratch (glibc's merge sort), not a record per rank */
-    key_ctx c = {keys, width};
     for (int r = 0; r < n; r++)
         order[r] = r;
-    if (n > 1)
-        qsort_r(order, (size_t)n, sizeof *order, key_cmp, &c);
+    if (n < 2 || width < 1)
+        return 0;
+    /* Keys are group ids and ranks, below n or a little above: stable
+     * counting sorts from the last column to the first (LSD radix) give
+     * the lexicographic order, ties by index, in O(width (n + range)) --
+     * this sort is most of a hierarchical plan's build.  A column of wider
+     * range (no caller has one) takes the comparison sort instead. */
+    int *lo = malloc(sizeof(int) * (size_t)width), *range = malloc(sizeof(int) * (size_t)width);
+    int maxrange = 0, narrow = lo && range;
+    for (int c = 0; narrow && c < width; c++) {
+        int a = keys[c], b = keys[c];
+        for (int i = 1; i < n; i++) {
+            int k = keys[(size_t)i * (size_t)width + (size_t)c];
+            a = k < a ? k : a;
+            b = k > b ? k : b;
+        }
+        long long r = (long long)b - a + 1;
+        narrow = r <= 4LL * n + 1024;
+        lo[c] = a;
+        range[c] = (int)r;
+        maxrange = narrow && range[c] > maxrange ? range[c] : maxrange;
+    }
+    int *tmp = narrow ? malloc(sizeof(int) * (size_t)n) : NULL;
+    int *count = narrow ? malloc(sizeof(int) * ((size_t)maxrange + 1)) : NULL;
+    if (tmp && count) {
+        for (int c = width - 1; c >= 0; c--)
+            if (range[c] > 1)
+                count_pass(keys, width, n, c, lo[c], range[c], order, tmp, count);
+    } else {
+        /* the indexes themselves are sorted, their keys looked up: 4 bytes
+         * a rank of scratch (glibc's merge sort), not a record per rank */
+        key_ctx kc = {keys, width};
+        qsort_r(order, (size_t)n, sizeof *order, key_cmp, &kc);
+    }
+    free(lo);
+    free(range);
+    free(tmp);
+    free(count);
     return 0;
 }
 

@@ -178,6 +178,33 @@ int tb_schedule_from_plan(tb_schedule *s, const tb_plan *p, int me, const tb_alg
     return 0;
 }
 
+/* Rank x of a root-0 plan as the rank it is for root: (x + root) mod size
+ * (-1, no peer, stays). */
+static int renumber(int x, int root, int size)
+{
+    return x < 0 ? x : (x + root) % size;
+}
+
+int tb_schedule_rotated(tb_schedule *s, const tb_plan *p0, int root, int me, const tb_alg_spec *spec)
+{
+    int size = p0->tree.size;
+    if (tb_schedule_from_plan(s, p0, (me - root + size) % size, spec) != 0)
+        return -1;
+    s->root = root;
+    s->me = me;
+    for (int k = 0; k < s->ntrees; k++) {
+        tb_sched_tree *st = &s->tree[k];
+        st->parent = renumber(st->parent, root, size);
+        for (int i = 0; i < st->nchildren; i++)
+            st->children[i] = renumber(st->children[i], root, size);
+    }
+    for (int i = 0; i < s->nsteps; i++) {
+        s->steps[i].send_peer = renumber(s->steps[i].send_peer, root, size);
+        s->steps[i].recv_peer = renumber(s->steps[i].recv_peer, root, size);
+    }
+    return 0;
+}
+
 int tb_schedule_build(tb_schedule *s, int size, int root, int me, const tb_alg_spec *spec, const tb_hier *h,
                       char *err, size_t errlen)
 {

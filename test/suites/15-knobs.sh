@@ -148,3 +148,33 @@ check "intercommunicator broadcasts counted as MPI's own (${n_inter:-?} made)" \
     grep -q "^topobcast: stats: algorithm=default calls=${n_inter:-x} " <<<"$OUT"
 check "intercommunicator broadcasts counted as fallbacks, saying why" \
     grep -q "^topobcast: stats: fallback calls=${n_inter:-x} (broadcasts on intercommunicators" <<<"$OUT"
+
+# Every root in turn under a table that gives each message size its own
+# algorithm (test/mpi/many_roots.c): 6 algorithms x 5 roots are more
+# (root, algorithm) pairs than a communicator keeps schedules for (16), so
+# schedules are built again, and those of the algorithms whose plan rotates
+# with the root are renumbered from one kept plan for root 0.  Every byte is
+# checked, and the statistics must count each rule's algorithm for every
+# call of its size.
+RD=$(mktemp -d)
+cat >"$RD/roots.yaml" <<'YAML'
+topobcast: 1
+selection:
+  - {bytes: 0-100, algorithm: "binomial"}
+  - {bytes: 101-1000, algorithm: "knomial:radix=3"}
+  - {bytes: 1001-10000, algorithm: "dbt:segment=1000"}
+  - {bytes: 10001-50000, algorithm: "scatter_allgather"}
+  - {bytes: 50001-100000, algorithm: "circulant:segment=8192"}
+  - {algorithm: "interpipe:segment=16384"}
+YAML
+for mode in "" --ibcast; do
+    run_mpi 5 120 TOPOBCAST_CONFIG="$RD/roots.yaml" TOPOBCAST_STATS=1 -- "$T/many_roots" \
+        --counts 7,500,5000,20000,70000,150000 --rounds 2 $mode
+    check "many roots${mode:+ $mode}: exit status 0" [ "$RC" -eq 0 ]
+    printf '%s\n' "$OUT" | grep -E '^(not )?ok many_roots' | sed "s/\$/${mode:+ [$mode]}/"
+    for alg in binomial knomial dbt scatter_allgather circulant interpipe; do
+        check "many roots${mode:+ $mode}: $alg ran all 20 of its calls" \
+            grep -q "^topobcast: stats: algorithm=$alg calls=20 " <<<"$OUT"
+    done
+done
+rm -rf "$RD"

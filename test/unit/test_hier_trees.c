@@ -1341,6 +1341,49 @@ static void builder_examples(void)
     tb_hier_free(&h);
 }
 
+/* tb_sort_ranks_by_keys (the radix sort, and the comparison sort it
+ * falls back to for keys of a wide range) against a plain insertion sort:
+ * lexicographic by key rows, ties by index. */
+static int row_before(const int *keys, int width, int a, int b)
+{
+    for (int c = 0; c < width; c++)
+        if (keys[a * width + c] != keys[b * width + c])
+            return keys[a * width + c] < keys[b * width + c];
+    return a < b;
+}
+
+static void test_sort_ranks(void)
+{
+    unsigned seed = 12345;
+    int bad = 0, runs = 0;
+    for (int t = 0; t < 400 && !bad; t++) {
+        int width = 1 + t % 4, n = 1 + (t * 37) % 300;
+        int wide = t % 5 == 4; /* keys up to 2^30 and negative: the comparison sort */
+        int *keys = malloc(sizeof(int) * (size_t)(n * width)), *got = malloc(sizeof(int) * (size_t)n),
+            *want = malloc(sizeof(int) * (size_t)n);
+        for (int i = 0; i < n * width; i++) {
+            seed = seed * 1103515245u + 12345u;
+            int v = (int)((seed >> 8) % (unsigned)(1 + (t % 3 == 0 ? 3 : n)));
+            keys[i] = wide ? (int)(seed >> 1) - (1 << 29) : v - (t % 7 == 1 ? n / 2 : 0);
+        }
+        for (int i = 0; i < n; i++) {
+            int j = i;
+            for (; j > 0 && row_before(keys, width, i, want[j - 1]); j--)
+                want[j] = want[j - 1];
+            want[j] = i;
+        }
+        if (tb_sort_ranks_by_keys(keys, width, n, got) != 0 || memcmp(got, want, sizeof(int) * (size_t)n) != 0)
+            bad = 1;
+        runs++;
+        free(keys);
+        free(got);
+        free(want);
+    }
+    TAP_OK(!bad, "tb_sort_ranks_by_keys: %d random key sets (1-4 columns, narrow, shifted negative and wide "
+                 "ranges) sorted as an insertion sort sorts them",
+           runs);
+}
+
 int main(void)
 {
     test_normalize();
@@ -1371,5 +1414,6 @@ int main(void)
     test_feeds();
     test_leaders();
     builder_examples();
+    test_sort_ranks();
     TAP_DONE();
 }

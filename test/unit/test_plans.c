@@ -891,6 +891,94 @@ static void builder_examples(void)
     check_plan_example("libtopobcast/src/xchg_circ.c", "circulant", 5, 0, NULL, EXAMPLE_STEPS);
 }
 
+/* Two schedules equal in everything a rank runs. */
+static int same_sched_tree(const tb_sched_tree *a, const tb_sched_tree *b)
+{
+    if (a->parent != b->parent || a->shm_parent != b->shm_parent || a->nshm != b->nshm ||
+        a->mine.lo != b->mine.lo || a->mine.hi != b->mine.hi || a->seg != b->seg || a->nchildren != b->nchildren ||
+        (a->nshm && (a->shm_blocks.lo != b->shm_blocks.lo || a->shm_blocks.hi != b->shm_blocks.hi)) ||
+        !a->child_seg != !b->child_seg)
+        return 0;
+    for (int i = 0; i < a->nchildren; i++)
+        if (a->children[i] != b->children[i] || a->child_blocks[i].lo != b->child_blocks[i].lo ||
+            a->child_blocks[i].hi != b->child_blocks[i].hi || (a->child_seg && a->child_seg[i] != b->child_seg[i]))
+            return 0;
+    return 1;
+}
+
+static int same_schedule(const tb_schedule *a, const tb_schedule *b)
+{
+    if (a->size != b->size || a->root != b->root || a->me != b->me || a->nblocks != b->nblocks ||
+        a->ntrees != b->ntrees || a->shm != b->shm || a->xchg_first != b->xchg_first || a->xperiod != b->xperiod ||
+        a->nsteps != b->nsteps)
+        return 0;
+    for (int k = 0; k < a->ntrees; k++)
+        if (!same_sched_tree(&a->tree[k], &b->tree[k]))
+            return 0;
+    return a->nsteps == 0 || memcmp(a->steps, b->steps, sizeof *a->steps * (size_t)a->nsteps) == 0;
+}
+
+/* tb_plan_rotates: for every algorithm that claims it, every rank's
+ * schedule renumbered from the root-0 plan (tb_schedule_rotated, what the
+ * library uses once its schedule cache is full) equals the schedule built
+ * for that root, at every root and size up to MAX_P; and the algorithms
+ * that read the topology or shared memory do not claim it. */
+static void rotation(void)
+{
+    static const char *const rot[] = {
+        "flat", "chain:chains=3", "pipeline:segment=1000", "binary", "binomial", "knomial:radix=3", "split_binary",
+        "scatter_allgather", "scatter_allgather:allgather=recursive_doubling", "dbt", "bine",
+        "circulant:segment=1000",
+    };
+    static const char *const fixed[] = {"magpie", "magpie2", "interpipe", "distance_tree", "shm",
+                                        "scatter_allgather:ring=distance"};
+    char err[256];
+    for (size_t i = 0; i < sizeof rot / sizeof rot[0]; i++) {
+        tb_alg_spec spec;
+        if (tb_alg_spec_parse(rot[i], &spec, err, sizeof err) != 0 || !tb_plan_rotates(&spec)) {
+            TAP_OK(0, "rotation: %s parses and rotates (%s)", rot[i], err);
+            continue;
+        }
+        int bad = 0, compared = 0;
+        char why[320] = "";
+        for (int size = 1; size <= MAX_P && !bad; size++) {
+            tb_plan p0, pr;
+            if (tb_plan_build(&p0, size, 0, &spec, NULL, err, sizeof err) != 0) {
+                snprintf(why, sizeof why, "P=%d root 0: %s", size, err);
+                bad = 1;
+                break;
+            }
+            for (int root = 0; root < size && !bad; root++) {
+                if (tb_plan_build(&pr, size, root, &spec, NULL, err, sizeof err) != 0) {
+                    snprintf(why, sizeof why, "P=%d root %d: %s", size, root, err);
+                    bad = 1;
+                    break;
+                }
+                for (int me = 0; me < size && !bad; me++) {
+                    tb_schedule a, b;
+                    int ra = tb_schedule_from_plan(&a, &pr, me, &spec), rb = tb_schedule_rotated(&b, &p0, root, me, &spec);
+                    if (ra != 0 || rb != 0 || !same_schedule(&a, &b)) {
+                        snprintf(why, sizeof why, "P=%d root %d rank %d differs", size, root, me);
+                        bad = 1;
+                    }
+                    compared++;
+                    tb_schedule_free(&a);
+                    tb_schedule_free(&b);
+                }
+                tb_plan_free(&pr);
+            }
+            tb_plan_free(&p0);
+        }
+        TAP_OK(!bad, "rotation: %s, P=1..%d, every root and rank: renumbered root-0 schedule = built one (%d)%s%s",
+               rot[i], MAX_P, compared, bad ? ": " : "", why);
+    }
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        tb_alg_spec spec;
+        TAP_OK(tb_alg_spec_parse(fixed[i], &spec, err, sizeof err) == 0 && !tb_plan_rotates(&spec),
+               "rotation: %s (topology or shared memory) is built for each root", fixed[i]);
+    }
+}
+
 int main(void)
 {
     descriptor_table();
@@ -924,5 +1012,6 @@ int main(void)
     distance_ring();
     simulator_catches();
     builder_examples();
+    rotation();
     TAP_DONE();
 }
