@@ -142,7 +142,9 @@ TB_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
  * request as completed again and again); the application's array gets
  * each request's new handle, and its status at its index, as it completes.
  * What is left when the library has nothing more to move is waited for
- * with PMPI_Waitsome. */
+ * with PMPI_Waitsome.  Testsome and Waitsome skip null and inactive
+ * requests, which MPI_Waitall gives the empty status: a wait on what is
+ * left of the copy gives it.  (Open MPI's MPI_STATUSES_IGNORE is NULL.) */
 TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (!tb_nbc_busy() || count <= 0)
@@ -151,18 +153,17 @@ TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
     MPI_Request *req = malloc(sizeof *req * (size_t)count);
     int *idx = malloc(sizeof *idx * (size_t)count);
     MPI_Status *st = keep ? malloc(sizeof *st * (size_t)count) : MPI_STATUSES_IGNORE;
-    if (!req || !idx || !st) {
+    unsigned char *done = keep ? calloc((size_t)count, 1) : NULL;
+    if (!req || !idx || (keep && (!st || !done))) {
         free(req);
         free(idx);
-        if (keep)
+        if (keep) {
             free(st);
+            free(done);
+        }
         return MPI_ERR_NO_MEM;
     }
     memcpy(req, array_of_requests, sizeof *req * (size_t)count);
-    /* as PMPI_Waitall gives them: the empty status of a null request */
-    for (int i = 0; keep && i < count; i++)
-        if (req[i] == MPI_REQUEST_NULL)
-            PMPI_Wait(&req[i], &array_of_statuses[i]);
     int rc, out;
     do {
         int busy = tb_nbc_busy();
@@ -173,14 +174,21 @@ TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
         for (int j = 0; out != MPI_UNDEFINED && j < out; j++) {
             array_of_requests[idx[j]] = req[idx[j]];
             req[idx[j]] = MPI_REQUEST_NULL;
-            if (keep)
+            if (keep) {
                 array_of_statuses[idx[j]] = st[j];
+                done[idx[j]] = 1;
+            }
         }
     } while (rc == MPI_SUCCESS && out != MPI_UNDEFINED);
+    for (int i = 0; keep && rc == MPI_SUCCESS && i < count; i++)
+        if (!done[i])
+            PMPI_Wait(&req[i], &array_of_statuses[i]);
     free(req);
     free(idx);
-    if (keep)
+    if (keep) {
         free(st);
+        free(done);
+    }
     return rc;
 }
 

@@ -6,8 +6,9 @@
  * MPI_Wait on a broadcast has returned.  The library's broadcasts move only
  * when it runs: while one of them is in progress on this process
  * (tb_nbc_busy), each call below becomes its non-blocking form and a
- * polling wait (tb_nbc_wait: every broadcast on, then a test), and a probe
- * polls with its immediate form.  Otherwise each goes straight to MPI: one
+ * polling wait (tb_nbc_wait: every broadcast on, then a test), a probe
+ * polls with its immediate form, and an immediate probe (a program's own
+ * polling loop) makes one progress pass first.  Otherwise each goes straight to MPI: one
  * load, no other cost.  The non-blocking forms match the blocking ones on
  * the other side (MPI's matching rules are the same for both), so the
  * peers' decisions need not agree.
@@ -193,4 +194,19 @@ TB_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messag
             return rc;
     }
     return PMPI_Mprobe(source, tag, comm, message, status);
+}
+
+/* A program may poll with the immediate probes, as MPI moves its own
+ * broadcasts inside them: one progress pass, then MPI's probe, as the
+ * tests do (intercept_nbc.c). */
+TB_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    tb_nbc_progress();
+    return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+TB_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    tb_nbc_progress();
+    return PMPI_Improbe(source, tag, comm, flag, message, status);
 }

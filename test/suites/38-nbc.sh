@@ -2,10 +2,12 @@
 # MPI_Ibcast and MPI_Bcast_init / MPI_Start / MPI_Startall under LD_PRELOAD:
 # test/mpi/ibcast (roots 0/mid/last, counts 0/1/odd/~1M, a derived type,
 # outstanding broadcasts mixed with point-to-point requests in one
-# MPI_Waitall, MPI_Testany and MPI_Test polling, completion in start order,
-# MPI_Request_free of active requests, persistent requests started
-# repeatedly, ranks blocked in MPI_Recv, MPI_Probe, MPI_Sendrecv, MPI_Ssend
-# ... for a message tied to another rank's wait on a broadcast) with every
+# MPI_Waitall, also with MPI_STATUSES_IGNORE and with an inactive persistent
+# request (the empty status), MPI_Testany and MPI_Test polling, completion in
+# start order, MPI_Request_free of active requests, persistent requests
+# started repeatedly, ranks blocked in MPI_Recv, MPI_Probe, MPI_Sendrecv,
+# MPI_Ssend, an MPI_Iprobe or MPI_Improbe loop ... for a message tied to
+# another rank's wait on a broadcast) with every
 # algorithm forced, on 2-4 ranks; and with --ibcast-only, where every
 # communicator is set up by its first MPI_Ibcast, without waiting.  Each run also
 # checks that the library ran every broadcast itself: TOPOBCAST_STATS counts
