@@ -111,6 +111,18 @@ int tb_nbc_holding(void)
     return held;
 }
 
+int tb_nbc_running(MPI_Comm priv)
+{
+    if (!tb_nbc_busy())
+        return 0;
+    lock_take();
+    int found = 0;
+    for (const tb_nbc *nb = head; nb && !found; nb = nb->next)
+        found = nb->priv == priv;
+    lock_give();
+    return found;
+}
+
 int tb_nbc_uses(MPI_Comm priv)
 {
     for (const tb_nbc *nb = head; nb; nb = nb->next)

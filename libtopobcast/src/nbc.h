@@ -91,6 +91,10 @@ int tb_nbc_wait(MPI_Request *req, MPI_Status *status);
  * made under it may run an attribute delete callback).
  * \return 1 or 0. */
 int tb_nbc_holding(void);
+/* \brief Whether a broadcast is in progress on the private duplicate priv
+ * (takes the lock: not under it).
+ * \return 1 or 0. */
+int tb_nbc_running(MPI_Comm priv);
 /* \brief Whether an operation in progress, or a persistent request, uses
  * the private duplicate priv.  Lock held (tb_nbc_holding).
  * \return 1 or 0. */

@@ -908,6 +908,38 @@ static void case_proc_null(void)
            bad, NULL);
 }
 
+/* MPI_Comm_free while an MPI_Ibcast on the communicator is in progress
+ * (legal: it completes as usual): rank 0 starts its part, frees the
+ * communicator, and only then tells the others to start theirs.  The
+ * library used to run the broadcast to its end inside MPI_Comm_free, which
+ * waited for the others: a hang. */
+static void case_free_while_running(void)
+{
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    long bad = set_up(c, 1400);
+    msg m;
+    msg_init(&m, T_INT, BIG, size - 1, c, 1401);
+    MPI_Request r;
+    int tok = 5;
+    if (rank == 0) {
+        bad += ibcast(&m, &r) != MPI_SUCCESS;
+        bad += MPI_Comm_free(&c) != MPI_SUCCESS;
+        for (int p = 1; p < size; p++)
+            bad += MPI_Send(&tok, 1, MPI_INT, p, 71, MPI_COMM_WORLD) != MPI_SUCCESS;
+    } else {
+        bad += MPI_Recv(&tok, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        bad += ibcast(&m, &r) != MPI_SUCCESS;
+        bad += MPI_Comm_free(&c) != MPI_SUCCESS;
+    }
+    bad += MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    bad += msg_check(&m);
+    msg_free(&m);
+    report("MPI_Comm_free while an ibcast on it is in progress, the other ranks starting theirs after a message "
+           "sent after the free",
+           bad, NULL);
+}
+
 int main(int argc, char **argv)
 {
     int provided = MPI_THREAD_SINGLE;
@@ -945,6 +977,8 @@ int main(int argc, char **argv)
     case_threads(provided);
     if (size > 1)
         case_nonlocal(0);
+    if (size > 1)
+        case_free_while_running();
     for (int k = 0; size > 1 && k < B_KINDS; k++)
 #ifdef SMPI_H
         if (k != B_MPROBE && k != B_IMPROBE) /* SimGrid 3.32 aborts in MPI_Mprobe: "Not yet implemented" */
