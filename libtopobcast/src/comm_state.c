@@ -342,13 +342,22 @@ static tb_comm_state *state_create(MPI_Comm comm)
 }
 
 /* No private duplicate for cs: full 1, world rank `rank` holds `limit`;
- * 0, MPI could not make one; -1, the ranks could not agree. */
-static void warn_capacity(tb_comm_state *cs, int full, int limit, int rank)
+ * 0, MPI could not make one (its error code mpi_rc, MPI_SUCCESS when not
+ * known); -1, the ranks could not agree. */
+static void warn_capacity(tb_comm_state *cs, int full, int limit, int rank, int mpi_rc)
 {
-    char text[256];
+    char text[512];
     cs->why = TB_FALLBACK_CAPACITY;
-    if (full == 0)
-        snprintf(text, sizeof text, "MPI could not create a private communicator (context ids exhausted?)");
+    if (full == 0) {
+        char err[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (mpi_rc != MPI_SUCCESS)
+            PMPI_Error_string(mpi_rc, err, &len);
+        snprintf(text, sizeof text,
+                 "MPI could not duplicate the communicator for the library's messages%s%.200s%s: its context ids "
+                 "may be exhausted, or an attribute copy callback of the application refused the duplicate",
+                 len ? " (" : "", err, len ? ")" : "");
+    }
     else if (full < 0)
         snprintf(text, sizeof text, "the ranks could not agree on a private communicator (MPI_Allreduce failed)");
     else
@@ -378,13 +387,14 @@ MPI_Comm tb_comm_private(tb_comm_state *cs, MPI_Comm comm)
     tb_quiet_begin(comm, &q);
     int agreed = PMPI_Allreduce(&mine, &full, 1, MPI_2INT, MPI_MINLOC, comm) == MPI_SUCCESS;
     int all = agreed && full.limit == INT_MAX;
-    if (all && PMPI_Comm_dup(comm, &cs->dup) != MPI_SUCCESS)
+    int dup_rc = all ? PMPI_Comm_dup(comm, &cs->dup) : MPI_SUCCESS;
+    if (dup_rc != MPI_SUCCESS)
         cs->dup = MPI_COMM_NULL;
     tb_quiet_end(comm, &q);
     if (cs->dup == MPI_COMM_NULL) {
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
         cs->no_dup = 1;
-        warn_capacity(cs, !agreed ? -1 : all ? 0 : 1, full.limit, full.rank);
+        warn_capacity(cs, !agreed ? -1 : all ? 0 : 1, full.limit, full.rank, dup_rc);
     }
     return cs->dup;
 }
@@ -679,13 +689,13 @@ static void setup_agreed(tb_comm_state *cs, struct tb_comm_setup *su, int failed
         if (failed || su->dup == MPI_COMM_NULL) {
             __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
             cs->no_dup = 1;
-            warn_capacity(cs, failed ? -1 : 0, 0, 0);
+            warn_capacity(cs, failed ? -1 : 0, 0, 0, MPI_SUCCESS);
         } else {
             cs->dup = su->dup;
             if (su->v[4] != LLONG_MIN) {
                 long long code = -su->v[4];
                 cs->cap_full = 1;
-                warn_capacity(cs, 1, (int)(code >> 32), (int)(code & 0xffffffffLL));
+                warn_capacity(cs, 1, (int)(code >> 32), (int)(code & 0xffffffffLL), MPI_SUCCESS);
             }
         }
     }
