@@ -74,14 +74,18 @@ static int state_delete(MPI_Comm comm, int kv, void *value, void *extra)
     (void)comm, (void)kv, (void)extra;
     tb_comm_state *cs = value;
     __atomic_add_fetch(&tb_state_gen, 1, __ATOMIC_RELEASE);
-    if (cs->setup || cs->deferred || tb_nbc_holding() || (cs->dup != MPI_COMM_NULL && tb_nbc_running(cs->dup))) {
+    if (cs->setup || cs->deferred || tb_nbc_holding() ||
+        (cs->dup != MPI_COMM_NULL && !cs->shm && tb_nbc_running(cs->dup))) {
         /* MPI frees a communicator's attributes when its last operation
          * completes, which may be one of the set-up's, inside a progress
          * pass; and a communicator may be freed while its broadcasts are
          * in progress, which MPI completes as usual, so they are not run
          * to their end here (a peer may need this rank's next call to
          * start its own): the state goes when nothing uses it
-         * (tb_comm_state_reap) */
+         * (tb_comm_state_reap).  Not with shared-memory rings: freeing
+         * them is collective, and whether this rank's broadcasts still run
+         * is its own, so every rank runs them to their end and frees the
+         * rings here. */
         tb_nbc_set_reaper(tb_comm_state_reap);
         pthread_mutex_lock(&orphan_lock);
         cs->next_orphan = orphans;
