@@ -524,7 +524,7 @@ const tb_schedule *tb_comm_schedule(tb_comm_state *cs, int root, const tb_alg_sp
             victim = c;
     }
     int full = victim->valid;
-    if (victim->valid) {
+    if (full) {
         tb_schedule_free(&victim->sched);
         victim->valid = 0;
     }

@@ -142,9 +142,11 @@ TB_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
  * request as completed again and again); the application's array gets
  * each request's new handle, and its status at its index, as it completes.
  * What is left when the library has nothing more to move is waited for
- * with PMPI_Waitsome.  Testsome and Waitsome skip null and inactive
- * requests, which MPI_Waitall gives the empty status: a wait on what is
- * left of the copy gives it.  (Open MPI's MPI_STATUSES_IGNORE is NULL.) */
+ * with PMPI_Waitsome.  Null requests get the empty status first, as
+ * PMPI_Waitall gives them; Testsome and Waitsome skip inactive persistent
+ * requests too, so what is left of the copy at the end is inactive and a
+ * wait on it gives the empty status.  (Open MPI's MPI_STATUSES_IGNORE is
+ * NULL.) */
 TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (!tb_nbc_busy() || count <= 0)
@@ -153,17 +155,17 @@ TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
     MPI_Request *req = malloc(sizeof *req * (size_t)count);
     int *idx = malloc(sizeof *idx * (size_t)count);
     MPI_Status *st = keep ? malloc(sizeof *st * (size_t)count) : MPI_STATUSES_IGNORE;
-    unsigned char *done = keep ? calloc((size_t)count, 1) : NULL;
-    if (!req || !idx || (keep && (!st || !done))) {
+    if (!req || !idx || (keep && !st)) {
         free(req);
         free(idx);
-        if (keep) {
+        if (keep)
             free(st);
-            free(done);
-        }
         return MPI_ERR_NO_MEM;
     }
     memcpy(req, array_of_requests, sizeof *req * (size_t)count);
+    for (int i = 0; keep && i < count; i++)
+        if (req[i] == MPI_REQUEST_NULL)
+            PMPI_Wait(&req[i], &array_of_statuses[i]);
     int rc, out;
     do {
         int busy = tb_nbc_busy();
@@ -174,21 +176,17 @@ TB_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status
         for (int j = 0; out != MPI_UNDEFINED && j < out; j++) {
             array_of_requests[idx[j]] = req[idx[j]];
             req[idx[j]] = MPI_REQUEST_NULL;
-            if (keep) {
+            if (keep)
                 array_of_statuses[idx[j]] = st[j];
-                done[idx[j]] = 1;
-            }
         }
     } while (rc == MPI_SUCCESS && out != MPI_UNDEFINED);
     for (int i = 0; keep && rc == MPI_SUCCESS && i < count; i++)
-        if (!done[i])
+        if (req[i] != MPI_REQUEST_NULL)
             PMPI_Wait(&req[i], &array_of_statuses[i]);
     free(req);
     free(idx);
-    if (keep) {
+    if (keep)
         free(st);
-        free(done);
-    }
     return rc;
 }
 

@@ -111,23 +111,29 @@ int tb_nbc_holding(void)
     return held;
 }
 
+/* Whether an operation in progress runs on priv (lock held). */
+static int running_on(MPI_Comm priv)
+{
+    for (const tb_nbc *nb = head; nb; nb = nb->next)
+        if (nb->priv == priv)
+            return 1;
+    return 0;
+}
+
 int tb_nbc_running(MPI_Comm priv)
 {
     if (!tb_nbc_busy())
         return 0;
     lock_take();
-    int found = 0;
-    for (const tb_nbc *nb = head; nb && !found; nb = nb->next)
-        found = nb->priv == priv;
+    int found = running_on(priv);
     lock_give();
     return found;
 }
 
 int tb_nbc_uses(MPI_Comm priv)
 {
-    for (const tb_nbc *nb = head; nb; nb = nb->next)
-        if (nb->priv == priv)
-            return 1;
+    if (running_on(priv))
+        return 1;
     const comm_entry *e = comm_find(priv, 0);
     return e && e->refs > 0;
 }
