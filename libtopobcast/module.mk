@@ -1,4 +1,8 @@
-LIB_SRCS := $(wildcard libtopobcast/src/*.c)
+# One folder per layer of libtopobcast/src, from the top down: the path of
+# a call (libtopobcast/DESIGN.md).  No file uses a layer above its own
+# (test/layout/layers.sh, run by test/suites/05-layout.sh).
+LIB_LAYERS := intercept dispatch config run plan topo base
+LIB_SRCS := $(wildcard $(addprefix libtopobcast/src/,$(addsuffix /*.c,$(LIB_LAYERS))))
 LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
 LIB_SO   := $(BUILD)/lib/libtopobcast.so
 LIB_A    := $(BUILD)/lib/libtopobcast.a
@@ -10,7 +14,7 @@ pc_sed    = sed -e 's|@PREFIX@|$(1)|g' -e 's|@LIBDIR@|$(2)|g' -e 's|@INCLUDEDIR@
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
-$(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
+$(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -c $< -o $@
 

@@ -26,7 +26,9 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "plogp.h"
+#include "batches.h"
+#include "pair_cmd.h"
+#include "wtime.h"
 
 /* Batches before --agree may stop a measurement: three, so that a median
  * is never decided by two batches that happen to coincide. */

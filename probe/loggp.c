@@ -6,7 +6,9 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "plogp.h"
+#include "loggp.h"
+#include "pair_cmd.h"
+#include "wtime.h"
 
 typedef struct prtt_arg {
     long s;

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "plogp.h"
+#include "pair_cmd.h"
 
 int tbp_cmd_send(MPI_Comm comm, int receiver, long m, long n, long reply, long count)
 {

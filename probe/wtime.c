@@ -4,7 +4,7 @@
 #include <mpi.h>
 #include <time.h>
 
-#include "plogp.h"
+#include "wtime.h"
 
 void tbp_spin_until(double t)
 {

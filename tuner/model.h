@@ -1,6 +1,6 @@
 /* Cost model of a broadcast: the plan the library would run (tb_plan_build
  * with the communicator's hierarchy) is replayed message by message the way
- * the engine (libtopobcast/src/engine.c) sends them, each message priced by
+ * the engine (libtopobcast/src/run/engine.c) sends them, each message priced by
  * the PLogP costs of its edge (costs.h):
  *
  *   - a rank forwards segment k to its children as soon as it has it, one

@@ -60,7 +60,7 @@ int tn_setup_topology(tn_run *T)
  * communicator: where a node holds two or more of its ranks, and never
  * when built for SMPI (smpicc's <mpi.h> defines SMPI_H), whose shared
  * windows are not one host's memory: the library runs binomial in shm's
- * place there (libtopobcast/src/shm.c), which is a candidate already. */
+ * place there (libtopobcast/src/run/shm.c), which is a candidate already. */
 static int offers_shm(const tn_shape_pick *pick)
 {
 #ifdef SMPI_H

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hier.h" /* TB_MAX_LEVELS */
+
 typedef enum tb_alg_id {
     TB_ALG_DEFAULT = 0, /* PMPI_Bcast */
     TB_ALG_FLAT,
@@ -30,7 +32,6 @@ typedef enum tb_alg_id {
 enum { TB_AG_RING = 0, TB_AG_RECURSIVE_DOUBLING = 1 };
 enum { TB_RING_RANK = 0, TB_RING_DISTANCE = 1 };
 
-#define TB_MAX_LEVELS 8
 /* feeds=F of magpie2 / interpipe: at most this many entries per finest group */
 #define TB_MAX_FEEDS 16
 /* leaders=L of magpie2 / interpipe: 1 (one per group) or 2 (one per tree) */

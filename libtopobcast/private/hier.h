@@ -4,6 +4,9 @@
 #ifndef TB_HIER_H
 #define TB_HIER_H
 
+/* Levels of a hierarchy (and of a topology, a spec's levels=): at most
+ * TB_MAX_LEVELS, names of at most TB_LEVEL_NAME_MAX - 1 characters. */
+#define TB_MAX_LEVELS 8
 #define TB_LEVEL_NAME_MAX 32
 
 typedef struct tb_hier {

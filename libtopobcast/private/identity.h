@@ -1,6 +1,6 @@
 /* Where a process runs: host name and the hwloc place it is bound to.  The
  * probe records it for every leaf of a topology; the library matches a job
- * onto those leaves with it (topo_map.h). */
+ * onto those leaves with it (topo/map.h). */
 #ifndef TB_IDENTITY_H
 #define TB_IDENTITY_H
 

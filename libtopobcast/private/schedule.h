@@ -83,7 +83,7 @@ static inline size_t tb_segment_bytes(const tb_alg_spec *spec)
     return tb_segment_piece(spec->segment);
 }
 
-/* \brief The shared-memory stage's ring (src/shm.c) and its piece rule, for
+/* \brief The shared-memory stage's ring (src/run/shm.c) and its piece rule, for
  * the engine and for the tools that model it: per rank TB_SHM_SLOTS x
  * TB_SHM_SLOT_BYTES of data plus a 64-byte header per slot, whatever the
  * message size; piece k of a leader's range goes into slot k mod

@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-#include "algorithm.h" /* TB_MAX_LEVELS */
 #include "hier.h"
 
 struct tb_config;

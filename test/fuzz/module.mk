@@ -8,9 +8,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_BIN     := $(BUILD)/fuzz/fuzz_config
 # The loader and what it reaches: the descriptor table reaches every tree,
 # plan and exchange builder (plain C, no MPI call).
-FUZZ_SRCS    := test/fuzz/fuzz_config.c $(addprefix libtopobcast/src/,config_yaml.c config_select.c algorithm.c \
-                alg_desc.c topo_derive.c topo_index.c hier.c shape.c) $(wildcard $(addprefix libtopobcast/src/,tree*.c plan*.c xchg*.c))
-# topo_map.h includes mpi.h; nothing MPI is linked (no PMPI call is reached)
+FUZZ_SRCS    := test/fuzz/fuzz_config.c $(addprefix libtopobcast/src/config/,yaml_tree.c yaml_node.c read_topology.c \
+                read_selection.c load.c file.c select.c shape.c) $(addprefix libtopobcast/src/topo/,derive.c index.c hier.c) \
+                $(wildcard $(addprefix libtopobcast/src/plan/,algorithm.c alg_desc.c tree*.c plan*.c xchg*.c))
+# topo/map.h includes mpi.h; nothing MPI is linked (no PMPI call is reached)
 FUZZ_MPI_INC  = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
 FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                 -Ilibtopobcast/src -Ilibtopobcast/private -Ilibtopobcast/include $(FUZZ_MPI_INC)
@@ -18,7 +19,7 @@ FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanit
 .PHONY: fuzz fuzz-run
 fuzz: $(FUZZ_BIN)
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard libtopobcast/src/*.h libtopobcast/private/*.h)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard libtopobcast/src/*/*.h libtopobcast/private/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SRCS) -o $@ -lyaml -lm
 

@@ -23,7 +23,7 @@ SMPI_CFLAGS = -std=gnu11 $(OPT) -Wall -Wextra $(WERROR) -pthread -MMD -MP \
 # turns on SMPI's automatic shared malloc (see test/smpi/smpi-opts.sh).
 SMPI_LIB_FLAGS := -fvisibility=hidden -DSMPI_NO_OVERRIDE_MALLOC
 
-SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/*.c))
+SMPI_LIB_OBJS := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard libtopobcast/src/*/*.c))
 SMPI_TT_A     := $(SMPI_DIR)/lib/libtbtopology.a
 SMPI_TT_OBJS  := $(patsubst %.c,$(SMPI_DIR)/obj/%.o,$(wildcard topology/*.c))
 

@@ -2,7 +2,8 @@
 # The layout's rules that a build can check (DESIGN.md): no call cycles
 # between object files anywhere in the tree (library, topology, probe,
 # tuner, bench, report), counting references from data such as the
-# descriptor table's builder pointers; and the tools see the library only
+# descriptor table's builder pointers; the library's folders are layers
+# that only call down (libtopobcast/DESIGN.md); and the tools see the library only
 # through include/ and private/ (their objects compile without
 # libtopobcast/src, so this checks what the makefiles pass them).
 set -u
@@ -20,6 +21,20 @@ if [ $rc -eq 0 ]; then
 else
     echo "not ok $T call cycles among the objects of $BUILD/obj"
     sed 's/^/# /' <<<"$out" | head -20
+fi
+# the library's folders are layers, none used from below
+layers=$(make -s --no-print-directory -pn BUILD="$BUILD" 2>/dev/null | sed -n 's/^LIB_LAYERS *:\?= *//p' | head -1)
+if [ -z "$layers" ] || [ ! -d "$BUILD/obj/lib" ]; then
+    echo "not ok $T the library's layers: LIB_LAYERS ('$layers') or $BUILD/obj/lib missing"
+else
+    # shellcheck disable=SC2086
+    out=$(test/layout/layers.sh libtopobcast/src "$BUILD/obj/lib" $layers 2>&1)
+    if [ $? -eq 0 ]; then
+        echo "ok $T no file of libtopobcast/src uses a layer above its own ($(tail -1 <<<"$out"))"
+    else
+        echo "not ok $T files of libtopobcast/src that use a layer above their own"
+        sed 's/^/# /' <<<"$out" | head -20
+    fi
 fi
 # the tools' compile flags: include/ and private/, never src/
 flags=$(make -s --no-print-directory -pn BUILD="$BUILD" 2>/dev/null | sed -n 's/^TOOL_CFLAGS *:\?= *//p' | head -1)

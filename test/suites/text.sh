@@ -4,7 +4,7 @@
 # topology files.  Functions only: sourcing this sets no variable, trap or
 # directory.
 
-# The library's statistics (libtopobcast/src/stats.c) are lines "topobcast:
+# The library's statistics (libtopobcast/src/run/stats.c) are lines "topobcast:
 # stats: algorithm=NAME calls=N bytes=N", "... rule=...", "... fallback
 # calls=N (WHY; used MPI_Bcast)", each printed only when N > 0.
 stats_calls() { # NAME <LOG: N of LOG's first "topobcast: stats: algorithm=NAME calls=N " line; nothing if none

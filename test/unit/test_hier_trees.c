@@ -1336,8 +1336,8 @@ static void builder_examples(void)
     static const int ident[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     const int *phys[2] = {node, socket};
     tb_hier h = make_hier(8, 2, phys, names, ident);
-    check_plan_example("libtopobcast/src/plan_hierarchical.c", "magpie", 8, 0, &h, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/plan_distance.c", "distance_tree", 8, 0, &h, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/plan_hierarchical.c", "magpie", 8, 0, &h, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/plan_distance.c", "distance_tree", 8, 0, &h, EXAMPLE_TREE);
     tb_hier_free(&h);
 }
 

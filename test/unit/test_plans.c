@@ -8,7 +8,7 @@
  * that would deadlock with synchronous sends, send blocks their sender does
  * not have, or disagree with the receiver about what travels are all
  * caught.  At the end every rank must hold every block. */
-#include "alg_desc.h"
+#include "plan/alg_desc.h"
 #include "on_valgrind.h"
 #include "schedule.h"
 #include "tap.h"
@@ -879,16 +879,16 @@ static void descriptor_table(void)
  * comment is what it makes. */
 static void builder_examples(void)
 {
-    check_plan_example("libtopobcast/src/plan_split_binary.c", "split_binary", 8, 0, NULL,
+    check_plan_example("libtopobcast/src/plan/plan_split_binary.c", "split_binary", 8, 0, NULL,
                        EXAMPLE_TREE | EXAMPLE_STEPS);
-    check_plan_example("libtopobcast/src/plan_scatter_allgather.c", "scatter_allgather", 4, 0, NULL,
+    check_plan_example("libtopobcast/src/plan/plan_scatter_allgather.c", "scatter_allgather", 4, 0, NULL,
                        EXAMPLE_TREE | EXAMPLE_STEPS);
-    check_plan_example("libtopobcast/src/xchg_ring.c", "scatter_allgather", 6, 2, NULL, EXAMPLE_STEPS);
-    check_plan_example("libtopobcast/src/xchg_rdbl.c", "scatter_allgather:allgather=recursive_doubling", 5, 0, NULL,
+    check_plan_example("libtopobcast/src/plan/xchg_ring.c", "scatter_allgather", 6, 2, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan/xchg_rdbl.c", "scatter_allgather:allgather=recursive_doubling", 5, 0, NULL,
                        EXAMPLE_STEPS);
-    check_plan_example("libtopobcast/src/xchg_pair.c", "split_binary", 6, 0, NULL, EXAMPLE_STEPS);
-    check_plan_example("libtopobcast/src/plan_circulant.c", "circulant", 4, 1, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/xchg_circ.c", "circulant", 5, 0, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan/xchg_pair.c", "split_binary", 6, 0, NULL, EXAMPLE_STEPS);
+    check_plan_example("libtopobcast/src/plan/plan_circulant.c", "circulant", 4, 1, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/xchg_circ.c", "circulant", 5, 0, NULL, EXAMPLE_STEPS);
 }
 
 /* Two schedules equal in everything a rank runs. */

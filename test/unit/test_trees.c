@@ -1,7 +1,7 @@
 /* Base tree builders: structural invariants for every size and root, the
  * shapes promised by their definitions, hand-written trees for small sizes,
  * and building on a subset of ranks as hierarchical algorithms do. */
-#include "alg_desc.h"
+#include "plan/alg_desc.h"
 #include "tap.h"
 #include "tree_text.h"
 
@@ -524,14 +524,14 @@ static void new_bases(void)
 /* The example in each tree builder's header comment is the tree it builds. */
 static void builder_examples(void)
 {
-    check_plan_example("libtopobcast/src/tree_flat.c", "flat", 6, 2, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_chain.c", "chain:chains=2", 8, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_binary.c", "binary", 8, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_binomial.c", "binomial", 8, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_knomial.c", "knomial:radix=3", 9, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_bine.c", "bine", 8, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_dbt.c", "dbt", 8, 0, NULL, EXAMPLE_TREE);
-    check_plan_example("libtopobcast/src/tree_shm.c", "shm", 5, 1, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_flat.c", "flat", 6, 2, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_chain.c", "chain:chains=2", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_binary.c", "binary", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_binomial.c", "binomial", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_knomial.c", "knomial:radix=3", 9, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_bine.c", "bine", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_dbt.c", "dbt", 8, 0, NULL, EXAMPLE_TREE);
+    check_plan_example("libtopobcast/src/plan/tree_shm.c", "shm", 5, 1, NULL, EXAMPLE_TREE);
 }
 
 int main(void)
