@@ -14,6 +14,21 @@ pc_sed    = sed -e 's|@PREFIX@|$(1)|g' -e 's|@LIBDIR@|$(2)|g' -e 's|@INCLUDEDIR@
 
 all: $(LIB_SO) $(LIB_A) $(LIB_PC)
 
+# The site configuration, used when TOPOBCAST_CONFIG is unset (README, "Per
+# site"): PREFIX/etc/topobcast/site.yaml, found from the shared library's
+# own directory (LIBDIR's way up to PREFIX: a relocated installation finds
+# its own), or at the PREFIX the library was built for when it is linked
+# statically.  A new PREFIX rebuilds the one object that holds them.
+empty :=
+space := $(empty) $(empty)
+LIB_SITE_ABS := $(abspath $(PREFIX))/etc/topobcast/site.yaml
+LIB_SITE_REL := $(if $(filter $(PREFIX)/%,$(LIBDIR)),$(subst $(space),,$(foreach c,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(LIBDIR))),../))etc/topobcast/site.yaml,$(LIB_SITE_ABS))
+LIB_PREFIX_STAMP := $(BUILD)/obj/lib/prefix$(subst /,_,$(abspath $(PREFIX))).stamp
+$(LIB_PREFIX_STAMP):
+	@mkdir -p $(dir $@) && rm -f $(dir $@)prefix*.stamp && touch $@
+$(BUILD)/obj/lib/config/site_path.o: $(LIB_PREFIX_STAMP)
+$(BUILD)/obj/lib/config/site_path.o: LIB_CFLAGS += -DTB_SITE_CONFIG_REL='"$(LIB_SITE_REL)"' -DTB_SITE_CONFIG_ABS='"$(LIB_SITE_ABS)"'
+
 $(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -c $< -o $@

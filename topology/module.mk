@@ -7,7 +7,9 @@
 # test/unit/test_probe_analyze.c).  Public headers: topology.h, cluster.h.
 TT_SRCS := $(wildcard topology/*.c)
 TT_OBJS := $(patsubst topology/%.c,$(BUILD)/obj/topology/%.o,$(TT_SRCS))
-TT_HDRS := $(wildcard topology/*.h)
+# topology/ includes the library's private tier (config.h, topo.h ...): a change
+# there rebuilds every tool object that may see it
+TT_HDRS := $(wildcard topology/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
 TT_A    := $(BUILD)/lib/libtbtopology.a
 TT_CFLAGS = $(TOOL_CFLAGS) -Itopology
 

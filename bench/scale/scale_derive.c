@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 #endif
     double t1 = now();
     tb_hier h;
-    if (tb_topo_derive(ids, P, P, tb_config_topology(&cfg), &h, why, sizeof why) != 0) {
+    if (tb_topo_derive(ids, P, tb_config_topology(&cfg), &h, NULL, why, sizeof why) != 0) {
         fprintf(stderr, "scale_derive: %s\n", why);
         return 1;
     }

@@ -56,10 +56,42 @@ run_mpi 2 60 TOPOBCAST_CONFIG="$D/unknown.yaml" TOPOBCAST_STATS=1 -- "$APP"
 expect_fallback "unknown algorithm" "unknown algorithm 'turbo_tree'"
 
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/otherhost.yaml" TOPOBCAST_STATS=1 -- "$APP"
-expect_fallback "host not in topology" "is not in the topology"
+expect_fallback "host not in topology" "host $HOST (world rank 0) is not in the topology of $D/otherhost.yaml (1 host: no-such-host)"
 
+# A topology serves any job on its hosts, whatever the size it was measured
+# with: 12 leaves on this host, a job of 2.
 run_mpi 2 60 TOPOBCAST_CONFIG="$D/nprocs.yaml" TOPOBCAST_STATS=1 -- "$APP"
-expect_fallback "other process count" "measured with 12 processes, this job has 2"
+check "measured with 12 processes, a job of 2: data correct, no warning, the table's binomial for every call" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && [ "$3" -eq 0 ] &&
+             grep -q "algorithm=binomial calls=7" <<<"$2" && ! grep -q "fallback calls" <<<"$2"' _ "$RC" "$OUT" "$(warnings)"
+
+# The site configuration: with TOPOBCAST_CONFIG unset, PREFIX/etc/topobcast/
+# site.yaml beside the installed library (found from the library's own
+# place, so a copied or moved installation finds its own); set but empty:
+# none, the built-in table.
+libdir=$D/prefix/lib
+[ "${TB_MPI_FLAVOR:-mpich}" = openmpi ] && libdir=$D/prefix/lib/openmpi # as make install lays them out
+mkdir -p "$libdir" "$D/prefix/etc/topobcast"
+cp "$LIB" "$libdir/"
+cp "$D/good.yaml" "$D/prefix/etc/topobcast/site.yaml"
+SITE_LIB=$libdir/$(basename "$LIB")
+OUT=$(timeout 60 mpiexec -n 2 env -u TOPOBCAST_CONFIG LD_PRELOAD="$SITE_LIB" TOPOBCAST_STATS=1 TOPOBCAST_VERBOSE=1 "$APP" 2>&1)
+RC=$?
+check "site file, TOPOBCAST_CONFIG unset: its rules fire (binomial 3, pipeline 4), verbose names it" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && grep -q "algorithm=binomial calls=3" <<<"$2" &&
+             grep -q "algorithm=pipeline calls=4" <<<"$2" &&
+             grep -qF "configuration: $3 (the site'"'"'s: TOPOBCAST_CONFIG is unset)" <<<"$2"' _ "$RC" "$OUT" \
+    "$D/prefix/etc/topobcast/site.yaml"
+OUT=$(timeout 60 mpiexec -n 2 env LD_PRELOAD="$SITE_LIB" TOPOBCAST_CONFIG= TOPOBCAST_STATS=1 "$APP" 2>&1)
+RC=$?
+check "site file, TOPOBCAST_CONFIG set but empty: the built-in table (MPI_Bcast), no warning" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && grep -q "algorithm=default calls=7" <<<"$2" &&
+             ! grep -v "^topobcast: stats" <<<"$2" | grep -q "^topobcast: "' _ "$RC" "$OUT"
+printf 'topobcast: 2\nselection: [\n' >"$D/prefix/etc/topobcast/site.yaml"
+OUT=$(timeout 60 mpiexec -n 2 env -u TOPOBCAST_CONFIG LD_PRELOAD="$SITE_LIB" TOPOBCAST_STATS=1 "$APP" 2>&1)
+RC=$?
+expect_fallback "a broken site file" "the site configuration (TOPOBCAST_CONFIG unset): $D/prefix/etc/topobcast/site.yaml:3:"
+rm -rf "$D/prefix"
 
 # One rank with a different file (MPMD launch): detected by the agreement.
 OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAST_STATS=1 "$APP" : \

@@ -751,7 +751,7 @@ static void test_derive_topology(void)
     int perm[12] = {11, 3, 7, 0, 9, 5, 1, 10, 2, 8, 4, 6};
     for (int r = 0; r < 12; r++)
         ids[r] = leaf_identity(&cfg, perm[r], r);
-    int rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    int rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && why[0] == 0, "derive: permuted ranks map (%s)", why);
     if (rc == 0) {
         TAP_OK(levels_are(&h, "island(2),node(3),socket(6)") && consistent(&h, &cfg, perm),
@@ -789,7 +789,7 @@ static void test_derive_topology(void)
         free(buf);
         /* same inputs, same answer */
         tb_hier h2;
-        tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h2, why, sizeof why);
+        tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h2, NULL, why, sizeof why);
         int same = h2.nlevels == h.nlevels;
         for (int l = 0; l < h.nlevels && same; l++)
             same = memcmp(h.group[l], h2.group[l], sizeof(int) * 12) == 0;
@@ -802,7 +802,7 @@ static void test_derive_topology(void)
     int sub[5] = {9, 0, 4, 8, 1};
     for (int r = 0; r < 5; r++)
         ids[r] = leaf_identity(&cfg, sub[r], sub[r]);
-    rc = tb_topo_derive(ids, 5, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 5, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0, "derive: sub-communicator of 5 maps (%s)", why);
     if (rc == 0) {
         /* socket equals node on these members: repeated level dropped */
@@ -817,7 +817,7 @@ static void test_derive_topology(void)
     int one_node[4] = {3, 2, 1, 0};
     for (int r = 0; r < 4; r++)
         ids[r] = leaf_identity(&cfg, one_node[r], r);
-    rc = tb_topo_derive(ids, 4, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 4, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "socket(2)") && consistent(&h, &cfg, one_node) && h.dclass &&
                h.dclass[0] == 0.6 && h.dclass[1] == 0.3,
            "derive: one node's ranks keep only the socket level, classes 0.6/0.3 (%s)", why);
@@ -831,7 +831,7 @@ static void test_derive_topology(void)
         ids[r] = leaf_identity(&cfg, r, r);
     }
     ids[5].pu = -1; /* not bound */
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && strstr(why, "1 of 12 ranks not bound to a PU of the topology"), "derive: one unbound rank maps (%s)",
            why);
     if (rc == 0) {
@@ -842,7 +842,7 @@ static void test_derive_topology(void)
     for (int r = 0; r < 12; r++) {
         ids[r].pu = -1;
     }
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3)"), "derive: all unbound keeps island and node (%s)", why);
     if (rc == 0) {
         TAP_OK(h.dclass && tb_hier_distance(&h, 0, 1) == 0.3 && tb_hier_distance(&h, 0, 4) == 1.5 &&
@@ -854,7 +854,7 @@ static void test_derive_topology(void)
     for (int r = 0; r < 12; r++)
         ids[r] = leaf_identity(&cfg, r, r);
     ids[2].pu = 7;
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3)"), "derive: unknown PU falls back to the host (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
@@ -863,7 +863,7 @@ static void test_derive_topology(void)
         tb_identity id = leaf_identity_named(&cfg, r, r, ".cluster.example");
         ids[r] = tb_ident_rec_of(&id);
     }
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "island(2),node(3),socket(6)"), "derive: n1.cluster.example matches n1 (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
@@ -876,15 +876,26 @@ static void test_derive_topology(void)
         snprintf(n9.host, sizeof n9.host, "n9");
         ids[3] = tb_ident_rec_of(&n9);
     }
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
-    TAP_OK(rc == -1 && strcmp(why, "the host of world rank 3 is not in the topology measured on n1,n2,n3") == 0,
-           "derive: host not in the topology (%s)", why);
+    int unknown = -2;
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, &unknown, why, sizeof why);
+    TAP_OK(rc == -1 && unknown == 3 &&
+               strcmp(why, "the host of world rank 3 is not in the topology measured on 3 hosts (n1,n2,n3)") == 0,
+           "derive: host not in the topology, rank 3 named (%s)", why);
     ids[3] = leaf_identity(&cfg, 3, 3);
-    rc = tb_topo_derive(ids, 8, 8, tb_config_topology(&cfg), &h, why, sizeof why);
-    TAP_OK(rc == -1 && strcmp(why, "topology was measured with 12 processes, this job has 8") == 0,
-           "derive: wrong process count (%s)", why);
+    /* a job of another size on the same hosts: 8 of the 12 places, the
+     * topology's process count does not matter */
+    int eight[8] = {0, 1, 2, 3, 8, 9, 10, 11};
+    for (int r = 0; r < 8; r++)
+        ids[r] = leaf_identity(&cfg, eight[r], r);
+    rc = tb_topo_derive(ids, 8, tb_config_topology(&cfg), &h, &unknown, why, sizeof why);
+    TAP_OK(rc == 0 && unknown == -1 && consistent(&h, &cfg, eight), "derive: a job of 8 on a topology measured with 12 (%s)",
+           why);
+    if (rc == 0)
+        tb_hier_free(&h);
+    for (int r = 0; r < 12; r++)
+        ids[r] = leaf_identity(&cfg, r, r);
     ids[5] = leaf_identity(&cfg, 1, 5);
-    rc = tb_topo_derive(ids, 12, 12, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 12, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == -1 && strcmp(why, "world ranks 1 and 5 are both bound to PU 1 of n1") == 0,
            "derive: two ranks bound to one PU (%s)", why);
     tb_config_free(&cfg);
@@ -913,7 +924,7 @@ static void test_derive_zero_config(void)
     /* 2 nodes (named by their lowest rank: 0 and 4) x 2 packages, NUMA = package */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, (r / 2) % 2, r);
-    int rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    int rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && h.dclass == NULL,
            "zero-config: node and package; NUMA equal to package dropped (%s)", why);
     TAP_OK(strcmp(why, "found 2 nodes, 4 packages, 4 NUMA nodes") == 0, "zero-config: note says what was found (%s)",
@@ -941,7 +952,7 @@ static void test_derive_zero_config(void)
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         for (int r = 0; r < 8; r++)
             ids[r] = zc(layouts[i].node[r], layouts[i].package[r], layouts[i].numa[r], r);
-        rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+        rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
         TAP_OK(rc == 0 && levels_are(&h, layouts[i].levels), "zero-config: %s (%s)", layouts[i].what, why);
         if (rc == 0)
             tb_hier_free(&h);
@@ -949,7 +960,7 @@ static void test_derive_zero_config(void)
     /* unbound: node level only */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 3 ? 0 : 3, -1, -1, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2)") && strstr(why, "node level only"),
            "zero-config: unbound ranks, node level only (%s)", why);
     if (rc == 0) {
@@ -960,14 +971,14 @@ static void test_derive_zero_config(void)
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, -1, r);
     ids[6].package = -1;
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2)") &&
                strcmp(why, "found 2 nodes; package and NUMA unknown for some ranks: not used") == 0, "zero-config: package only where known for all ranks (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 4 ? 0 : 4, (r / 2) % 2, -1, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2),package(4)") && strcmp(why, "found 2 nodes, 4 packages; NUMA unknown") == 0,
            "zero-config: package without NUMA (%s)", why);
     if (rc == 0)
@@ -975,7 +986,7 @@ static void test_derive_zero_config(void)
     /* one node, unbound: flat */
     for (int r = 0; r < 8; r++)
         ids[r] = zc(0, -1, -1, r);
-    rc = tb_topo_derive(ids, 8, 8, NULL, &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 8, NULL, &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && h.nlevels == 0 && h.size == 8, "zero-config: one node, unbound: flat (%s)", why);
     if (rc == 0) {
         char *buf = NULL;
@@ -1002,7 +1013,7 @@ static void test_derive_zero_config(void)
     tb_config_builtin(&builtin);
     for (int r = 0; r < 8; r++)
         ids[r] = zc(r < 4 ? 0 : 4, -1, -1, r);
-    rc = tb_topo_derive(ids, 8, 8, tb_config_topology(&builtin), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, 8, tb_config_topology(&builtin), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, "node(2)"), "zero-config: built-in config has no topology (%s)", why);
     if (rc == 0)
         tb_hier_free(&h);
@@ -1112,7 +1123,7 @@ static void test_scale(void)
         ids[r] = tb_ident_rec_of(&id);
     }
     tb_hier h;
-    rc = tb_topo_derive(ids, P, P, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(ids, P, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     char want[128];
     snprintf(want, sizeof want, "island(%d),node(%d),socket(%d),numa(%d)", P / 4096 > 1 ? P / 4096 : 1, P / 128,
              P / 64, P / 32);
@@ -1127,7 +1138,7 @@ static void test_scale(void)
     /* a sub-communicator of 3 ranks maps from its own members only: two
      * on the last host, one on a host halfway */
     tb_ident_rec sub[3] = {ids[0], ids[1], ids[P / 2]};
-    rc = tb_topo_derive(sub, 3, P, tb_config_topology(&cfg), &h, why, sizeof why);
+    rc = tb_topo_derive(sub, 3, tb_config_topology(&cfg), &h, NULL, why, sizeof why);
     TAP_OK(rc == 0 && levels_are(&h, P > 4096 ? "island(2)" : "node(2)") && tb_hier_distance(&h, 0, 1) == 0.3 &&
                tb_hier_distance(&h, 0, 2) == (P > 4096 ? 3 : 1.2),
            "P=%d: 3 ranks on 2 hosts map (%s)", P, why);

@@ -87,23 +87,7 @@ int tb_config_load(const char *path, tb_config *cfg, char *err, size_t errlen)
 
 void tb_config_free(tb_config *cfg)
 {
-    tb_topology *t = &cfg->topo;
-    if (t->group)
-        for (int l = 0; l < t->nlevels; l++)
-            free(t->group[l]);
-    free(t->group);
-    free(t->ngroups);
-    free(t->level_name);
-    free(t->leaves);
-    if (t->hosts)
-        free(t->hosts[0]); /* the pool */
-    free(t->hosts);
-    free(t->host_hash);
-    free(t->short_hash);
-    free(t->by_hash);
-    free(t->by_short);
-    free(t->first_leaf);
-    free(t->places);
+    tb_topology_release(&cfg->topo);
     free(cfg->rules);
     memset(cfg, 0, sizeof *cfg);
 }

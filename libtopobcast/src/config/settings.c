@@ -9,6 +9,7 @@
 
 #include "base/compat.h"
 #include "config/share.h"
+#include "config/site_path.h"
 #include "hash.h"
 #include "base/log.h"
 #include "run/stats.h"
@@ -145,16 +146,20 @@ static void settings_load(void)
     if (s->disabled || s->disabled_here)
         return;
 
-    const char *path = getenv("TOPOBCAST_CONFIG");
-    if (path && *path) {
+    int site = 0;
+    const char *path = tb_config_path(&site);
+    if (path) {
         char err[sizeof s->config_error - 64];
-        if (config_load(path, &s->config, err, sizeof err) == 0)
+        if (config_load(path, &s->config, err, sizeof err) == 0) {
             s->config_ok = 1;
-        else {
+            if (s->verbose >= 1)
+                tb_log_world0("configuration: %s%s", path, site ? " (the site's: TOPOBCAST_CONFIG is unset)" : "");
+        } else {
             /* the same on every rank that reads the same path: one line per
              * job, from world rank 0; the calls fall back on every
              * communicator (agreed in comm_state.c) */
-            snprintf(s->config_error, sizeof s->config_error, "TOPOBCAST_CONFIG: %s", err);
+            snprintf(s->config_error, sizeof s->config_error, "%s: %s",
+                     site ? "the site configuration (TOPOBCAST_CONFIG unset)" : "TOPOBCAST_CONFIG", err);
             tb_stats_fallback_text(TB_FALLBACK_CONFIG, s->config_error);
             tb_log_world0("%s; using MPI_Bcast", s->config_error);
         }
@@ -212,7 +217,8 @@ void tb_settings_at_init(void)
      * settings_load reports a bad one) */
     if ((flags & WORLD0_DISABLE) && level_value(getenv("TOPOBCAST_VERBOSE")) >= 1)
         tb_log_world0("TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own");
-    tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : getenv("TOPOBCAST_CONFIG"),
+    int site;
+    tb_config_share_at_init(flags & WORLD0_DISABLE ? NULL : tb_config_path(&site),
                             !__atomic_load_n(&settings_loaded, __ATOMIC_ACQUIRE));
 }
 

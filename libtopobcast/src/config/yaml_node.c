@@ -205,11 +205,8 @@ int tb_yaml_list_int(tb_yaml_loader *L, const tb_ynode *list, int i, long lo, lo
     return 0;
 }
 
-/* Item i of a group: a leaf rank from 0 to max, or a range "A-B" of them
- * (A <= B), into [*lo, *hi]. */
-int tb_yaml_list_ranks(tb_yaml_loader *L, const tb_ynode *list, int i, int max, int *lo, int *hi)
+int tb_yaml_list_ranks(tb_yaml_loader *L, const tb_ynode *list, int i, int max, const char *what, int *lo, int *hi)
 {
-    const char *what = "a leaf rank";
     const tb_ynode *n = list->type == Y_INTS ? NULL : tb_yaml_seq_item(L, list, i);
     if (!n || n->type != Y_SCALAR || tb_yaml_sval(L, n)[0] == '-' || !strchr(tb_yaml_sval(L, n), '-')) {
         if (tb_yaml_list_int(L, list, i, 0, max, what, lo) != 0)

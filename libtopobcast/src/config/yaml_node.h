@@ -54,8 +54,8 @@ int tb_yaml_get_name(tb_yaml_loader *L, const tb_ynode *n, const char *what, int
 int tb_yaml_get_number(tb_yaml_loader *L, const tb_ynode *n, const char *what, double *out);
 /* Item i of a list (packed or not) as an integer from lo to hi. */
 int tb_yaml_list_int(tb_yaml_loader *L, const tb_ynode *list, int i, long lo, long hi, const char *what, int *out);
-/* Item i of a group: a leaf rank from 0 to max, or a range "A-B" of them
- * (A <= B), into [*lo, *hi]. */
-int tb_yaml_list_ranks(tb_yaml_loader *L, const tb_ynode *list, int i, int max, int *lo, int *hi);
+/* Item i of a group: a member (WHAT: "a leaf rank", "a host index" ...)
+ * from 0 to max, or a range "A-B" of them (A <= B), into [*lo, *hi]. */
+int tb_yaml_list_ranks(tb_yaml_loader *L, const tb_ynode *list, int i, int max, const char *what, int *lo, int *hi);
 
 #endif

@@ -156,6 +156,12 @@ static void warn_job(const tb_comm_state *cs, tb_fallback_why why, const char *t
         tb_log("communicator of %d processes: %s; using MPI_Bcast on it", cs->size, text);
 }
 
+/* A host the topology does not have, as the rank on it names it. */
+typedef struct tb_unknown_host {
+    char name[256];
+    int world_rank;
+} tb_unknown_host;
+
 /* Why a communicator falls back; the local code is agreed by a max. */
 enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2, WHY_DISABLED = 3 };
 
@@ -163,6 +169,22 @@ enum { WHY_NONE = 0, WHY_MAPPING = 1, WHY_CONFIG = 2, WHY_DISABLED = 3 };
 static int settings_why(const tb_settings *st)
 {
     return st->disabled_here ? WHY_DISABLED : st->config_ok ? WHY_NONE : WHY_CONFIG;
+}
+
+/* A rank of cs on a host the topology does not have: the job's warning
+ * names the host, which the rank on it (`unknown`, the one the derivation
+ * names on every rank) has sent to the others (host). */
+static void warn_unknown_host(tb_comm_state *cs, const tb_settings *st, int world_rank, const char *host)
+{
+    const tb_topology *t = &st->config.topo;
+    char text[700];
+    snprintf(text, sizeof text,
+             "host %.255s (world rank %d) is not in the topology of %.200s (%d host%s: %.64s%s%.64s): recalibrate, or "
+             "probe it and merge (topobcast-probe --merge)",
+             host, world_rank, st->config.source, t->nhosts, t->nhosts == 1 ? "" : "s", t->hosts[0],
+             t->nhosts > 1 ? " ... " : "", t->nhosts > 1 ? t->hosts[t->nhosts - 1] : "");
+    cs->why = TB_FALLBACK_MAPPING;
+    warn_job(cs, cs->why, text);
 }
 
 static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all, int same, const char *local_why)
@@ -225,19 +247,39 @@ static void set_hier_above(tb_comm_state *cs, const tb_settings *st)
 /* With a topology: derives cs->hier from it (*derived = 1), or says why
  * this rank cannot be placed in it.
  * \return WHY_NONE or WHY_MAPPING, the code the ranks then agree on. */
-static int map_ranks(tb_comm_state *cs, const tb_ident_rec *ids, int world_size, char *why, size_t whylen,
-                     int *derived)
+static int map_ranks(tb_comm_state *cs, const tb_ident_rec *ids, char *why, size_t whylen, int *derived, int *unknown)
 {
     const tb_settings *st = tb_settings_get();
-    *derived = tb_topo_derive(ids, cs->size, world_size, tb_config_topology(&st->config), &cs->hier, why, whylen) == 0;
+    *derived = tb_topo_derive(ids, cs->size, tb_config_topology(&st->config), &cs->hier, unknown, why, whylen) == 0;
     return *derived ? WHY_NONE : WHY_MAPPING;
+}
+
+/* The ranks agreed that the topology does not place them all (why_all);
+ * host: the name of the unknown host the derivation found first, sent by
+ * the rank on it (NULL: another reason). */
+static void unplaced(tb_comm_state *cs, int why_all, const tb_unknown_host *host, const char *why)
+{
+    const tb_settings *st = tb_settings_get();
+    cs->usable = 0;
+    if (why_all == WHY_MAPPING && host)
+        warn_unknown_host(cs, st, host->world_rank, host->name);
+    else
+        warn_fallback(cs, st, why_all, 1, why);
+}
+
+/* The unknown host's name, in the message the rank on it sends. */
+static void unknown_host_of(const tb_identity *self, const tb_ident_rec *ids, int unknown, tb_unknown_host *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", self->host);
+    out->world_rank = ids[unknown].world_rank;
 }
 
 /* The rest of completing cs, once the ranks have agreed whether the
  * topology placed them all (cs->usable): the hierarchy MPI and hwloc give
  * where the topology does not serve, the shape, the fast path's bound. */
 static void complete_from(tb_comm_state *cs, const tb_ident_rec *ids, const tb_identity *self, int derived,
-                          char *why, size_t whylen, int world_size)
+                          char *why, size_t whylen)
 {
     const tb_settings *st = tb_settings_get();
     if (!cs->usable || !derived) {
@@ -245,7 +287,7 @@ static void complete_from(tb_comm_state *cs, const tb_ident_rec *ids, const tb_i
             tb_hier_free(&cs->hier);
         /* measured topology unusable or absent: what MPI and hwloc say */
         why[0] = '\0';
-        if (tb_topo_derive(ids, cs->size, world_size, NULL, &cs->hier, why, whylen) != 0)
+        if (tb_topo_derive(ids, cs->size, NULL, &cs->hier, NULL, why, whylen) != 0)
             memset(&cs->hier, 0, sizeof cs->hier);
         derived = 0;
     }
@@ -279,8 +321,6 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
     if (cs->complete)
         return MPI_SUCCESS;
     const tb_settings *st = tb_settings_get();
-    int world_size;
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     tb_ident_rec *ids = NULL;
     tb_identity self;
     char why[512] = "";
@@ -292,13 +332,18 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
         /* a rank that cannot be placed in the topology makes every rank
          * fall back: agreed (usable and the topology are agreed inputs, so
          * every rank makes this allreduce or none does) */
-        int why_all = 0, same = 1, want = 0;
-        int why_local = map_ranks(cs, ids, world_size, why, sizeof why, &derived);
+        int why_all = 0, same = 1, want = 0, unknown = -1;
+        int why_local = map_ranks(cs, ids, why, sizeof why, &derived, &unknown);
         rc = agree(comm, 0, why_local, 0, &why_all, &same, &want);
-        if (rc == MPI_SUCCESS && why_all != WHY_NONE) {
-            cs->usable = 0;
-            warn_fallback(cs, st, why_all, 1, why);
+        /* every rank derived the same unknown rank from the same
+         * identities: it sends its host's name to the others (who warn) */
+        tb_unknown_host host;
+        if (rc == MPI_SUCCESS && why_all == WHY_MAPPING && unknown >= 0) {
+            unknown_host_of(&self, ids, unknown, &host);
+            rc = PMPI_Bcast(&host, (int)sizeof host, MPI_BYTE, unknown, comm);
         }
+        if (rc == MPI_SUCCESS && why_all != WHY_NONE)
+            unplaced(cs, why_all, why_all == WHY_MAPPING && unknown >= 0 ? &host : NULL, why);
     }
     tb_quiet_end(comm, &q);
     if (rc != MPI_SUCCESS) {
@@ -306,7 +351,7 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
         free(ids);
         return rc;
     }
-    complete_from(cs, ids, &self, derived, why, sizeof why, world_size);
+    complete_from(cs, ids, &self, derived, why, sizeof why);
     free(ids);
     return MPI_SUCCESS;
 }
@@ -560,7 +605,8 @@ void tb_comm_state_release_world(void)
 /* ---- set-up without waiting (comm_state.h) ------------------------------ */
 
 struct tb_comm_setup {
-    int phase;              /* 0: agreement, identities, duplicate; 1: the placement in the topology */
+    int phase;              /* 0: agreement, identities, duplicate; 1: the placement in the topology;
+                               2: the name of a host the topology does not have */
     int fresh, gathering, duplicating;
     MPI_Request req[3];
     long long v[5];         /* MAX over ranks: hash/2, -hash/2, config verdict, 0, capacity code */
@@ -568,7 +614,8 @@ struct tb_comm_setup {
     tb_ident_rec mine, *ids;
     tb_identity self;
     MPI_Comm dup;           /* from MPI_Comm_idup */
-    int derived, world_size;
+    int derived, unknown;
+    tb_unknown_host host;   /* phase 2: the unknown host's name, from the rank on it */
     char why[512];
 };
 
@@ -617,7 +664,6 @@ tb_comm_state *tb_comm_setup_start(MPI_Comm comm, tb_comm_state *cs)
     su->fresh = fresh != NULL;
     su->gathering = !cs->complete;
     su->duplicating = cs->dup == MPI_COMM_NULL && !cs->no_dup;
-    PMPI_Comm_size(MPI_COMM_WORLD, &su->world_size);
     int room = 1;
     if (su->duplicating)
         room = __atomic_add_fetch(&live_dups, 1, __ATOMIC_RELAXED) <= st->max_comms;
@@ -674,7 +720,7 @@ static int setup_identities(tb_comm_state *cs, struct tb_comm_setup *su)
         cs->usable = 0;
         return 0;
     }
-    su->map = map_ranks(cs, su->ids, su->world_size, su->why, sizeof su->why, &su->derived);
+    su->map = map_ranks(cs, su->ids, su->why, sizeof su->why, &su->derived, &su->unknown);
     return 1;
 }
 
@@ -739,13 +785,28 @@ int tb_comm_setup_test(tb_comm_state *cs)
         }
         if (!flag)
             return 0;
-        if (su->map != WHY_NONE) {
-            cs->usable = 0;
-            warn_fallback(cs, tb_settings_get(), (int)su->map, 1, su->why);
+        if (su->map == WHY_MAPPING && su->unknown >= 0) {
+            /* as the blocking set-up does, on the duplicate */
+            unknown_host_of(&su->self, su->ids, su->unknown, &su->host);
+            su->phase = 2;
+            if (PMPI_Ibcast(&su->host, (int)sizeof su->host, MPI_BYTE, su->unknown, cs->dup, &su->req[0]) !=
+                MPI_SUCCESS)
+                su->unknown = -1;
+        } else if (su->map != WHY_NONE) {
+            unplaced(cs, (int)su->map, NULL, su->why);
         }
     }
+    if (su->phase == 2) {
+        int flag = 1;
+        if (su->unknown >= 0 && su->req[0] != MPI_REQUEST_NULL &&
+            PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            su->unknown = -1;
+        if (!flag)
+            return 0;
+        unplaced(cs, WHY_MAPPING, su->unknown >= 0 ? &su->host : NULL, su->why);
+    }
     if (su->gathering)
-        complete_from(cs, su->ids, &su->self, su->derived, su->why, sizeof su->why, su->world_size);
+        complete_from(cs, su->ids, &su->self, su->derived, su->why, sizeof su->why);
     free(su->ids);
     free(su);
     cs->setup = NULL;

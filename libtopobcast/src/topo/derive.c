@@ -59,7 +59,7 @@ static void host_list(const tb_topology *t, char *buf, size_t cap)
     }
 }
 
-/* Two ranks bound to one leaf: the pair the rank-order scan meets first
+/* Two ranks bound to one place: the pair the rank-order scan meets first
  * (the lowest second rank, with the lowest rank of its leaf), found by one
  * sort of the exactly placed ranks by (leaf, rank).  Returns 0, 1 with
  * *a, *b set, or -1 out of memory. */
@@ -97,49 +97,76 @@ out:
     return rc;
 }
 
-/* O(n log P) for a communicator of n ranks on a topology of P leaves:
- * each rank's host and leaf by binary search in the topology's indexes,
- * duplicates by one sort, then the groups of the kept levels. */
-static int from_topology(const tb_ident_rec *all, int size, int world_size, const tb_topology *t, tb_hier *out,
-                         char *why, size_t whylen)
+/* Where each rank is in t: its host, and its place (a job's leaf, or a
+ * PU of its host's type numbered across hosts by host_pubase), exact when
+ * the rank is bound to a PU the topology has; otherwise placed by host
+ * only (place: the host's first leaf, or its first PU).  *unknown: the
+ * first rank on a host t does not have (-1 when none).
+ * \return 0, 1 with *unknown set, or -1 out of memory. */
+static int place_ranks(const tb_ident_rec *all, int size, const tb_topology *t, int *host_of, int *place, int *local,
+                       char *exact, int *loose, int *unknown)
 {
-    if (world_size != t->nprocs)
-        return say(why, whylen, "topology was measured with %d processes, this job has %d", t->nprocs, world_size);
-    int *leaf_of = malloc(sizeof(int) * (size_t)size);
-    char *exact = malloc((size_t)size);
-    int rc = -1;
-    if (!leaf_of || !exact) {
-        rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
-        goto out;
-    }
-    /* Bound ranks go to the leaf with their PU; the others (unbound, or on
-     * a PU the calibration did not use) to their host, known only at the
-     * levels that keep hosts whole. */
-    int loose = 0;
+    *loose = 0;
+    *unknown = -1;
     for (int r = 0; r < size; r++) {
         int h = tb_topo_find_host(t, all[r].host, all[r].host_short);
         if (h < 0) {
-            char hosts[160];
-            host_list(t, hosts, sizeof hosts);
-            rc = say(why, whylen, "the host of world rank %d is not in the topology measured on %s", all[r].world_rank,
-                     hosts);
-            goto out;
+            *unknown = r;
+            return 1;
         }
-        int leaf = all[r].pu >= 0 ? tb_topo_leaf_at(t, h, all[r].pu) : -1;
-        exact[r] = leaf >= 0;
-        if (leaf < 0) {
-            leaf = t->first_leaf[h];
-            loose++;
+        host_of[r] = h;
+        int at = -1;
+        local[r] = -1;
+        if (t->site) {
+            int ty = t->host_type[h];
+            if (ty >= 0 && all[r].pu >= 0)
+                local[r] = tb_topo_type_pu(&t->types[ty], all[r].pu);
+            at = local[r] >= 0 ? t->host_pubase[h] + local[r] : -1;
+            place[r] = at >= 0 ? at : t->host_pubase[h];
+        } else {
+            at = all[r].pu >= 0 ? tb_topo_leaf_at(t, h, all[r].pu) : -1;
+            place[r] = at >= 0 ? at : t->first_leaf[h];
         }
-        leaf_of[r] = leaf;
+        exact[r] = at >= 0;
+        *loose += at < 0;
     }
-    int a = 0, b = 0, dup = same_leaf(leaf_of, exact, size, &a, &b);
+    return 0;
+}
+
+/* O(n log P) for a communicator of n ranks on a topology of P leaves (or
+ * PUs of a site's node types): each rank's host and place by binary search
+ * in the topology's indexes, duplicates by one sort, then the groups of
+ * the kept levels. */
+static int from_topology(const tb_ident_rec *all, int size, const tb_topology *t, tb_hier *out, int *unknown,
+                         char *why, size_t whylen)
+{
+    int *place = malloc(sizeof(int) * (size_t)size), *host_of = malloc(sizeof(int) * (size_t)size);
+    int *local = malloc(sizeof(int) * (size_t)size);
+    char *exact = malloc((size_t)size);
+    int rc = -1, loose = 0, bad = -1;
+    if (!place || !host_of || !local || !exact) {
+        rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
+        goto out;
+    }
+    /* Bound ranks go to the leaf (PU) they are bound to; the others
+     * (unbound, or on a PU the calibration did not use) to their host,
+     * known only at the levels that keep hosts whole. */
+    if (place_ranks(all, size, t, host_of, place, local, exact, &loose, &bad) != 0) {
+        char hosts[160];
+        host_list(t, hosts, sizeof hosts);
+        if (unknown)
+            *unknown = bad;
+        rc = say(why, whylen, "the host of world rank %d is not in the topology measured on %d host%s (%s)",
+                 all[bad].world_rank, t->nhosts, t->nhosts == 1 ? "" : "s", hosts);
+        goto out;
+    }
+    int a = 0, b = 0, dup = same_leaf(place, exact, size, &a, &b);
     if (dup != 0) {
         if (dup < 0)
             rc = say(why, whylen, "out of memory while mapping ranks onto the topology");
         else
             rc = say(why, whylen, "world ranks %d and %d are both bound to PU %d of %.64s", all[a].world_rank,
-                     all[b].world_rank, all[b].pu, t->hosts[t->leaves[leaf_of[b]].host]);
+                     all[b].world_rank, all[b].pu, t->hosts[host_of[b]]);
         goto out;
     }
 
@@ -157,13 +184,21 @@ static int from_topology(const tb_ident_rec *all, int size, int world_size, cons
     for (int l = 0; l < nk; l++) {
         memcpy(out->level_name[l], t->level_name[l], TB_LEVEL_NAME_MAX);
         out->ngroups[l] = t->ngroups[l];
-        for (int r = 0; r < size; r++)
-            out->group[l][r] = t->group[l][leaf_of[r]];
+        int k = l - t->nhost_levels;
+        for (int r = 0; r < size; r++) {
+            int h = host_of[r];
+            if (!t->site)
+                out->group[l][r] = t->group[l][place[r]];
+            else if (k < 0)
+                out->group[l][r] = t->group[l][h];
+            else /* below the hosts' levels: every rank is exact here */
+                out->group[l][r] = t->host_gbase[k][h] + t->types[t->host_type[h]].group[k][local[r]];
+        }
         if (out->dclass)
             out->dclass[l] = t->dist.level[l];
     }
     /* ranks placed by host only: two of them on one host are as close as
-     * the closest class (the old rule: the closest measured pair there) */
+     * the closest class (the closest measured pair there) */
     if (out->dclass)
         out->dclass[nk] = t->dist.within;
     rc = finish(out, why, whylen);
@@ -171,7 +206,9 @@ static int from_topology(const tb_ident_rec *all, int size, int world_size, cons
         snprintf(why, whylen, "%d of %d ranks not bound to a PU of the topology: using only the levels that keep hosts whole",
                  loose, size);
 out:
-    free(leaf_of);
+    free(place);
+    free(host_of);
+    free(local);
     free(exact);
     return rc;
 }
@@ -265,15 +302,17 @@ out:
     return rc;
 }
 
-int tb_topo_derive(const tb_ident_rec *all, int size, int world_size, const tb_topology *topo, tb_hier *out,
+int tb_topo_derive(const tb_ident_rec *all, int size, const tb_topology *topo, tb_hier *out, int *unknown,
                    char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
     if (why && whylen)
         why[0] = 0;
+    if (unknown)
+        *unknown = -1;
     if (size < 1 || !all)
         return say(why, whylen, "empty communicator");
     if (topo)
-        return from_topology(all, size, world_size, topo, out, why, whylen);
+        return from_topology(all, size, topo, out, unknown, why, whylen);
     return zero_config(all, size, out, why, whylen);
 }

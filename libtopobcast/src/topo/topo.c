@@ -1,10 +1,15 @@
-/* The lookup indexes of a loaded topology (topo.h): host-name hashes
- * sorted for binary search, the leaves that have a PU sorted by
- * (host, pu), each host's first leaf, and which levels keep hosts whole.
- * Built once per process by the loader in O(P log P), so that mapping a
- * communicator of n ranks costs O(n log P) and never touches all P leaves
- * (derive.c). */
+/* A loaded topology (topo.h): its lookup indexes -- host-name hashes
+ * sorted for binary search; a job's leaves that have a PU sorted by
+ * (host, pu), each host's first leaf; a site's node types' PUs sorted, each
+ * host's first group below the hosts' levels; which levels keep hosts
+ * whole -- built once per process by the loader in O(P log P), so that
+ * mapping a communicator of n ranks costs O(n log P) and never touches all
+ * P leaves (derive.c); its release, and its expansion into a job's form
+ * for the tools. */
+#define _GNU_SOURCE /* qsort_r */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
 #include "topo.h"
@@ -168,5 +173,179 @@ int tb_topo_leaf_at(const tb_topology *t, int host, int pu)
         if (p->host == host && p->pu == pu)
             return t->places[lo];
     }
+    return -1;
+}
+
+static int pu_cmp(const void *pa, const void *pb, void *arg)
+{
+    const tb_topo_leaf *pus = arg;
+    int a = pus[*(const int *)pa].pu, b = pus[*(const int *)pb].pu;
+    return (a > b) - (a < b);
+}
+
+int tb_topo_index_types(tb_topology *t, int *a, int *b)
+{
+    int H = t->nhosts, nsub = t->nlevels - t->nhost_levels;
+    for (int k = 0; k < t->ntypes; k++) {
+        tb_topo_type *ty = &t->types[k];
+        ty->by_pu = malloc(sizeof(int) * (size_t)(ty->npus > 0 ? ty->npus : 1));
+        if (!ty->by_pu)
+            return -1;
+        for (int i = 0; i < ty->npus; i++)
+            ty->by_pu[i] = i;
+        qsort_r(ty->by_pu, (size_t)ty->npus, sizeof(int), pu_cmp, ty->pus);
+        for (int i = 1; i < ty->npus; i++)
+            if (ty->pus[ty->by_pu[i]].pu == ty->pus[ty->by_pu[i - 1]].pu) {
+                int p = ty->by_pu[i - 1], q = ty->by_pu[i];
+                *a = k;
+                *b = p > q ? p : q;
+                return 1;
+            }
+    }
+    t->host_pubase = malloc(sizeof(int) * ((size_t)H + 1));
+    t->host_gbase = calloc((size_t)(nsub > 0 ? nsub : 1), sizeof *t->host_gbase);
+    if (!t->host_pubase || !t->host_gbase)
+        return -1;
+    long pus = 0;
+    for (int h = 0; h < H; h++) {
+        t->host_pubase[h] = (int)pus;
+        pus += t->host_type[h] >= 0 ? t->types[t->host_type[h]].npus : 1;
+        if (pus > INT_MAX)
+            return -1;
+    }
+    t->host_pubase[H] = (int)pus;
+    for (int k = 0; k < nsub; k++) {
+        t->host_gbase[k] = malloc(sizeof(int) * (size_t)(H > 0 ? H : 1));
+        if (!t->host_gbase[k])
+            return -1;
+        long g = 0;
+        for (int h = 0; h < H; h++) {
+            t->host_gbase[k][h] = (int)g;
+            g += t->host_type[h] >= 0 ? t->types[t->host_type[h]].ngroups[k] : 1;
+            if (g > INT_MAX)
+                return -1;
+        }
+        t->ngroups[t->nhost_levels + k] = (int)g;
+    }
+    t->keeps_hosts = t->nhost_levels >= 32 ? ~0u : (1u << t->nhost_levels) - 1u;
+    return 0;
+}
+
+int tb_topo_type_pu(const tb_topo_type *ty, int pu)
+{
+    int lo = 0, hi = ty->npus;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (ty->pus[ty->by_pu[mid]].pu < pu)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ty->npus && ty->pus[ty->by_pu[lo]].pu == pu ? ty->by_pu[lo] : -1;
+}
+
+void tb_topology_release(tb_topology *t)
+{
+    if (t->group)
+        for (int l = 0; l < t->nlevels; l++)
+            free(t->group[l]);
+    free(t->group);
+    free(t->ngroups);
+    free(t->level_name);
+    free(t->leaves);
+    if (t->hosts)
+        free(t->hosts[0]); /* the pool */
+    free(t->hosts);
+    for (int k = 0; t->types && k < t->ntypes; k++) {
+        tb_topo_type *ty = &t->types[k];
+        for (int j = 0; ty->group && j < t->nlevels - t->nhost_levels; j++)
+            free(ty->group[j]);
+        free(ty->group);
+        free(ty->ngroups);
+        free(ty->pus);
+        free(ty->by_pu);
+    }
+    free(t->types);
+    free(t->host_type);
+    if (t->host_gbase)
+        for (int k = 0; k < t->nlevels - t->nhost_levels; k++)
+            free(t->host_gbase[k]);
+    free(t->host_gbase);
+    free(t->host_pubase);
+    free(t->host_hash);
+    free(t->short_hash);
+    free(t->by_hash);
+    free(t->by_short);
+    free(t->first_leaf);
+    free(t->places);
+    memset(t, 0, sizeof *t);
+}
+
+/* The host name pool, level names and distances of t, copied into out. */
+static int copy_names(const tb_topology *t, tb_topology *out)
+{
+    size_t pool = 0;
+    for (int h = 0; h < t->nhosts; h++)
+        pool += strlen(t->hosts[h]) + 1;
+    out->nhosts = t->nhosts;
+    out->hosts = calloc((size_t)t->nhosts, sizeof *out->hosts);
+    char *text = out->hosts ? malloc(pool > 0 ? pool : 1) : NULL;
+    out->nlevels = t->nlevels;
+    out->level_name = malloc(sizeof *out->level_name * (size_t)(t->nlevels > 0 ? t->nlevels : 1));
+    out->ngroups = calloc((size_t)(t->nlevels > 0 ? t->nlevels : 1), sizeof *out->ngroups);
+    out->group = calloc((size_t)(t->nlevels > 0 ? t->nlevels : 1), sizeof *out->group);
+    if (!text || !out->level_name || !out->ngroups || !out->group) {
+        free(text);
+        return -1;
+    }
+    for (int h = 0, o = 0; h < t->nhosts; h++) {
+        out->hosts[h] = text + o;
+        memcpy(out->hosts[h], t->hosts[h], strlen(t->hosts[h]) + 1);
+        o += (int)strlen(t->hosts[h]) + 1;
+    }
+    memcpy(out->level_name, t->level_name, sizeof *out->level_name * (size_t)t->nlevels);
+    memcpy(out->ngroups, t->ngroups, sizeof *out->ngroups * (size_t)t->nlevels);
+    out->dist = t->dist;
+    return 0;
+}
+
+int tb_topology_expand(const tb_topology *t, tb_topology *out)
+{
+    memset(out, 0, sizeof *out);
+    if (copy_names(t, out) != 0)
+        goto fail;
+    int n = t->site ? t->host_pubase[t->nhosts] : t->nleaves;
+    out->nleaves = n;
+    out->nprocs = t->site ? n : t->nprocs;
+    out->leaves = malloc(sizeof *out->leaves * (size_t)(n > 0 ? n : 1));
+    if (!out->leaves)
+        goto fail;
+    for (int l = 0; l < t->nlevels; l++)
+        if (!(out->group[l] = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1))))
+            goto fail;
+    if (!t->site) {
+        memcpy(out->leaves, t->leaves, sizeof *out->leaves * (size_t)n);
+        for (int l = 0; l < t->nlevels; l++)
+            memcpy(out->group[l], t->group[l], sizeof(int) * (size_t)n);
+    } else {
+        int nhl = t->nhost_levels;
+        for (int h = 0, i = 0; h < t->nhosts; h++) {
+            const tb_topo_type *ty = t->host_type[h] >= 0 ? &t->types[t->host_type[h]] : NULL;
+            int npus = ty ? ty->npus : 1;
+            for (int p = 0; p < npus; p++, i++) {
+                out->leaves[i] = ty ? ty->pus[p] : (tb_topo_leaf){0, -1, -1, -1, -1};
+                out->leaves[i].host = h;
+                for (int l = 0; l < t->nlevels; l++)
+                    out->group[l][i] = l < nhl ? t->group[l][h]
+                                               : t->host_gbase[l - nhl][h] + (ty ? ty->group[l - nhl][p] : 0);
+            }
+        }
+    }
+    int a, b;
+    if (tb_topo_index_hosts(out, &a, &b) != 0 || tb_topo_index_leaves(out, &a, &b) != 0)
+        goto fail;
+    return 0;
+fail:
+    tb_topology_release(out);
     return -1;
 }
