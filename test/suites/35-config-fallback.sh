@@ -119,7 +119,8 @@ mpmd TOPOBCAST_CONFIG="$D/good.yaml" -- TOPOBCAST_CONFIG="$D/good.yaml" TOPOBCAS
 expect_fallback "rank 1 with a smaller TOPOBCAST_CONFIG_MAX_BYTES" "could not be loaded on some ranks"
 # TOPOBCAST_DISABLE and TOPOBCAST_STATS set on one rank only: every rank
 # follows world rank 0's (broadcast inside MPI_Init), so none makes a
-# collective call the others do not (each of these hung until stop 31).
+# collective call the others do not (each of these hung when every rank
+# followed its own value).
 mpmd_raw() { # ENV-OF-RANK-0 -- ENV-OF-RANK-1, without mpmd's TOPOBCAST_STATS=1
     local a=() b=()
     while [ "$1" != "--" ]; do a+=("$1"); shift; done

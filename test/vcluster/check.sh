@@ -48,8 +48,8 @@ mpi_case() { # tag nodes command...
     shift 2
     log="$LOG_DIR/$tag.log"
     # stdout (rank 0's TAP lines) apart from stderr: another rank's
-    # messages on the same stream can land inside a line (stop 27: one
-    # "ok" line of matrix-shm-2x2 cut in two and not counted); $log holds
+    # messages on the same stream can land inside a line (one "ok" line of
+    # matrix-shm-2x2 was cut in two and not counted); $log holds
     # both, stdout first, for the greps on the library's messages
     vc_mpirun "$nodes" "$@" >"$log.out" 2>"$log.err"
     rc=$?
