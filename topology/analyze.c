@@ -180,6 +180,65 @@ out:
     return rc;
 }
 
+/* Hosts as the finest level, when they split the finest level measured:
+ * ranks on two hosts never share memory, so a broadcast must see hosts
+ * apart however close their latencies (NUMA domains a few tens of
+ * nanoseconds apart, which the relative jump does not separate, are hosts
+ * under SimGrid).  Only a level that nests: each host's ranks lie in one
+ * group of the finest level (a finest level that splits hosts already
+ * found more than hosts).  A finest level of one group is replaced.
+ * \return 1 when the level was added, 0 when not, -1 out of memory. */
+static int host_level(const tt_meas *m, tt_hierarchy *h)
+{
+    int n = m->n, rc = -1;
+    int *host = malloc((size_t)n * sizeof *host), *first = malloc((size_t)n * sizeof *first);
+    if (!host || !first)
+        goto out;
+    int nh = 0;
+    for (int r = 0; r < n; r++) { /* dense host ids by first appearance (O(n H), H hosts) */
+        int k = 0;
+        while (k < nh && strcmp(m->rank[first[k]].host, m->rank[r].host) != 0)
+            k++;
+        if (k == nh)
+            first[nh++] = r;
+        host[r] = k;
+    }
+    int fin = h->nlevels - 1;
+    const int *up = fin >= 0 && h->nclusters[fin] > 1 ? h->labels[fin] : NULL;
+    int nests = 1, splits = !up || nh > h->nclusters[fin];
+    for (int r = 0; r < n && up && nests; r++)
+        nests = up[r] == up[first[host[r]]];
+    rc = 0;
+    if (nh < 2 || nh == n || !nests || !splits)
+        goto out;
+    if (!up) /* the one group of no level found: hosts take its place */
+        h->nlevels = fin < 0 ? 0 : fin;
+    tt_hierarchy g;
+    if (tt_hierarchy_alloc(&g, n, h->nlevels + 1) != 0) {
+        rc = -1;
+        goto out;
+    }
+    for (int l = 0; l < h->nlevels; l++) {
+        memcpy(g.labels[l], h->labels[l], (size_t)n * sizeof **g.labels);
+        g.nclusters[l] = h->nclusters[l];
+        g.cut[l] = h->cut[l];
+        g.gap[l] = h->gap[l];
+        memcpy(g.name[l], h->name[l], TT_NAME_MAX);
+    }
+    memcpy(g.labels[h->nlevels], host, (size_t)n * sizeof *host);
+    g.nclusters[h->nlevels] = tt_labels_canonical(g.labels[h->nlevels], n);
+    snprintf(g.name[h->nlevels], TT_NAME_MAX, "node");
+    if (!up)
+        h->nlevels = fin + 1; /* all of h freed below */
+    tt_hierarchy_free(h);
+    *h = g;
+    rc = 1;
+out:
+    free(host);
+    free(first);
+    return rc;
+}
+
 int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *truth, tt_analysis *a,
                char *err, size_t errlen)
 {
@@ -202,14 +261,16 @@ int tt_analyze(const tt_meas *m, const tt_analysis_opts *o, const tt_truthset *t
     }
     char how[160];
     how[0] = 0;
-    if (levels(a->D, n, o, &a->h, how, sizeof how) != 0) {
+    int hosts = -1;
+    if (levels(a->D, n, o, &a->h, how, sizeof how) != 0 || (hosts = host_level(m, &a->h)) < 0) {
         snprintf(err, errlen, "clustering failed");
         goto fail;
     }
-    snprintf(a->desc, sizeof a->desc, "%s at m=%g B (%s); %s",
+    snprintf(a->desc, sizeof a->desc, "%s at m=%g B (%s); %s%s",
              o->dist == TT_DIST_VECTORS ? "distance of standardised (L,o_s,o_r,g) vectors"
                                          : "D = t(m) = L + (o_s+o_r)/2 + g(m)",
-             o->at, o->interp == TT_INTERP_LINFIT ? "linear fit" : "piecewise linear", how);
+             o->at, o->interp == TT_INTERP_LINFIT ? "linear fit" : "piecewise linear", how,
+             hosts ? "; hosts the finest level (they split the finest level measured)" : "");
     if (truth && truth->ntruth > 0) {
         tt_truth tt[TT_MAX_TRUTH];
         for (int k = 0; k < truth->ntruth; k++)

@@ -8,7 +8,9 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* \brief Rank 0's value of v on every rank of MPI_COMM_WORLD (collective).
+/* \brief Rank 0's value of v on every rank of MPI_COMM_WORLD (collective;
+ *        never through the library's MPI_Bcast, so callable before the
+ *        library's configuration is chosen).
  * \return rank 0's v. */
 int tn_agree(int v);
 

@@ -53,6 +53,17 @@ int tn_setup_topology(tn_run *T)
     if (what)
         setenv("TOPOBCAST_CONFIG", T->o.topology, 1);
     T->have_topo = T->topo_cfg.has_topology;
+    /* the library reads its configuration once, at its first call: had a
+     * broadcast of the tuner's come first, it would derive every
+     * communicator without this topology (a tuner bug: said, not hidden) */
+    const tb_tool_setup *ts = tb_tool_setup_get();
+    if (ts->config_ok && strcmp(ts->config->source, T->o.topology) != 0) {
+        if (T->wrank == 0)
+            fprintf(stderr, "topobcast-tuner: the library had read its configuration (%s) before %s %s: its "
+                            "hierarchies would ignore that topology\n",
+                    ts->config->source, what ? what : "TOPOBCAST_CONFIG", T->o.topology);
+        return -1;
+    }
     return 0;
 }
 

@@ -405,6 +405,32 @@ switches (minimal dragonfly routing).
     return p
 
 
+def nps4_close():
+    p = Platform("nps4-close", "BETZY-like, NPS4, close NUMA levels", """
+betzy-nps4.xml's machine (4 groups of 8 nodes, 2 sockets x 4 NUMA domains x
+16 cores per node, 4096 cores) with the NUMA levels close together: the
+levels of a socket differ by tens of nanoseconds, as on parts whose
+quadrants share one die, where MPI latencies of 0.2 us inside a domain and
+0.3 us across domains are common.  The probe's relative jump of 0.25
+between levels does not separate them (the distances of this machine's
+levels differ by 20%), which is what this platform is for.
+
+Links: as betzy-nps4.xml (its header), but
+  close-nNN-sS-mM-gmi  8 GB/s  100 ns  SPLITDUPLEX  (betzy-nps4: 150 ns):
+                       other NUMA, same socket = 0.2 us of path, same NUMA
+                       0.1 us (shm)
+  close-nNN-xgmi       7 GB/s  150 ns  SPLITDUPLEX  (betzy-nps4: 200 ns):
+                       other socket = 100 + 150 + 100 = 0.35 us
+Host names: close-nNN-sS-mM; group g = nodes 8g..8g+7.
+""")
+    betzy_machine(p, "close", 16, 25 * GB, (4, ("-gmi", 8 * GB, 100 * NS), ("-io", 25 * GB, 100 * NS)), 150 * NS)
+    p.root = "close-n00-s0-m0"
+    p.levels = [("same-numa", "close-n00-s0-m0"), ("other-numa", "close-n00-s0-m1"),
+                ("other-socket", "close-n00-s1-m0"), ("other-node", "close-n01-s0-m0"),
+                ("other-group", "close-n08-s0-m0")]
+    return p
+
+
 def arm1():
     p = Platform("arm1", "ARM1-like", """
 ARM1-like node: one node, 96 cores = 2 sockets x 2 NUMA domains x 24 cores.
@@ -448,7 +474,7 @@ router arm1-sS); other socket = die + hydra + die.
 
 def outputs():
     files = {}
-    for p in (fram(), betzy(), betzy_nps4(), arm1()):
+    for p in (fram(), betzy(), betzy_nps4(), nps4_close(), arm1()):
         files[p.name + ".xml"] = p.xml()
         files[p.name + "-contiguous.txt"] = p.hostfile_contiguous()
         files[p.name + "-rr.txt"] = p.hostfile_rr()

@@ -62,6 +62,14 @@ sim "$tmp/h8.txt" 8 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --topol
     --model-csv "$tmp/model.csv" -o "$tmp/table.yaml"
 printf '%s\n' "$OUT" | grep -E "^(timed runs|pruning at|  (family|[a-z_0-9]+ +[0-9]+ ))" | sed 's/^/# /'
 check "SMPI exhaustive tuner run" [ "$RC" -eq 0 ]
+# the communicators' hierarchy is the topology's: its levels that split
+# these 8 ranks, never MPI's node level alone
+tlevels=$(sed -n 's/^  levels: \[\(.*\)\]$/\1/p' "$tmp/topo.yaml" | tr -d ' ' | tr ',' '/')
+clevels=$(sed -n 's/^# communicator .* levels=\([^ ]*\) groups=.*/\1/p' <<<"$OUT" | head -1)
+echo "# topology's levels: $tlevels; the communicator's: $clevels"
+check "tuner with --topology: the communicator's levels are the topology's (2 or more of $tlevels: $clevels)" \
+    awk -v t="$tlevels" -v c="$clevels" 'BEGIN { nt = split(t, a, "/"); nc = split(c, b, "/"); for (i = 1; i <= nt; i++) in_t[a[i]] = 1
+        ok = nc >= 2; for (i = 1; i <= nc; i++) ok = ok && (b[i] in in_t); exit !ok }'
 # (issue 18: the winner or one within 3%; before the model shared a class's
 # bandwidth among the messages in flight and one CPU between two trees, it
 # missed the 64 KiB winner here by 4.7%)

@@ -287,6 +287,37 @@ int main(void)
            err);
     tt_meas_free(&sm);
 
+    /* hosts closer than the measurements tell apart (every pair 1 us, a
+     * host per 2 ranks): the hosts are the one level; with the levels
+     * found (the base machine) nothing is added */
+    {
+        tt_meas hm;
+        make_meas(&hm, NULL);
+        for (int r = 0; r < N; r++)
+            snprintf(hm.rank[r].host, sizeof hm.rank[r].host, "h%d", r / 2);
+        for (int k = 0; k < hm.npairs; k++)
+            for (int z = 0; z < hm.pair[k].nsizes; z++) {
+                tt_size_rec *sz = &hm.pair[k].s[z];
+                hm.pair[k].L = 0.5e-6;
+                sz->o_s = sz->o_r = sz->g = 0.25e-6 + sz->m * 1e-10;
+                sz->rtt = 2 * (hm.pair[k].L + sz->g);
+                for (int q = 0; q < 3; q++)
+                    for (int x = 0; x < 5; x++)
+                        sz->q[q][x] = sz->rtt;
+            }
+        tt_analysis ha;
+        rc = tt_analyze(&hm, &o, NULL, &ha, err, sizeof err);
+        TAP_OK(rc == 0 && ha.h.nlevels == 1 && ha.h.nclusters[0] == 4 && !strcmp(ha.h.name[0], "node") &&
+                   ha.h.labels[0][0] == ha.h.labels[0][1] && ha.h.labels[0][1] != ha.h.labels[0][2] &&
+                   strstr(ha.desc, "hosts the finest level"),
+               "hosts no latency separates are the finest level, named node (%d levels)", rc == 0 ? ha.h.nlevels : -1);
+        if (rc == 0)
+            tt_analysis_free(&ha);
+        tt_meas_free(&hm);
+        TAP_OK(!strstr(a.desc, "hosts the finest level") && a.h.nlevels == 2,
+               "hosts the measurements separate: no level added (%d levels)", a.h.nlevels);
+    }
+
     /* truth file: an extra coarse level, and a bad line */
     char tpath[] = "/tmp/test_probe_truthXXXXXX";
     int fd = mkstemp(tpath);
