@@ -1,7 +1,8 @@
 # topology/: from a probe run's measurements to a topology, without MPI --
 # the records of a run and the measurement file (meas.c, save.c), ground
 # truth (truth.c), the analysis and its outputs (analyze.c, topo_write.c),
-# and the clustering library (cluster_*.c, distance.c, graph.c).  One
+# the clustering library (cluster_*.c, distance.c, graph.c), and a site's
+# topology from probe passes (site_*.c, hostlist.c).  One
 # archive, build/lib/libtbtopology.a, linked by the probe, the tuner, the bench and the
 # report and by the unit tests of these files (test/unit/test_cluster*.c,
 # test/unit/test_probe_analyze.c).  Public headers: topology.h, cluster.h.
@@ -36,6 +37,6 @@ $(TT_CLUSTER_TEST_BINS) $(TT_BOUND_TEST_BIN): $(BUILD)/test/unit/%: test/unit/%.
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TT_CFLAGS) -Ilibtopobcast/src -Itest/unit $< -o $@ $(TT_A) -lm
 
-$(TT_ANALYZE_TEST_BIN): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h test/unit/text_replace.h $(TT_A) $(TT_HDRS) $(LIB_A)
+$(TT_ANALYZE_TEST_BIN): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h test/unit/topo_text.h $(TT_A) $(TT_HDRS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(TT_CFLAGS) -Ilibtopobcast/src -Itest/unit $< -o $@ $(TT_A) $(LIB_A) $(DEP_LIBS)

@@ -14,7 +14,7 @@
 #include "config.h"
 #include "site.h"
 #include "tap.h"
-#include "text_replace.h"
+#include "topo_text.h"
 
 /* ---- inputs ---------------------------------------------------------- */
 
@@ -65,21 +65,6 @@ static const tb_topology *topo_of(const char *text, const char *name)
     }
     nloaded++;
     return &c->topo;
-}
-
-/* Writes t, loads it back into *cfg (the probe's check). */
-static int round_trip(const tb_topology *t, tb_config *cfg, char *err, size_t errlen)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    fputs("topobcast: 2\n", mem);
-    int rc = tb_topology_write(mem, t);
-    fclose(mem);
-    if (rc == 0)
-        rc = tb_config_load_buffer(buf, len, "site.yaml", cfg, err, errlen);
-    free(buf);
-    return rc;
 }
 
 static const char *levels_of(const tb_topology *t, char *buf, size_t cap)
