@@ -48,6 +48,8 @@ $(LIB_PC): libtopobcast/topobcast.pc.in Makefile libtopobcast/module.mk
 # MPICH: lib/libtopobcast.so, lib/pkgconfig/topobcast.pc, bin/topobcast-*;
 # Open MPI: lib/openmpi/libtopobcast.so, lib/pkgconfig/topobcast-openmpi.pc,
 # bin/topobcast-*.openmpi.  Both can be installed under one PREFIX.
+# examples/module.mk adds the site's files (install-site: etc/topobcast/,
+# the modulefile, the Slurm scripts).
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/

@@ -42,6 +42,10 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out, int *group)
     for (char *p = mine.host; *p; p++)
         if ((unsigned char)*p <= 0x20 || *p == 0x7f)
             *p = '_';
+#ifndef SMPI_H
+    /* the node type's words, once per host in the topology */
+    tb_hwloc_summary(mine.hwloc, sizeof mine.hwloc);
+#endif
     mine.pu = id.pu;
     mine.core = id.core;
     mine.package = id.package;
@@ -64,6 +68,7 @@ int tbp_identity_gather(MPI_Comm comm, tt_rank_info **out, int *group)
     /* group = dense id of the host, by first appearance in rank order */
     for (int r = 0; me == 0 && r < size; r++) {
         all[r].host[sizeof all[r].host - 1] = 0;
+        all[r].hwloc[sizeof all[r].hwloc - 1] = 0;
         all[r].group = -1;
         for (int q = 0; q < r && all[r].group < 0; q++)
             if (strcmp(all[q].host, all[r].host) == 0)

@@ -3,9 +3,12 @@
  *
  *   mpiexec -n P topobcast-probe [options] -o topo.yaml [--save run.txt]
  *   topobcast-probe --analyze run.txt [options] -o topo.yaml   (no MPI)
+ *   topobcast-probe --compose NET.yaml --node-pass NAME=NODE.yaml ... -o site.yaml
+ *   topobcast-probe --merge A.yaml B.yaml ... -o site.yaml
+ *   topobcast-probe --check FILE [--hosts LIST [--ppn N] [--bound]]
  *
- * --help and --analyze are handled before MPI_Init, so neither needs an
- * MPI launcher. */
+ * --help, --analyze, --compose, --merge and --check are handled before
+ * MPI_Init, so none needs an MPI launcher (commands.h). */
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "../timing/timing.h"
+#include "commands.h"
 #include "topology.h"
 #include "config.h"
 #include "harness.h"
@@ -26,8 +30,8 @@
 typedef struct cli {
     tt_meas_opts meas;
     tt_analysis_opts an;
-    const char *save, *output, *analyze, *truth, *graph, *groups, *check;
-    int validate, quiet, no_distance;
+    const char *save, *output, *analyze, *truth, *graph, *groups, *check, *hosts;
+    int validate, quiet, no_distance, ppn, bound;
     tbp_progress_mode progress;
 } cli;
 
@@ -36,6 +40,10 @@ static void usage(FILE *out)
     fprintf(out,
 "usage: mpiexec -n P topobcast-probe [options]        measure and analyse\n"
 "       topobcast-probe --analyze FILE [options]      re-analyse a saved run, no MPI\n"
+"       topobcast-probe --compose NET.yaml [--node-pass NAME=NODE.yaml]...\n"
+"                       [--node-type NAME=HOSTLIST]... -o SITE.yaml\n"
+"       topobcast-probe --merge A.yaml B.yaml [...] [--node-type NAME=HOSTLIST]... -o SITE.yaml\n"
+"       topobcast-probe --check FILE [--hosts HOSTLIST [--ppn N] [--bound]]\n"
 "\n"
 "Measurement (every pair i<j of ranks, sender i):\n"
 "  --mode plogp|loggp      PLogP after Kielmann et al. (default) or LogGP by\n"
@@ -107,7 +115,23 @@ static void usage(FILE *out)
 "                          plain lines otherwise), tty, plain or none\n"
 "  -q, --quiet             no progress or summary\n"
 "  --check FILE            load FILE with the library's loader and print what\n"
-"                          it holds (no MPI); exit status 1 if it does not load\n"
+"                          it holds (no MPI); exit status 1 if it does not load\n""  --hosts HOSTLIST        with --check: what a job on these hosts (Slurm's form,\n"
+"                          n[001-004],m07) would get: levels and groups of each\n"
+"                          communicator, its shape, the table's rule and algorithm\n"
+"                          from 1 B to 8 MiB; exit status 1 if it would fall back\n"
+"  --ppn N                 with --hosts: ranks per host (default 1)\n"
+"  --bound                 with --hosts: ranks bound to their node type's first PUs\n"
+"\n"
+"Site calibration (no MPI; probe/README.md, \"Site calibration\"):\n"
+"  --compose NET.yaml      a network pass (one rank per node) and node passes into\n"
+"                          a site's topology, written to -o\n"
+"  --node-pass NAME=FILE   a node pass (every core of one node, bound): node type\n"
+"                          NAME's levels and PUs\n"
+"  --node-type NAME=HOSTLIST  the hosts of type NAME (else the pass's own host and\n"
+"                          the hosts whose hwloc summary equals the pass's)\n"
+"  --merge A.yaml B.yaml ...  passes or site files whose hosts overlap into one\n"
+"                          site's topology, written to -o (a node added later)\n"
+"\n"
 "  -h, --help              this text\n"
 "  --version               the version, and the MPI it was built for\n");
 }
@@ -171,6 +195,8 @@ static const value_opt value_opts[] = {
     {"--save", NULL, V_PATH, 0, 0, AT(save)},
     {"--output", "-o", V_PATH, 0, 0, AT(output)},
     {"--check", NULL, V_PATH, 0, 0, AT(check)},
+    {"--hosts", NULL, V_PATH, 0, 0, AT(hosts)},
+    {"--ppn", NULL, V_INT, 1, 1 << 20, AT(ppn)},
     {"--analyze", NULL, V_PATH, 0, 0, AT(analyze)},
     {"--truth", NULL, V_PATH, 0, 0, AT(truth)},
     {"--graph", NULL, V_PATH, 0, 0, AT(graph)},
@@ -303,6 +329,8 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
             c->meas.sample = 1;
         } else if (IS("--no-distance-matrix")) {
             c->no_distance = 1;
+        } else if (IS("--bound")) {
+            c->bound = 1;
         } else if ((vo = find_value_opt(name)) != NULL) {
             NEEDVAL();
             if (set_value(c, vo, val) != 0) {
@@ -368,6 +396,16 @@ static int parse_args(int argc, char **argv, cli *c, char *err, size_t errlen)
     }
     if (c->meas.gsat_max > c->meas.max_size)
         c->meas.gsat_max = c->meas.max_size;
+    if ((c->ppn || c->bound) && !c->hosts) {
+        snprintf(err, errlen, "%s needs --hosts HOSTLIST (and --check FILE)", c->ppn ? "--ppn" : "--bound");
+        return -1;
+    }
+    if (c->hosts && !c->check) {
+        snprintf(err, errlen, "--hosts needs --check FILE: the configuration to check the job against");
+        return -1;
+    }
+    if (!c->ppn)
+        c->ppn = 1;
     /* an output over another output or the file --analyze reads */
     const char *outs[] = {c->output, c->save, c->graph}, *names[] = {"-o", "--save", "--graph"};
     for (int x = 0; x < 3; x++)
@@ -514,8 +552,12 @@ static int check_file(const char *path)
         printf("%s: loads; no topology, %d selection rules\n", path, cfg.nrules);
     } else {
         const tb_topology *t = &cfg.topo;
-        printf("%s: loads; topology of %d leaves on %d host%s, levels:", path, t->nleaves, t->nhosts,
-               t->nhosts == 1 ? "" : "s");
+        if (t->site)
+            printf("%s: loads; a site's topology of %d host%s, %d node type%s, levels:", path, t->nhosts,
+                   t->nhosts == 1 ? "" : "s", t->ntypes, t->ntypes == 1 ? "" : "s");
+        else
+            printf("%s: loads; topology of %d leaves on %d host%s, levels:", path, t->nleaves, t->nhosts,
+                   t->nhosts == 1 ? "" : "s");
         for (int l = 0; l < t->nlevels; l++)
             printf(" %s(%d)", t->level_name[l], t->ngroups[l]);
         printf("; distance classes %s; %d selection rule%s%s\n", t->dist.given ? "yes" : "no", cfg.nrules,
@@ -801,6 +843,8 @@ int main(int argc, char **argv)
             tb_tool_version(stdout, "topobcast-probe");
         return 0;
     }
+    if (tbp_is_site_command(argc, argv))
+        return tbp_site_command(argc, argv);
     cli c;
     char err[512];
     int bad = parse_args(argc, argv, &c, err, sizeof err) != 0;
@@ -812,7 +856,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (c.check)
-        return check_file(c.check);
+        return c.hosts ? tbp_check_job(c.check, c.hosts, c.ppn, c.bound) : check_file(c.check);
     if (c.analyze)
         return analyze_offline(&c);
     MPI_Init(&argc, &argv);

@@ -35,6 +35,13 @@ int tt_save_write(const tt_meas *m, FILE *out)
         fprintf(out, "rank %d host=%s pu=%d core=%d package=%d numa=%d world=%d group=%d measured=%d\n", r,
                 k->host, k->pu, k->core, k->package, k->numa, k->world_rank, k->group, k->measured);
     }
+    /* hwloc's summary of each host: on its first rank, and again where it
+     * changes from one rank to the next (hosts are usually contiguous) */
+    for (int r = 0; r < m->n; r++) {
+        const tt_rank_info *k = &m->rank[r], *p = r ? &m->rank[r - 1] : NULL;
+        if (k->hwloc[0] && (!p || strcmp(p->host, k->host) != 0 || strcmp(p->hwloc, k->hwloc) != 0))
+            fprintf(out, "hwloc %d %s\n", r, k->hwloc);
+    }
     for (int p = 0; p < m->npairs; p++) {
         const tt_pair_rec *q = &m->pair[p];
         fprintf(out, "pair %d %d L=%.17g sizes=%d", q->i, q->j, q->L, q->nsizes);
@@ -196,6 +203,23 @@ static int read_rank(reader *R, tt_meas *m)
     return 0;
 }
 
+/* "hwloc R TEXT": hwloc's summary of rank R's host (between the rank and
+ * the pair lines; files written before it have none). */
+static int read_hwloc(reader *R, tt_meas *m)
+{
+    int r, at = 0;
+    if (sscanf(R->buf, "hwloc %d %n", &r, &at) != 1 || at == 0 || r < 0 || r >= m->n)
+        return fail(R, "'hwloc R SUMMARY' with 0 <= R < nprocs");
+    const char *text = R->buf + at;
+    if (!*text || strlen(text) >= sizeof m->rank[r].hwloc) {
+        char what[64];
+        snprintf(what, sizeof what, "hwloc's summary of a host, 1 to %d characters", TT_HWLOC_MAX - 1);
+        return fail(R, what);
+    }
+    memcpy(m->rank[r].hwloc, text, strlen(text) + 1);
+    return 0;
+}
+
 static int read_pair(reader *R, tt_meas *m, tt_pair_rec *p)
 {
     memset(p, 0, sizeof *p);
@@ -298,8 +322,13 @@ int tt_save_read(FILE *in, const char *name, tt_meas *m, char *err, size_t errle
         }
         if (strcmp(R.buf, "end") == 0)
             break;
+        if (strncmp(R.buf, "hwloc ", 6) == 0 && m->npairs == 0) {
+            if (read_hwloc(&R, m) != 0)
+                goto out;
+            continue;
+        }
         if (strncmp(R.buf, "pair ", 5) != 0) {
-            fail(&R, "a 'pair' line or 'end'");
+            fail(&R, m->npairs ? "a 'pair' line or 'end'" : "an 'hwloc' line, a 'pair' line or 'end'");
             goto out;
         }
         if (m->npairs == capn) {

@@ -7,7 +7,8 @@
  * all); the full matrix stays in the
  * measurements file.  Leaves carry the recorded identity of each
  * calibration rank so that a later job can be mapped onto them by
- * (host, PU).  Everything printed derives from the saved measurements and
+ * (host, PU), and the fingerprint hwloc's summary of each host when known
+ * (what topobcast-probe --compose tells node types apart by).  Everything printed derives from the saved measurements and
  * the analysis options, so a run and --analyze of its save file write
  * identical files. */
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include "cluster.h"
 #include "config.h"
 #include "topology.h"
+
+_Static_assert(TT_HWLOC_MAX == TB_TOPO_HWLOC_MAX, "a rank's hwloc summary fits the topology's");
 
 static void put_string(FILE *out, const char *s)
 {
@@ -103,10 +106,10 @@ static void class_pair(const tt_meas *m, int n, size_t x, int *i, int *j)
 
 /* Distance classes in microseconds: cls[l] = median t(m) of the pairs
  * (class_pairs) whose coarsest differing level is l, cls[L] of the pairs
- * sharing every group.  An empty class takes its finer neighbour's value
- * (within: its coarser one), then the classes are made non-increasing
- * toward finer levels (a finer one above a coarser is noise; the loader
- * requires it).  Memory: a byte per pair and the largest class as floats. */
+ * sharing every group, completed by tt_classes_complete (an empty class
+ * takes its finer neighbour's value, within its coarser one's; then
+ * non-increasing toward finer levels, as the loader requires).  Memory:
+ * a byte per pair and the largest class as floats. */
 static int distance_classes(const tt_meas *m, const tt_analysis *a, int *const *lab, int L, double *cls)
 {
     int n = a->n;
@@ -147,18 +150,7 @@ static int distance_classes(const tt_meas *m, const tt_analysis *a, int *const *
     free(v);
     free(cl);
     free(count);
-    for (int c = L - 1; c >= 0; c--)
-        if (cls[c] < 0)
-            cls[c] = cls[c + 1];
-    for (int c = L; c > 0 && cls[L] < 0; c--)
-        if (cls[c - 1] >= 0)
-            cls[L] = cls[c - 1];
-    for (int c = L; c >= 0; c--) {
-        if (cls[c] < 0)
-            cls[c] = 0;
-        if (c < L && cls[c] < cls[c + 1])
-            cls[c] = cls[c + 1];
-    }
+    tt_classes_complete(cls, L);
     return rc;
 }
 
@@ -183,6 +175,15 @@ int tt_topo_write(FILE *out, const tt_meas *m, const tt_analysis *a, int with_di
         goto out;
     for (int k = 0; k < t.nhosts; k++)
         t.hosts[k] = (char *)m->rank[first[k]].host;
+    /* hwloc's summary of each host: the first of its ranks' that is known */
+    int known = 0;
+    for (int r = 0; r < n && !known; r++)
+        known = m->rank[r].hwloc[0] != 0;
+    if (known && !(t.host_hwloc = calloc((size_t)t.nhosts, sizeof *t.host_hwloc)))
+        goto out;
+    for (int r = 0; known && r < n; r++)
+        if (!t.host_hwloc[host[r]] || !t.host_hwloc[host[r]][0])
+            t.host_hwloc[host[r]] = (char *)m->rank[r].hwloc;
     for (int r = 0; r < n; r++) {
         const tt_rank_info *k = &m->rank[r];
         t.leaves[r] = (tb_topo_leaf){host[r], k->pu, k->core, k->package, k->numa};
@@ -220,6 +221,7 @@ out:
     free(t.level_name);
     free(t.leaves);
     free(t.hosts);
+    free(t.host_hwloc);
     free(host);
     free(first);
     free(cls);

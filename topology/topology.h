@@ -26,6 +26,9 @@
 /* ---- the records of a run --------------------------------------------- */
 
 #define TT_HOST_MAX 256
+/* hwloc's summary of a host (tb_hwloc_summary), as long as the topology
+ * holds it (TB_TOPO_HWLOC_MAX) */
+#define TT_HWLOC_MAX 96
 
 /* Which model a run measured. */
 typedef enum { TT_MODE_PLOGP = 0, TT_MODE_LOGGP = 1 } tt_mode;
@@ -44,6 +47,7 @@ typedef enum {
  * plus what the harness decided about it. */
 typedef struct tt_rank_info {
     char host[TT_HOST_MAX]; /* MPI processor name */
+    char hwloc[TT_HWLOC_MAX]; /* hwloc's summary of the host, "" unknown (SMPI, no hwloc) */
     int pu, core, package, numa; /* hwloc logical indexes, -1 unknown/unbound */
     int world_rank;
     int group;    /* independence group: same host by default */
@@ -267,6 +271,15 @@ int tt_pair_rec_time(const tt_pair_rec *q, double m, tt_interp how, double *t);
  *  is ignored.
  *  \return nothing. */
 void tt_analysis_free(tt_analysis *a);
+
+/** \brief Completes the distance classes cls[0..L] (one per level,
+ *  coarsest first, then `within`) as the loader wants them (dist_classes.c):
+ *  an unknown one (negative or NaN) takes its finer neighbour's value
+ *  (within: its coarser one's; 0 when none is known), then each coarser
+ *  class is raised to its finer neighbour's where it is below it (noise:
+ *  a finer group is never farther apart).
+ *  \return 1 when any class was known, else 0 (all are 0 then). */
+int tt_classes_complete(double *cls, int L);
 
 /** \brief Writes the topology YAML (config/README.md, format 2) of m as
  *  analysed in a: fingerprint, levels, leaves with their identities, groups

@@ -4,6 +4,7 @@
 #ifndef TB_IDENTITY_H
 #define TB_IDENTITY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hash.h"
@@ -33,6 +34,18 @@ typedef struct tb_ident_rec {
  * under SMPI, the place is unknown (-1) and bound is 0.
  * \return 0. */
 int tb_identity_self(tb_identity *id);
+
+/* \brief What hwloc says of this host as a whole, in a few words that
+ * tell kinds of nodes apart: "2 packages, 8 NUMA nodes, 128 cores, 256
+ * PUs" (every object of the machine, those the process may not use
+ * included, so that a job confined to part of a node describes the same
+ * node).  The probe records it per host (the topology's `hwloc`) and
+ * topobcast-probe --compose gives each host the node type whose summary
+ * it shares.  Loads hwloc's topology once per call (milliseconds).
+ * \return 0 with the text in buf (at most len - 1 characters); -1 with
+ * buf empty without hwloc, or under SimGrid SMPI (the simulated host is
+ * not the machine running the simulation). */
+int tb_hwloc_summary(char *buf, size_t len);
 
 /* \brief The exchanged record of an identity: host hashed, pu kept only
  * when bound.

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "hier.h"
+#include "identity.h"
 
 /* One calibration process; leaf i is calibration rank i.  20 bytes, no
  * name: the host is an index into tb_topology.hosts.  In a node type, one
@@ -68,6 +69,8 @@ typedef struct tb_topology {
     int nprocs;                           /* fingerprint: the calibration job's processes (site: 0) */
     int nhosts;
     char **hosts;                         /* fingerprint: host names (one allocation, hosts[0] first) */
+    char **host_hwloc;                    /* fingerprint hwloc: per host, hwloc's summary of it ("" unknown);
+                                             NULL when the file has none (one allocation, host_hwloc[0] first) */
     /* a job's topology */
     int nleaves;
     tb_topo_leaf *leaves;                 /* indexed by calibration rank */
@@ -139,4 +142,28 @@ int tb_topo_find_host(const tb_topology *t, uint64_t full, uint64_t shrt);
  * O(log P).
  * \return the leaf, or -1. */
 int tb_topo_leaf_at(const tb_topology *t, int host, int pu);
+/* \brief Derives the hierarchy of a communicator of size ranks whose
+ * identities are all[] (topo/derive.c), in O(n log P) for n ranks on a
+ * topology of P leaves (O(n log n) without one).  With a topology (topo
+ * not NULL), whatever its form and whatever the job's size, maps ranks
+ * onto its leaves or its node types' PUs (by host + PU; by host only when
+ * unbound) and restricts its levels and distance classes to the members;
+ * otherwise node (all[].node) + package + NUMA from the identities.  Local
+ * and deterministic: what every rank of a communicator runs on the
+ * exchanged identities, and what a tool runs on identities it makes up
+ * (topobcast-probe --check --hosts).
+ * \return 0, or -1 with a reason fit for a one-line warning, and, when a
+ * rank's host is not in the topology, that rank in *unknown (unless NULL;
+ * -1 otherwise).  On success why is empty or holds a note for verbose
+ * output (zero-config: the nodes/packages/NUMA nodes found; with a
+ * topology: unbound ranks made the levels that split a host unusable). */
+int tb_topo_derive(const tb_ident_rec *all, int size, const tb_topology *topo, tb_hier *out, int *unknown, char *why,
+                   size_t whylen);
+/* \brief The job's one warning when a rank runs on a host the topology of
+ * file `source` lacks, as the library prints it (without its
+ * "topobcast: " prefix and "; using MPI_Bcast" end): the host, the world
+ * rank, the file, its host count and first and last host, and what to do.
+ * \return snprintf's count. */
+int tb_topo_unknown_host_text(char *buf, size_t len, const tb_topology *t, const char *source, const char *host,
+                              int world_rank);
 #endif

@@ -3,7 +3,10 @@
 # and topology, load the topology with the library's loader, re-analyse the
 # saved run offline (same topology), validate against the ground truth,
 # the LogGP mode and the graph view; then, when the SMPI build exists, a
-# small FRAM-like simulation whose levels must match the platform.
+# small FRAM-like simulation whose levels must match the platform, and a
+# site's calibration there (network pass, node pass, --compose, --check
+# --hosts, a host merged in); a node pass here composed into a site a job
+# runs on.
 cd "$(dirname "$0")/../.." || exit 1
 . test/suites/lib.sh
 
@@ -235,9 +238,125 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     for lvl in group node socket; do
         check "SMPI BETZY: $lvl accuracy 1.0" has "^$lvl +[0-9]+ +[^ ]+ +[0-9]+ +1\.000 +1\.000"
     done
+
+    # A site's calibration on the simulated FRAM (a SimGrid host is a
+    # socket, MPI's node): a network pass of one rank per host over 8 hosts
+    # of 4 nodes on both islands, a "node pass" of 4 ranks on one host
+    # (flat under SimGrid, no hwloc: its type is named), composed; then a
+    # job on a few hosts checked against it, and a host added later merged.
+    for n in 00 01 16 17; do for k in 0 1; do echo "fram-n$n-s$k"; done; done >"$D/site-net-hosts.txt"
+    sim_probe fram "$D/site-net-hosts.txt" 8 -M 64K -R 2 --batch-time 0 --max-insert 0 -q \
+          --truth test/platforms/fram-truth.txt -o "$D/site-net.yaml"
+    check "site: network pass, one rank on each of 8 FRAM hosts (status $RC)" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "^  levels: \[island, node\]" "$2"' _ "$RC" "$D/site-net.yaml"
+    printf 'fram-n01-s0\n%.0s' 1 2 3 4 >"$D/site-node-hosts.txt"
+    sim_probe fram "$D/site-node-hosts.txt" 4 -M 64K -R 2 --batch-time 0 --max-insert 0 -q -o "$D/site-node.yaml"
+    check "site: node pass, 4 ranks on one host (status $RC)" [ "$RC" -eq 0 ]
+    OUT=$("$PROBE" --compose "$D/site-net.yaml" --node-pass socket16="$D/site-node.yaml" \
+          --node-type 'socket16=fram-n[00-01,16-17]-s[0-1]' -o "$D/site-topo.yaml" 2>&1)
+    RC=$?
+    printf '%s\n' "$OUT" | sed 's/^/# /'
+    check "site: --compose with a named type: island(2) node(4) host(8), 1 type (status $RC)" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "levels: island(2) node(4) host(8); 1 node type" <<<"$2"' _ "$RC" "$OUT"
+    check "site: --compose says the unbound flat pass's PUs only count ranks" \
+        has "site-node.yaml: its 4 ranks were not bound to cores and it found no level inside host fram-n01-s0"
+    OUT=$("$PROBE" --check "$D/site-topo.yaml" 2>&1)
+    check "site: the composed file loads (--check)" \
+        rc_has $? "loads; a site's topology of 8 hosts, 1 node type, levels: island\(2\) node\(4\) host\(8\)"
+    OUT=$("$PROBE" --check "$D/site-topo.yaml" --hosts 'fram-n00-s[0-1],fram-n01-s0,fram-n16-s0' --ppn 2 2>&1)
+    RC=$?
+    printf '%s\n' "$OUT" | sed 's/^/# /'
+    check "site: --check --hosts: a job of 8 ranks keeps island, node and host levels (status $RC)" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "^  shape: size=8 nodes=4 ppn=2 consecutive=yes levels=island/node/host groups=2/3/4$" <<<"$2"' \
+        _ "$RC" "$OUT"
+    check "site: --check --hosts: the groups of each level" \
+        bash -c 'grep -q "^  island (2 groups): \[0-5\] \[6, 7\]$" <<<"$1" && grep -q "^  node (3 groups): \[0-3\] \[4, 5\] \[6, 7\]$" <<<"$1" &&
+                 grep -q "^  host (4 groups): \[0, 1\] \[2, 3\] \[4, 5\] \[6, 7\]$" <<<"$1"' \
+        _ "$OUT"
+    check "site: --check --hosts: the table per message size" has "^    1 B - 8 MiB: default$"
+    OUT=$("$PROBE" --check "$D/site-topo.yaml" --hosts 'fram-n00-s0,fram-n02-s0' 2>&1)
+    RC=$?
+    check "site: --check --hosts with a host the site lacks: the library's warning, status 1 (got $RC)" \
+        bash -c '[ "$1" -eq 1 ] && grep -q "^topobcast: host fram-n02-s0 (world rank 1) is not in the topology of .*site-topo.yaml (8 hosts: fram-n00-s0 ... fram-n17-s1): recalibrate, or probe it and merge (topobcast-probe --merge); using MPI_Bcast$" <<<"$2"' \
+        _ "$RC" "$OUT"
+    # that host added later: a network pass over it and known hosts of
+    # both islands, merged into the site without measuring the rest again
+    printf 'fram-n00-s0\nfram-n01-s1\nfram-n02-s0\nfram-n16-s0\n' >"$D/site-add-hosts.txt"
+    sim_probe fram "$D/site-add-hosts.txt" 4 -M 64K -R 2 --batch-time 0 --max-insert 0 -q \
+          --truth test/platforms/fram-truth.txt -o "$D/site-add.yaml"
+    check "site: network pass over a new host and three known ones (status $RC)" [ "$RC" -eq 0 ]
+    OUT=$("$PROBE" --merge "$D/site-topo.yaml" "$D/site-add.yaml" --node-type socket16=fram-n02-s0 \
+          -o "$D/site-topo2.yaml" 2>&1)
+    RC=$?
+    printf '%s\n' "$OUT" | sed 's/^/# /'
+    check "site: --merge adds fram-n02-s0: 9 hosts, its own node, island 0 (status $RC)" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "a site.s topology of 9 hosts, levels: island(2) node(5) host(9); 1 node type" <<<"$2" &&
+                 grep -q "^    island: \[\[0-3, 8\], \[4-7\]\]$" "$3"' _ "$RC" "$OUT" "$D/site-topo2.yaml"
+    OUT=$("$PROBE" --check "$D/site-topo2.yaml" --hosts 'fram-n00-s0,fram-n02-s0,fram-n16-s0' 2>&1)
+    check "site: a job with the added host now maps (island 0 holds it)" \
+        rc_has $? "^  island \(2 groups\): \[0, 1\] \[2\]$"
 else
     ok "SMPI FRAM probe # skip: no SMPI build (make smpi)"
 fi
+
+# A node pass on this machine: 2 ranks bound to cores record their PUs and
+# hwloc's summary of the host; composed with a network pass that names
+# this host and two others (one reported with the same summary, so of the
+# same type, one with another), it makes a site that a job here runs on.
+HOST=$(hostname)
+OUT=$(timeout 120 mpiexec -n 2 -bind-to core "$PROBE" -M 1K -R 2 -q --save "$D/node-run.txt" -o "$D/node.yaml" 2>&1)
+RC=$?
+SUMMARY=$(sed -n 's/^ *hwloc: \["\(.*\)"\]}$/\1/p' "$D/node.yaml")
+check "node pass, 2 ranks bound to cores: PUs and the host's hwloc summary recorded (status $RC, '$SUMMARY')" \
+    bash -c '[ "$1" -eq 0 ] && [ "$(grep -c "^    - \[0, [0-9]" "$2")" -eq 2 ] && grep -Eq "^[0-9]+ packages?, [0-9]+ NUMA nodes?, [0-9]+ cores?, [0-9]+ PUs?$" <<<"$3"' \
+    _ "$RC" "$D/node.yaml" "$SUMMARY"
+check "node pass: its measurement file keeps the summary, --analyze writes the same topology" \
+    bash -c 'grep -q "^hwloc 0 $1$" "$2" && "$3" --analyze "$2" -q -o "$4.again" && cmp -s "$4" "$4.again"' \
+    _ "$SUMMARY" "$D/node-run.txt" "$PROBE" "$D/node.yaml"
+cat >"$D/net-here.yaml" <<YAML
+topobcast: 2
+topology:
+  fingerprint: {nprocs: 3, hosts: [$HOST, twin-1, other-1], hwloc: ["$SUMMARY", "$SUMMARY", "1 package, 1 NUMA node, 64 cores, 64 PUs"]}
+  levels: [island]
+  leaves: [[0, -1], [1, -1], [2, -1]]
+  groups: {island: [[0, 1], [2]]}
+  distance: {unit: us, levels: [5], within: 2}
+YAML
+OUT=$("$PROBE" --compose "$D/net-here.yaml" --node-pass here="$D/node.yaml" -o "$D/site-here.yaml" 2>&1)
+RC=$?
+printf '%s\n' "$OUT" | sed 's/^/# /'
+check "compose: this host and its twin (same hwloc summary) of type here, other-1 of none, said (status $RC)" \
+    bash -c '[ "$1" -eq 0 ] && grep -q "^      hosts: \[0, 1\]$" "$2" && grep -q "1 host of no node type (their ranks are placed by host only): other-1" <<<"$3"' \
+    _ "$RC" "$D/site-here.yaml" "$OUT"
+OUT=$("$PROBE" --check "$D/site-here.yaml" --hosts "$HOST" --ppn 2 --bound 2>&1)
+check "check --hosts here --ppn 2 --bound: one host, no level splits it" rc_has $? "^  shape: size=2 nodes=1 ppn=2 consecutive=yes levels=none$"
+OUT=$("$PROBE" --check "$D/site-here.yaml" --hosts "$HOST" --ppn 3 --bound 2>&1)
+RC=$?
+check "check --hosts --ppn 3 --bound on a type of 2 PUs: status 2, said (got $RC)" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "has 2 PUs to bind ranks to (node type here): expected --ppn 2 or fewer" <<<"$2"' _ "$RC" "$OUT"
+OUT=$(timeout 60 mpiexec -n 2 -bind-to core env LD_PRELOAD="$LIB" TOPOBCAST_CONFIG="$D/site-here.yaml" \
+      TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" 2>&1)
+check "a job here with the composed site file: data right, binomial ran, no warning" \
+    bash -c 'grep -q "all data correct" <<<"$1" && grep -q "^topobcast: stats: algorithm=binomial" <<<"$1" &&
+             [ "$(grep "^topobcast: " <<<"$1" | grep -vc "^topobcast: stats: ")" -eq 0 ]' _ "$OUT"
+printf '%s\n' "$OUT" | sed 's/^/# /'
+# their command lines and inputs, refused with one line
+OUT=$("$PROBE" --compose "$D/net-here.yaml" 2>&1)
+check "compose without -o: status 2" bash -c '[ "$1" -eq 2 ] && grep -q "expected -o SITE.yaml" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --merge "$D/site-here.yaml" -o "$D/m.yaml" 2>&1)
+check "merge of one file: status 2" bash -c '[ "$1" -eq 2 ] && grep -q "expected at least two files to merge, got 1" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --compose "$D/node.yaml" -o "$D/m.yaml" 2>&1)
+check "compose of a node pass as the network pass: status 1, names the file" \
+    bash -c '[ "$1" -eq 1 ] && grep -q "node.yaml: expected a network pass, one rank per host (srun --ntasks-per-node=1): host .* has ranks 0 and 1" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --compose "$D/none.yaml" -o "$D/m.yaml" 2>&1)
+check "compose of a missing file: status 1" bash -c '[ "$1" -eq 1 ] && grep -q "none.yaml" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --compose "$D/net-here.yaml" -o "$D/net-here.yaml" 2>&1)
+check "compose over its input: status 2" bash -c '[ "$1" -eq 2 ] && grep -q "is also an input" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --hosts n1 2>&1)
+check "--hosts without --check: status 2" bash -c '[ "$1" -eq 2 ] && grep -q "needs --check FILE" <<<"$2"' _ $? "$OUT"
+OUT=$("$PROBE" --check "$D/site-here.yaml" --hosts 'n[1-' 2>&1)
+check "--check --hosts with a bad host list: status 2" \
+    bash -c '[ "$1" -eq 2 ] && grep -q "opens a .\[. it does not close" <<<"$2"' _ $? "$OUT"
 
 # under a launcher, one rank speaks: --help once, a bad --groups file once
 OUT=$(timeout 60 mpiexec -n 2 "$PROBE" --help 2>&1)

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "tap.h"
+#include "topo_text.h"
 #include "topo/map.h"
 
 /* 6 hosts: island 0 = a0-a3 (type "two", 2 sockets x 2 PUs, PU numbers
@@ -43,23 +44,10 @@ static int load(const char *text, tb_config *cfg, char *err, size_t errlen)
     return tb_config_load_buffer(text, strlen(text), "site.yaml", cfg, err, errlen);
 }
 
-static char *replace(const char *text, const char *from, const char *to)
+/* base with one edit must fail to load with a message holding want. */
+static void expect_error_in(const char *base, const char *label, const char *from, const char *to, const char *want)
 {
-    const char *at = strstr(text, from);
-    if (!at) {
-        printf("# test bug: '%s' not found\n", from);
-        abort();
-    }
-    char *out = malloc(strlen(text) - strlen(from) + strlen(to) + 1);
-    memcpy(out, text, (size_t)(at - text));
-    strcpy(out + (at - text), to);
-    strcat(out, at + strlen(from));
-    return out;
-}
-
-static void expect_error(const char *label, const char *from, const char *to, const char *want)
-{
-    char *text = replace(SITE, from, to), err[512] = "";
+    char *text = replace(base, from, to), err[512] = "";
     tb_config cfg;
     int rc = load(text, &cfg, err, sizeof err);
     int ok = rc == -1 && strstr(err, want) != NULL;
@@ -69,6 +57,11 @@ static void expect_error(const char *label, const char *from, const char *to, co
     if (rc == 0)
         tb_config_free(&cfg);
     free(text);
+}
+
+static void expect_error(const char *label, const char *from, const char *to, const char *want)
+{
+    expect_error_in(SITE, label, from, to, want);
 }
 
 /* A rank on host `host` bound to PU pu (-1: not bound), world rank wr. */
@@ -134,14 +127,8 @@ static void test_load(void)
     TAP_OK(strcmp(t->types[0].hwloc, "2 packages, 2 NUMA nodes, 4 cores, 4 PUs") == 0, "load: the type's hwloc text");
 
     /* write, load again, same topology */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    fputs("topobcast: 2\n", mem);
-    int wrc = tb_topology_write(mem, t);
-    fclose(mem);
     tb_config again;
-    rc = wrc == 0 ? load(buf, &again, err, sizeof err) : -1;
+    rc = round_trip(t, &again, err, sizeof err);
     TAP_OK(rc == 0, "write: the site form loads back (%s)", err);
     if (rc == 0) {
         tb_topology e1, e2;
@@ -156,7 +143,6 @@ static void test_load(void)
         tb_topology_release(&e2);
         tb_config_free(&again);
     }
-    free(buf);
     tb_config_free(&cfg);
 
     /* a network pass alone: every level groups hosts, no node types */
@@ -200,6 +186,59 @@ static void test_errors(void)
                  "expected each node type once: 'two' is already listed");
     expect_error("leaves and node types", "  groups:\n    island:", "  leaves: [[0, 0]]\n  groups:\n    island:",
                  "expected either leaves (a job's topology) or node_types (a site's), not both");
+}
+
+/* The fingerprint's optional hwloc list: hwloc's summary of each host
+ * (what topobcast-probe --compose tells node types apart by), read,
+ * checked and written back in either form. */
+#define JOB_HWLOC \
+    "topobcast: 2\n" \
+    "topology:\n" \
+    "  fingerprint: {nprocs: 3, hosts: [n1, n2], hwloc: [\"2 packages, 2 NUMA nodes, 8 cores, 16 PUs\", \"\"]}\n" \
+    "  levels: [node]\n" \
+    "  leaves: [[0, 0], [0, 1], [1, -1]]\n" \
+    "  groups: {node: [[0, 1], [2]]}\n"
+
+static void test_host_hwloc(void)
+{
+    tb_config cfg, again;
+    char err[512] = "";
+    int rc = load(JOB_HWLOC, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.topo.host_hwloc && strcmp(cfg.topo.host_hwloc[0], "2 packages, 2 NUMA nodes, 8 cores, 16 PUs") == 0 &&
+               cfg.topo.host_hwloc[1][0] == 0,
+           "hwloc: the fingerprint's summary of each host, \"\" unknown (%s)", err);
+    if (rc == 0) {
+        rc = round_trip(&cfg.topo, &again, err, sizeof err);
+        TAP_OK(rc == 0 && again.topo.host_hwloc && strcmp(again.topo.host_hwloc[0], cfg.topo.host_hwloc[0]) == 0 &&
+                   again.topo.host_hwloc[1][0] == 0,
+               "hwloc: written and read back (%s)", err);
+        if (rc == 0)
+            tb_config_free(&again);
+        tb_config_free(&cfg);
+    }
+    rc = load(SITE, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.topo.host_hwloc == NULL, "hwloc: optional (a file without it has none)");
+    if (rc == 0)
+        tb_config_free(&cfg);
+    expect_error_in(JOB_HWLOC, "hwloc: one summary per host", ", \"\"]}", "]}",
+                    "site.yaml:3:52: expected one hwloc summary per host (2 hosts), \"\" where unknown; got 1");
+    expect_error_in(JOB_HWLOC, "hwloc: a list", "hwloc: [\"2 packages, 2 NUMA nodes, 8 cores, 16 PUs\", \"\"]",
+                    "hwloc: \"2 packages\"", "expected hwloc's summary of each host, in the order of hosts (a list)");
+    expect_error_in(JOB_HWLOC, "hwloc: at most 95 characters", "\"\"]}",
+                    "\"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456\"]}",
+                    "site.yaml:3:98: expected hwloc's summary of a host (at most 95 printable characters");
+    expect_error_in(JOB_HWLOC, "hwloc: printable", "\"\"]}", "\"a\\tb\"]}",
+                    "expected hwloc's summary of a host (at most 95 printable characters");
+    expect_error_in(SITE, "hwloc: a node type's, at most 95 characters", "hwloc: \"2 packages, 2 NUMA nodes, 4 cores, 4 PUs\"",
+                    "hwloc: \"2 packages, 2 NUMA nodes, 4 cores, 4 PUs, and a description far too long for one summary of hwloc's\"",
+                    "site.yaml:10:14: expected hwloc's summary of a host (at most 95 printable characters");
+    /* this machine's own summary, in the words compose compares */
+    char mine[TB_TOPO_HWLOC_MAX];
+    int pk = 0;
+    rc = tb_hwloc_summary(mine, sizeof mine);
+    TAP_OK(rc == 0 && sscanf(mine, "%d package", &pk) == 1 && pk >= 1 && strstr(mine, " NUMA node") &&
+               strstr(mine, " core") && strstr(mine, " PU"),
+           "hwloc: this host's summary '%s'", mine);
 }
 
 /* Derives the same ranks on the site form and on its expansion. */
@@ -290,6 +329,11 @@ static void test_derive(void)
     rc = tb_topo_derive(ids, 6, t, &h, &unknown, why, sizeof why);
     TAP_OK(rc == -1 && unknown == 3 && strstr(why, "the host of world rank 3 is not in the topology measured on 7 hosts"),
            "derive: an unknown host names its rank (%s)", why);
+    char text[700];
+    tb_topo_unknown_host_text(text, sizeof text, t, "site.yaml", "zz9", 3);
+    TAP_OK(strcmp(text, "host zz9 (world rank 3) is not in the topology of site.yaml (7 hosts: a0 ... c0): recalibrate, or "
+                        "probe it and merge (topobcast-probe --merge)") == 0,
+           "derive: the job's warning for that host (%s)", text);
     ids[3] = rank_on("a0", 9, 3);
     rc = tb_topo_derive(ids, 6, t, &h, &unknown, why, sizeof why);
     TAP_OK(rc == -1 && unknown == -1 && strcmp(why, "world ranks 1 and 3 are both bound to PU 9 of a0") == 0,
@@ -344,6 +388,7 @@ int main(void)
 {
     test_load();
     test_errors();
+    test_host_hwloc();
     test_derive();
     TAP_DONE();
 }

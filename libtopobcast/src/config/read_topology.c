@@ -21,14 +21,67 @@ static int oom(tb_yaml_loader *L, const tb_ynode *n)
     return tb_yaml_fail(L, n, "expected a file that fits in memory");
 }
 
-/* fingerprint: {nprocs: N, hosts: [...]}; nprocs only in a job's topology
- * (with leaves), where it is optional and equals the leaves' count */
+/* hwloc's summary of a host ("2 packages, 8 NUMA nodes, 128 cores, 256
+ * PUs", tb_hwloc_summary): printable, shorter than TB_TOPO_HWLOC_MAX; ""
+ * says unknown. */
+static int get_hwloc(tb_yaml_loader *L, const tb_ynode *n, char *dst)
+{
+    const char *s;
+    char buf[64];
+    const char *what = "hwloc's summary of a host";
+    if (tb_yaml_scalar(L, n, what, &s) != 0)
+        return -1;
+    size_t len = strlen(s);
+    int ok = len < TB_TOPO_HWLOC_MAX;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+    if (!ok)
+        return tb_yaml_fail(L, n, "expected %s (at most %d printable characters, such as \"2 packages, 8 NUMA nodes, 128 "
+                                  "cores, 256 PUs\"), got '%s'",
+                            what, TB_TOPO_HWLOC_MAX - 1, tb_yaml_shown(L, n, buf, sizeof buf));
+    memcpy(dst, s, len + 1);
+    return 0;
+}
+
+/* fingerprint hwloc: one summary per host, in the order of hosts, kept in
+ * one pool (t->host_hwloc[0] first).  O(hosts). */
+static int parse_host_hwloc(tb_yaml_loader *L, const tb_ynode *hl)
+{
+    tb_topology *t = &L->cfg->topo;
+    if (tb_yaml_expect_list(L, hl, "hwloc's summary of each host, in the order of hosts") != 0)
+        return -1;
+    if (tb_yaml_seq_len(hl) != t->nhosts)
+        return tb_yaml_fail(L, hl, "expected one hwloc summary per host (%d host%s), \"\" where unknown; got %d",
+                            t->nhosts, t->nhosts == 1 ? "" : "s", tb_yaml_seq_len(hl));
+    char one[TB_TOPO_HWLOC_MAX];
+    size_t pool = 0;
+    for (int h = 0; h < t->nhosts; h++) {
+        if (get_hwloc(L, tb_yaml_seq_item(L, hl, h), one) != 0)
+            return -1;
+        pool += strlen(one) + 1;
+    }
+    t->host_hwloc = calloc((size_t)t->nhosts, sizeof *t->host_hwloc);
+    char *text = t->host_hwloc ? malloc(pool) : NULL;
+    if (!text)
+        return oom(L, hl);
+    for (int h = 0, o = 0; h < t->nhosts; h++) {
+        const char *v = tb_yaml_sval(L, tb_yaml_seq_item(L, hl, h));
+        t->host_hwloc[h] = text + o;
+        memcpy(t->host_hwloc[h], v, strlen(v) + 1);
+        o += (int)strlen(v) + 1;
+    }
+    return 0;
+}
+
+/* fingerprint: {nprocs: N, hosts: [...], hwloc: [...]}; nprocs only in a
+ * job's topology (with leaves), where it is optional and equals the
+ * leaves' count; hwloc optional, one summary per host */
 static int parse_fingerprint(tb_yaml_loader *L, const tb_ynode *n, const tb_ynode **hosts_node,
                              const tb_ynode **nprocs_node)
 {
     tb_topology *t = &L->cfg->topo;
-    tb_yaml_field f[] = {{"nprocs", 0, 0, 0}, {"hosts", 1, 0, 0}};
-    if (tb_yaml_take_fields(L, n, f, 2, "the fingerprint") != 0)
+    tb_yaml_field f[] = {{"nprocs", 0, 0, 0}, {"hosts", 1, 0, 0}, {"hwloc", 0, 0, 0}};
+    if (tb_yaml_take_fields(L, n, f, 3, "the fingerprint") != 0)
         return -1;
     *nprocs_node = f[0].val;
     if (f[0].val && tb_yaml_get_int(L, f[0].val, 1, MAX_NPROCS, "the number of processes", &t->nprocs) != 0)
@@ -70,7 +123,7 @@ static int parse_fingerprint(tb_yaml_loader *L, const tb_ynode *n, const tb_ynod
     if (rc > 0)
         return tb_yaml_fail(L, tb_yaml_seq_item(L, hl, b), "expected host names with distinct hashes: '%s' and '%s' collide (rename one)",
                     t->hosts[a], t->hosts[b]);
-    return 0;
+    return f[2].val ? parse_host_hwloc(L, f[2].val) : 0;
 }
 
 static int parse_levels(tb_yaml_loader *L, const tb_ynode *n)
@@ -328,11 +381,8 @@ static int parse_type(tb_yaml_loader *L, const tb_ynode *n, int k, int *host_typ
     for (int j = 0; j < k; j++)
         if (strcmp(t->types[j].name, ty->name) == 0)
             return tb_yaml_fail(L, f[0].val, "expected each node type once: '%s' is already listed", ty->name);
-    const char *hw;
-    if (f[1].val && tb_yaml_scalar(L, f[1].val, "hwloc's description of the type's hosts", &hw) != 0)
+    if (f[1].val && get_hwloc(L, f[1].val, ty->hwloc) != 0)
         return -1;
-    if (f[1].val)
-        snprintf(ty->hwloc, sizeof ty->hwloc, "%s", hw);
     /* hosts */
     const tb_ynode *hl = f[2].val;
     if (tb_yaml_expect_list(L, hl, "the type's hosts (host indexes into the fingerprint's hosts)") != 0)

@@ -176,13 +176,8 @@ static int settings_why(const tb_settings *st)
  * names on every rank) has sent to the others (host). */
 static void warn_unknown_host(tb_comm_state *cs, const tb_settings *st, int world_rank, const char *host)
 {
-    const tb_topology *t = &st->config.topo;
     char text[700];
-    snprintf(text, sizeof text,
-             "host %.255s (world rank %d) is not in the topology of %.200s (%d host%s: %.64s%s%.64s): recalibrate, or "
-             "probe it and merge (topobcast-probe --merge)",
-             host, world_rank, st->config.source, t->nhosts, t->nhosts == 1 ? "" : "s", t->hosts[0],
-             t->nhosts > 1 ? " ... " : "", t->nhosts > 1 ? t->hosts[t->nhosts - 1] : "");
+    tb_topo_unknown_host_text(text, sizeof text, &st->config.topo, st->config.source, host, world_rank);
     cs->why = TB_FALLBACK_MAPPING;
     warn_job(cs, cs->why, text);
 }

@@ -3,6 +3,7 @@
  * later job can be matched onto it by (host, PU) whatever its rank order. */
 #include <hwloc.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -100,4 +101,31 @@ int tb_identity_self(tb_identity *id)
     hwloc_bitmap_free(set);
 #endif
     return 0;
+}
+
+int tb_hwloc_summary(char *buf, size_t len)
+{
+    if (len)
+        buf[0] = 0;
+#if TB_IDENTITY_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0)
+        return -1;
+    int rc = -1;
+    if (hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) == 0 && hwloc_topology_load(topo) == 0) {
+        int pk = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+        int nu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+        int co = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        int pu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+        if (pk >= 0 && nu >= 0 && co >= 0 && pu > 0) {
+            snprintf(buf, len, "%d package%s, %d NUMA node%s, %d core%s, %d PU%s", pk, pk == 1 ? "" : "s", nu,
+                     nu == 1 ? "" : "s", co, co == 1 ? "" : "s", pu, pu == 1 ? "" : "s");
+            rc = 0;
+        }
+    }
+    hwloc_topology_destroy(topo);
+    return rc;
+#else
+    return -1;
+#endif
 }

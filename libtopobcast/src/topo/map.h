@@ -29,20 +29,8 @@ void tb_topo_self(tb_identity *self);
  * computed from the records alone, in O(size) time and memory.
  * \return 0, or -1 out of memory (records unchanged). */
 int tb_topo_nodes_by_host(tb_ident_rec *all, int size);
-/* \brief Derives comm's hierarchy from the identities, in O(n log P) for n
- * ranks on a topology of P leaves (O(n log n) without one).  With a
- * topology (topo not NULL), whatever its form and whatever the job's size,
- * maps ranks onto its leaves or its node types' PUs (by host + PU; by host
- * only when unbound) and restricts its levels and distance classes to the
- * members; otherwise node (shared memory) + package + NUMA from the
- * identities.
- * \return 0, or -1 with a reason fit for a one-line warning, and, when a
- * rank's host is not in the topology, that rank in *unknown (unless NULL;
- * -1 otherwise).  On success why is empty or holds a note for verbose
- * output (zero-config: the nodes/packages/NUMA nodes found; with a
- * topology: unbound ranks made the levels that split a host unusable). */
-int tb_topo_derive(const tb_ident_rec *all, int size, const tb_topology *topo, tb_hier *out, int *unknown, char *why,
-                   size_t whylen);
+/* tb_topo_derive, the local half (identities + topology -> hierarchy), is
+ * declared in private/topo.h: the tools run it too. */
 /* \brief Prints the hierarchy as a short indented tree (for
  * TOPOBCAST_VERBOSE): groups with their ranks, and the host of a group on
  * one host when its name is known (a host of topo, or self's own).  all,

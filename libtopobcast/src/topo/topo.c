@@ -8,6 +8,7 @@
  * for the tools. */
 #define _GNU_SOURCE /* qsort_r */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,16 @@ int tb_topo_find_host(const tb_topology *t, uint64_t full, uint64_t shrt)
     return -1;
 }
 
+int tb_topo_unknown_host_text(char *buf, size_t len, const tb_topology *t, const char *source, const char *host,
+                              int world_rank)
+{
+    return snprintf(buf, len,
+                    "host %.255s (world rank %d) is not in the topology of %.200s (%d host%s: %.64s%s%.64s): "
+                    "recalibrate, or probe it and merge (topobcast-probe --merge)",
+                    host, world_rank, source, t->nhosts, t->nhosts == 1 ? "" : "s", t->hosts[0],
+                    t->nhosts > 1 ? " ... " : "", t->nhosts > 1 ? t->hosts[t->nhosts - 1] : "");
+}
+
 int tb_topo_leaf_at(const tb_topology *t, int host, int pu)
 {
     int lo = 0, hi = t->nplaces;
@@ -256,6 +267,9 @@ void tb_topology_release(tb_topology *t)
     if (t->hosts)
         free(t->hosts[0]); /* the pool */
     free(t->hosts);
+    if (t->host_hwloc)
+        free(t->host_hwloc[0]); /* its pool */
+    free(t->host_hwloc);
     for (int k = 0; t->types && k < t->ntypes; k++) {
         tb_topo_type *ty = &t->types[k];
         for (int j = 0; ty->group && j < t->nlevels - t->nhost_levels; j++)

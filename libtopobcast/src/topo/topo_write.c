@@ -2,8 +2,9 @@
  * format 2, a job's or a site's form): the one writer behind the probe's
  * topology file and the copy the tuner puts into its table, so the two
  * cannot drift apart.  Bytes and time linear in the topology: hosts named
- * once, leaves or node types' PUs as integer lists, groups as sorted
- * members with runs written A-B, distance classes. */
+ * once (with hwloc's summary of each when known), leaves or node types'
+ * PUs as integer lists, groups as sorted members with runs written A-B,
+ * distance classes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,13 @@ int tb_topology_write(FILE *out, const tb_topology *t)
     for (int h = 0; h < t->nhosts; h++) {
         fputs(h ? ", " : "", out);
         put_host(out, t->hosts[h]);
+    }
+    if (t->host_hwloc) { /* hwloc's summary of each host, in the same order */
+        fputs("],\n                hwloc: [", out);
+        for (int h = 0; h < t->nhosts; h++) {
+            fputs(h ? ", " : "", out);
+            put_host(out, t->host_hwloc[h]);
+        }
     }
     fputs("]}\n  levels: [", out);
     for (int l = 0; l < t->nlevels; l++)
