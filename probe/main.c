@@ -859,6 +859,11 @@ int main(int argc, char **argv)
         return c.hosts ? tbp_check_job(c.check, c.hosts, c.ppn, c.bound) : check_file(c.check);
     if (c.analyze)
         return analyze_offline(&c);
+    /* the probe measures the machine: no table of the library's plays a
+     * part, and the site's configuration (read when TOPOBCAST_CONFIG is
+     * unset) may not know the hosts being measured */
+    if (!getenv("TOPOBCAST_CONFIG"))
+        setenv("TOPOBCAST_CONFIG", "", 1);
     MPI_Init(&argc, &argv);
     int rc = measure(&c);
     MPI_Finalize();
