@@ -39,8 +39,8 @@ LOG=$OUT/build.log
 fail() { echo "simgrid: $*" >&2; exit 1; }
 say() { echo "simgrid: $*"; }
 
-VERSION=$(dpkg-query -W -f='${source:Version}' "$PKG" 2>/dev/null)
-[ -n "$VERSION" ] || fail "$PKG is not installed (apt-get install libsimgrid-dev simgrid): its version is the one built"
+SG_VERSION=$(dpkg-query -W -f='${source:Version}' "$PKG" 2>/dev/null)
+[ -n "$SG_VERSION" ] || fail "$PKG is not installed (apt-get install libsimgrid-dev simgrid): its version is the one built"
 # CMake options.  Debian's package builds with an empty CMAKE_BUILD_TYPE (a
 # type would add -DNDEBUG) and SimGrid's own -O3; so does this one.  MSG and
 # Fortran stay on as in Debian's library, so that it exports the same API.
@@ -54,7 +54,7 @@ CMAKE_OPTS=(-DCMAKE_BUILD_TYPE= -Denable_smpi=ON -Denable_msg=ON -Denable_fortra
 PATCHES=(bench/simgrid/patches/*.patch)
 [ -e "${PATCHES[0]}" ] || fail "no patch in bench/simgrid/patches/"
 stamp=$({
-    echo "simgrid $VERSION"
+    echo "simgrid $SG_VERSION"
     echo "cmake ${CMAKE_OPTS[*]}"
     sha256sum "${PATCHES[@]}"
 } | sha256sum | cut -d' ' -f1)
@@ -66,7 +66,7 @@ LIBSO=$OUT/obj/lib/libsimgrid.so.3.32
 LAUNCHER=$OUT/obj/smpi_script/bin/smpirun
 if [ -e "$LIBSO" ] && [ -x "$OUT/obj/lib/simgrid/smpimain" ] && [ -x "$LAUNCHER" ] &&
     [ "$(cat "$OUT/stamp" 2>/dev/null)" = "$stamp" ]; then
-    say "up to date ($LIBSO: Debian's simgrid $VERSION + ${#PATCHES[@]} patches)"
+    say "up to date ($LIBSO: Debian's simgrid $SG_VERSION + ${#PATCHES[@]} patches)"
     exit 0
 fi
 mkdir -p "$OUT/download" || fail "cannot create $OUT"
@@ -74,14 +74,14 @@ mkdir -p "$OUT/download" || fail "cannot create $OUT"
 rm -f "$OUT/stamp"
 
 # ---- 1. Debian's source package (kept in download/) -----------------------------
-DSC=$OUT/download/simgrid_${VERSION#*:}.dsc
+DSC=$OUT/download/simgrid_${SG_VERSION#*:}.dsc
 if [ ! -e "$DSC" ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    if ! apt-cache showsrc simgrid 2>/dev/null | grep -qx "Version: $VERSION"; then
+    if ! apt-cache showsrc simgrid 2>/dev/null | grep -qx "Version: $SG_VERSION"; then
         # a deb-src entry for this release's archive, beside the deb ones
         codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-        [ -n "$codename" ] || fail "no VERSION_CODENAME in /etc/os-release: add a deb-src entry for simgrid $VERSION by hand"
+        [ -n "$codename" ] || fail "no VERSION_CODENAME in /etc/os-release: add a deb-src entry for simgrid $SG_VERSION by hand"
         uri=$(sed -n 's/^URIs: *\([^ ]*debian\/*\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
         say "adding a deb-src entry ($codename, ${uri:-http://deb.debian.org/debian}) and running apt-get update"
         printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
@@ -90,14 +90,14 @@ if [ ! -e "$DSC" ]; then
             fail "cannot write /etc/apt/sources.list.d/topobcast-deb-src.sources (root or sudo needed)"
         $SUDO apt-get update >>"$LOG" 2>&1 || fail "apt-get update failed: $LOG"
     fi
-    say "fetching Debian's source package simgrid $VERSION"
-    (cd "$OUT/download" && apt-get source --download-only "simgrid=$VERSION") >>"$LOG" 2>&1 ||
-        fail "apt-get source simgrid=$VERSION failed: $LOG"
+    say "fetching Debian's source package simgrid $SG_VERSION"
+    (cd "$OUT/download" && apt-get source --download-only "simgrid=$SG_VERSION") >>"$LOG" 2>&1 ||
+        fail "apt-get source simgrid=$SG_VERSION failed: $LOG"
     [ -e "$DSC" ] || fail "apt-get source left no $DSC: $LOG"
 fi
 
 # ---- 2. unpack, apply the patches, keep what did not change ----------------------
-say "unpacking simgrid $VERSION and applying ${#PATCHES[@]} patches"
+say "unpacking simgrid $SG_VERSION and applying ${#PATCHES[@]} patches"
 # (unpacked beside the .dsc: elsewhere dpkg-source copies the tarball there)
 NEW=$OUT/download/src.new
 rm -rf "$NEW"
@@ -105,14 +105,16 @@ rm -rf "$NEW"
 for p in "${PATCHES[@]}"; do
     echo "== $p" >>"$LOG"
     patch -d "$NEW" -p1 --batch --forward --no-backup-if-mismatch <"$p" >>"$LOG" 2>&1 ||
-        fail "$p does not apply to simgrid $VERSION: $LOG"
+        fail "$p does not apply to simgrid $SG_VERSION: $LOG"
 done
 if [ -d "$OUT/src" ]; then
     # only the files whose content differs get a new time stamp
     n=0
     while IFS= read -r -d '' f; do
         cmp -s "$NEW/$f" "$OUT/src/$f" && continue
-        mkdir -p "$(dirname "$OUT/src/$f")" && cp "$NEW/$f" "$OUT/src/$f" || fail "cannot update $OUT/src/$f"
+        if ! { mkdir -p "$(dirname "$OUT/src/$f")" && cp "$NEW/$f" "$OUT/src/$f"; }; then
+            fail "cannot update $OUT/src/$f"
+        fi
         n=$((n + 1))
     done < <(cd "$NEW" && find . -type f -print0)
     rm -rf "$NEW"
@@ -125,8 +127,8 @@ fi
 say "configuring (log: $LOG)"
 # (from obj/: a check of SimGrid's CMake leaves a program in the current
 # directory)
-mkdir -p "$OUT/obj" && (cd "$OUT/obj" && cmake -S "$OUT/src" -B . "${CMAKE_OPTS[@]}") >>"$LOG" 2>&1 ||
-    fail "cmake failed: $LOG"
+mkdir -p "$OUT/obj" || fail "cannot create $OUT/obj"
+(cd "$OUT/obj" && cmake -S "$OUT/src" -B . "${CMAKE_OPTS[@]}") >>"$LOG" 2>&1 || fail "cmake failed: $LOG"
 say "building libsimgrid and smpimain with make -j$JOBS (about 11 minutes on 2 free cores; log: $LOG)"
 t0=$(date +%s)
 mark=$(wc -l <"$LOG")
@@ -147,4 +149,4 @@ fi
 echo "make -j$JOBS simgrid smpimain: $secs s wall, files compiled: $ncomp (nice -n 5, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))" \
     >>"$OUT/build-time.txt"
 echo "$stamp" >"$OUT/stamp"
-say "built $LIBSO in $secs s, files compiled: $ncomp (Debian's simgrid $VERSION + ${#PATCHES[@]} patches)"
+say "built $LIBSO in $secs s, files compiled: $ncomp (Debian's simgrid $SG_VERSION + ${#PATCHES[@]} patches)"

@@ -200,6 +200,7 @@ for pass in opts fine; do
 done
 for pass in opts fine; do
     for c in "${cases[@]}"; do
+        # shellcheck disable=SC2086 # a case is a list of words
         set -- $c
         sed 's/^/# /' "diff-$1-$pass.txt"
     done

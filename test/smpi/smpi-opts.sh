@@ -173,15 +173,17 @@ fi
 unset _tb_root _tb_dir _tb_state
 
 # Address-space mappings: SMPI maps a copy of the program per rank (its
-# segments), a stack per rank and each rank's large buffers, about 8 to 16
-# regions a rank, under the kernel's vm.max_map_count (65530 by default).
+# segments), a stack per rank and each rank's large buffers, under the
+# kernel's vm.max_map_count (65530 by default): 8.1-8.2 per rank measured
+# (smpi_trivial.c with the library, topobcast-bench up to 1 MiB; P=1024),
+# so P=4096 fits.
 # Past it a dlopen fails: "failed to map segment from shared object", then
 # SMPI's misleading "Did you compile the program with a SMPI-specific
 # compiler".  smpi_maps_check NP warns (stderr, status 1) when NP ranks at
-# 16 regions each would not fit; smpi_maps_explain LOG NP prints the cause
+# 12 regions each would not fit; smpi_maps_explain LOG NP prints the cause
 # when a failed run's log shows it (status 0 when it did).
 smpi_maps_check() {
-    local max need=$((${1:?NP} * 16 + 1000))
+    local max need=$((${1:?NP} * 12 + 1000))
     max=$(cat /proc/sys/vm/max_map_count 2>/dev/null) || return 0
     [ "$max" -ge "$need" ] && return 0
     echo "smpi: vm.max_map_count is $max; $1 simulated ranks may need up to $need mappings (a copy of the program, a stack and large buffers per rank). If the run fails with 'failed to map segment', raise it as root (sysctl -w vm.max_map_count=$((need * 2))) and set it back afterwards." >&2
