@@ -77,3 +77,7 @@ $(SMPI_DIR)/bin/scale_trivial_lib: $(SMPI_DIR)/obj/bench/scale/smpi_trivial.o $(
 .PHONY: bench-scale-smpi
 bench-scale-smpi: smpi $(SCALE_SMPI_PROGS)
 	BUILD=$(BUILD) bench/scale/smpi_startup.sh $(SCALE_SMPI_NP) betzy-nps4 "" $(SCALE_SMPI_CASES)
+
+# make simgrid, make simgrid-check: the patched SimGrid for the simulations at
+# scale (bench/simgrid/module.mk)
+include bench/simgrid/module.mk

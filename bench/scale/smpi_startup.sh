@@ -20,11 +20,15 @@
 #   binomial, magpie            topobcast-bench -a ALG ... (no topology:
 #                  magpie then has the one level SMPI shows, the host)
 #   binomial-topo, magpie-topo  the same with the topology
-# SIZES: SCALE_SMPI_SIZES, default 1,64K,1M.  Memory: the simulation holds
+# SIZES: SCALE_SMPI_SIZES, default 1,64K,1M.  SCALE_SMPI_CFG: more smpirun
+# options, after SMPI_OPTS (e.g. --cfg=smpi/coll-selector:mpich).  Memory: the simulation holds
 # every rank's copy of the library; see bench/scale/README.md for the peaks
 # at P=4096 before running the bench cases.
-# Prints one line per case: CASE wall_s cpu_s peak_MB rc, and keeps each log
-# in SCALE_SMPI_OUT (default $BUILD/bench/scale/smpi-NP).
+# Prints which SimGrid runs them (TB_SIMGRID, test/smpi/smpi-opts.sh: the
+# patched build of `make simgrid` when present), then one line per case:
+# CASE wall_s cpu_s peak_MB rc, and keeps each log in SCALE_SMPI_OUT
+# (default $BUILD/bench/scale/smpi-NP).  A run short of address-space
+# mappings (vm.max_map_count) says so.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
@@ -47,9 +51,13 @@ OUT=$(cd "$OUT" && pwd)
 HOSTS=$(cd "$(dirname "$HOSTS")" && pwd)/$(basename "$HOSTS")
 topo=$OUT/topology.yaml
 python3 bench/scale/platform_topo.py "$NP" --truth "test/platforms/$PLAT-truth.txt" --hostfile "$HOSTS" -o "$topo" || exit 1
+# shellcheck disable=SC2206 # options separated by spaces
+cfg=(${SCALE_SMPI_CFG:-})
 bench=("$SBIN/topobcast-bench" -s "${SCALE_SMPI_SIZES:-1,64K,1M}" -r 1 -w 1 -a)
 
-echo "# $PLAT $(basename "$HOSTS") P=$NP; case wall_s cpu_s peak_MB rc"
+smpi_maps_check "$NP" || true # a warning; a run that fails for it says so below
+echo "# $PLAT $(basename "$HOSTS") P=$NP${cfg[*]:+ ${cfg[*]}}; SimGrid: $SMPI_SIMGRID"
+echo "# case wall_s cpu_s peak_MB rc"
 cd "$OUT" || exit 1 # smpirun may leave temporary files in the current directory
 for c in $CASES; do
     env=()
@@ -63,11 +71,12 @@ for c in $CASES; do
         binomial-topo | magpie-topo) cmd=("${bench[@]}" "${c%-topo}"); env=("TOPOBCAST_CONFIG=$topo") ;;
         *) echo "smpi_startup.sh: unknown case $c" >&2; exit 2 ;;
     esac
-    env "${env[@]}" timeout "$TIMEOUT" /usr/bin/time -v -o "$c.time" smpirun "${SMPI_OPTS[@]}" \
+    env "${env[@]}" timeout "$TIMEOUT" /usr/bin/time -v -o "$c.time" "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" "${cfg[@]}" \
         -platform "$ROOT/test/platforms/$PLAT.xml" -hostfile "$HOSTS" -np "$NP" "${cmd[@]}" >"$c.log" 2>&1
     rc=$?
     awk -v c="$c" -v rc="$rc" '/Maximum resident set size/ { mb = $NF / 1024 }
         /User time/ { cpu += $NF } /System time/ { cpu += $NF }
         /Elapsed \(wall clock\)/ { n = split($NF, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
         END { printf "%-16s %8.1f %8.1f %8.0f %3s\n", c, s, cpu, mb, rc }' "$c.time"
+    [ $rc -eq 0 ] || smpi_maps_explain "$c.log" "$NP" || true
 done

@@ -34,7 +34,7 @@ while read -r label host plat_lat plat_bw; do
 done <"$levels"
 np=$(wc -l <"$tmp/hosts")
 
-if ! timeout 300 smpirun "${SMPI_OPTS[@]}" -platform "$xml" -hostfile "$tmp/hosts" -np "$np" \
+if ! timeout 300 "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" -platform "$xml" -hostfile "$tmp/hosts" -np "$np" \
         "$bin" 0 1M >"$tmp/out" 2>"$tmp/err"; then
     echo "levels.sh: smpirun failed on $plat:" >&2
     cat "$tmp/err" >&2

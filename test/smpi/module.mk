@@ -90,8 +90,16 @@ smpi: smpi-check-compiler $(SMPI_BINS)
 # MPICH's rules instead).  A run is PLATFORM:HOSTFILE:NP[:MAX_SEGMENTS].
 SMPI_BENCH_OUT ?= $(SMPI_DIR)/bench
 SMPI_BENCH_RUNS ?= fram:fram-rr.txt:512 betzy:betzy-rr.txt:512 arm1:arm1-socket.txt:96:64
-bench-smpi: smpi
+# The SimGrid they run (test/smpi/smpi-opts.sh, TB_SIMGRID): the patched
+# build of `make simgrid` when present, first checked against Debian's
+# (bench/simgrid/compare.sh, status 3: no patched build), else Debian's.
+bench-smpi: smpi $(SMPI_DIR)/bin/scale_trivial
 	@mkdir -p $(SMPI_BENCH_OUT)
+	@BUILD=$(BUILD) bench/simgrid/compare.sh $(SMPI_BENCH_OUT)/simgrid-compare >$(SMPI_BENCH_OUT)/simgrid-compare.txt 2>&1; \
+	    rc=$$?; case $$rc in 0) tail -1 $(SMPI_BENCH_OUT)/simgrid-compare.txt ;; \
+	    3) echo "== no patched SimGrid (make simgrid): Debian's runs the simulations" ;; \
+	    *) cat $(SMPI_BENCH_OUT)/simgrid-compare.txt; exit 1 ;; esac
+	@BUILD=$(BUILD) bash -c '. test/smpi/smpi-opts.sh && echo "== SimGrid: $$SMPI_SIMGRID"' | tee $(SMPI_BENCH_OUT)/simgrid.txt
 	for p in fram betzy arm1; do test/smpi/levels.sh $$p >$(SMPI_BENCH_OUT)/levels-$$p.txt || exit 1; \
 	    cat $(SMPI_BENCH_OUT)/levels-$$p.txt; done
 	@for r in $(SMPI_BENCH_RUNS); do \

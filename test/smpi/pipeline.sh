@@ -9,7 +9,8 @@
 #
 # Needs `make && make smpi`.  Simulated time is deterministic, so the same
 # inputs give the same CSV.  Exit status: 0 on success, 1 when a stage fails
-# (its log is named in the message), 2 on bad usage.  A built-in algorithm
+# (its log is named in the message), 2 on bad usage (or a TB_SIMGRID that
+# cannot be had).  A built-in algorithm
 # that fails, deadlocks or times out is skipped with a note in the summary.
 #
 # Why the baselines are what they are: the tuner runs under one selector
@@ -82,6 +83,9 @@ PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-60}
 # single-threaded runs; 1 on a busy box).  At 8 MiB x 512 ranks a run holds
 # ~4.5 GB.
 PIPE_JOBS=${PIPE_JOBS:-2}
+# The SimGrid that simulates: TB_SIMGRID (test/smpi/smpi-opts.sh; auto: the
+# patched build of `make simgrid` when present), named in stages.txt and
+# summary.txt.
 # PIPE_REUSE=1: keep OUTDIR's measurements, topology and table from an
 # earlier run, and each built-in's CSV from one with the same sizes and
 # repetitions; redo the rest (when iterating on the comparisons).
@@ -107,6 +111,7 @@ for b in "$SBIN/topobcast-probe" "$SBIN/topobcast-tuner" "$SBIN/topobcast-bench"
 done
 # shellcheck source=test/smpi/smpi-opts.sh
 . "$ROOT/test/smpi/smpi-opts.sh"
+smpi_maps_check "$NP" || true # a warning; a run that fails for it says so (stage)
 mkdir -p "$OUT" || fail "cannot create $OUT"
 cd "$OUT" || exit 1 # smpirun may leave temporary files in the current directory
 rm -f compare.csv speedups.txt summary.txt validate.txt builtin-*.rc builtin-bad.txt compare-*.csv
@@ -129,11 +134,13 @@ stage() {
     rc=$?
     printf '%-38s %8.1f s wall  rc=%-3s load %s\n' "$st" "$(echo "$(date +%s.%N) - $t0" | bc)" "$rc" \
         "$(uptime | sed 's/.*load average: //')" >>stages.txt
+    # a simulation short of address-space mappings says so (smpi-opts.sh)
+    [ $rc -eq 0 ] || smpi_maps_explain "$st.log" "$NP" || true
     return $rc
 }
 # smpirun with the shared options on this platform; more --cfg may follow
 # before the program.
-SMPIRUN=(smpirun "${SMPI_OPTS[@]}" -platform "$PLATFORM" -hostfile "$HOSTFILE" -np "$NP")
+SMPIRUN=("${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" -platform "$PLATFORM" -hostfile "$HOSTFILE" -np "$NP")
 to_bytes() { # 64K -> 65536
     local v=$1 m=1
     case $v in *K) m=1024 ;; *M) m=$((1024 * 1024)) ;; *G) m=$((1024 * 1024 * 1024)) ;; esac
@@ -191,6 +198,7 @@ fi
     echo "# probe: $PIPE_PROBE_OPTS"
     echo "# tuner (under the $PIPE_TUNE_SELECTOR selector, sizes $TUNE_SIZES): ${TUNER_OPTS[*]}; timing of every column: $PIPE_TIME_OPTS"
     echo "# shapes tuned and compared: $PIPE_SHAPES"
+    echo "# SimGrid: $SMPI_SIMGRID"
 } >stages.txt
 
 # ---- ground truth ----------------------------------------------------------------
@@ -259,7 +267,7 @@ done
 # bench checks every algorithm's data, which shared blocks would garble, and
 # a built-in that delivers wrong data is skipped.  The list is SMPI's own
 # (it names them when asked for an unknown one).
-algs=$(cd "$OUT" && timeout 60 smpirun -platform "$PLATFORM" -hostfile "$HOSTFILE" -np 2 \
+algs=$(cd "$OUT" && timeout 60 "${SMPIRUN_CMD[@]}" -platform "$PLATFORM" -hostfile "$HOSTFILE" -np 2 \
     --cfg=smpi/bcast:list-please "$SBIN/topobcast-bench" 2>&1 |
     sed -n 's/.*Valid algorithms: //p' | tr -d ' .' | tr ',' ' ')
 [ -n "$algs" ] || fail "could not get SMPI's list of bcast algorithms"
@@ -432,6 +440,7 @@ awk -F, -v sizes="$SIZES" -v shapes="$shapes" -v tsel="$PIPE_TUNE_SELECTOR" '
     echo "# the same selector as the baseline (best_builtin: the library under $PIPE_TUNE_SELECTOR; mpich_rules: MPICH's"
     echo "# generic selection timed with SMPI's built-ins, against the library under $PIPE_TUNE_SELECTOR, or those rules"
     echo "# where its table picks default; at $(wc -l <mpich-rules.txt) of $nsizes sizes; both on the whole job only)"
+    echo "# SimGrid: $SMPI_SIMGRID"
     [ -z "$selfailed" ] || echo "# compare left out, the selector failed on this layout:$selfailed"
     awk '{
         sh = $1

@@ -112,3 +112,85 @@ SMPI_BENCH_OPTS=(
 # a one-off communicator setup.
 SMPI_COLL_MPICH=(--cfg=smpi/coll-selector:mpich)
 SMPI_COLL_OMPI=(--cfg=smpi/coll-selector:ompi)
+
+# ---- Which SimGrid runs the simulations -------------------------------------
+# Run every simulation as
+#   "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" -platform P.xml -hostfile H.txt -np N PROG ARGS
+# TB_SIMGRID chooses the SimGrid behind SMPIRUN_CMD:
+#   debian  Debian's: /usr/bin/smpirun, its smpimain and libsimgrid.so.3.32
+#   fixed   Debian's source package with the patches of bench/simgrid/
+#           (`make simgrid`; bench/README.md, "SimGrid for P = 4096"): the
+#           same simulated times but the first SMP-aware collective call on
+#           a communicator, at a fraction of the CPU time from P ~ 1000 on;
+#           when that build is missing or stale, the script sourcing this
+#           file exits with status 2 (so does it for any other value)
+#   auto    (the default) fixed when its build is present and up to date
+#           with bench/simgrid/ (its stamp), else debian
+# The build is looked for in TB_SIMGRID_DIR (default BUILD/simgrid, BUILD
+# relative to the top of the tree).  Putting its lib/ first in
+# LD_LIBRARY_PATH cannot work: Debian's smpirun exports LD_LIBRARY_PATH with
+# /usr/lib/<arch> first before it starts its smpimain.  The build's own
+# launcher, obj/smpi_script/bin/smpirun (written by its CMake: Debian's
+# smpirun but for its paths), puts the build's obj/lib first and starts the
+# build's smpimain; programs compiled by Debian's smpicc then bind to the
+# libsimgrid.so.3.32 already loaded (same soname, same ABI).
+# `make check` (test/run_tests.sh) sets TB_SIMGRID=debian when it is unset:
+# CI never builds the patched SimGrid, and the suites check what CI runs,
+# whatever a developer's tree holds.  Benchmarks and test/smpi/pipeline.sh
+# take auto and print SMPI_SIMGRID (which one ran, and its library).
+SMPIRUN_CMD=(smpirun)
+SMPI_SIMGRID=
+_tb_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+case ${BUILD:-build} in /*) _tb_dir=${BUILD}/simgrid ;; *) _tb_dir=$_tb_root/${BUILD:-build}/simgrid ;; esac
+_tb_dir=${TB_SIMGRID_DIR:-$_tb_dir}
+_tb_state=absent
+if [ -x "$_tb_dir/obj/smpi_script/bin/smpirun" ] && [ -e "$_tb_dir/obj/lib/libsimgrid.so.3.32" ] && [ -e "$_tb_dir/stamp" ]; then
+    _tb_state=stale
+    [ "$(cat "$_tb_dir/stamp")" = "$("$_tb_root/bench/simgrid/build.sh" --stamp 2>/dev/null)" ] && _tb_state=ok
+fi
+case ${TB_SIMGRID:-auto} in
+    debian) ;;
+    fixed | auto)
+        if [ $_tb_state = ok ]; then
+            SMPIRUN_CMD=("$_tb_dir/obj/smpi_script/bin/smpirun")
+        elif [ "${TB_SIMGRID:-auto}" = fixed ]; then
+            echo "smpi-opts.sh: TB_SIMGRID=fixed, but the patched SimGrid in $_tb_dir is $_tb_state: run make simgrid" >&2
+            exit 2
+        elif [ $_tb_state = stale ]; then
+            echo "smpi-opts.sh: the patched SimGrid in $_tb_dir is older than bench/simgrid/ (make simgrid): using Debian's" >&2
+        fi
+        ;;
+    *)
+        echo "smpi-opts.sh: TB_SIMGRID must be debian, fixed or auto, not '$TB_SIMGRID'" >&2
+        exit 2
+        ;;
+esac
+if [ "${SMPIRUN_CMD[0]}" = smpirun ]; then
+    SMPI_SIMGRID="debian: $(command -v smpirun) ($(smpirun -version 2>/dev/null), Debian's libsimgrid)"
+else
+    SMPI_SIMGRID="fixed: ${SMPIRUN_CMD[0]} ($("${SMPIRUN_CMD[0]}" -version 2>/dev/null), Debian's source + bench/simgrid/patches)"
+fi
+unset _tb_root _tb_dir _tb_state
+
+# Address-space mappings: SMPI maps a copy of the program per rank (its
+# segments), a stack per rank and each rank's large buffers, under the
+# kernel's vm.max_map_count (65530 by default): 8.1-8.2 per rank measured
+# (smpi_trivial.c with the library, topobcast-bench up to 1 MiB; P=1024),
+# so P=4096 fits.
+# Past it a dlopen fails: "failed to map segment from shared object", then
+# SMPI's misleading "Did you compile the program with a SMPI-specific
+# compiler".  smpi_maps_check NP warns (stderr, status 1) when NP ranks at
+# 12 regions each would not fit; smpi_maps_explain LOG NP prints the cause
+# when a failed run's log shows it (status 0 when it did).
+smpi_maps_check() {
+    local max need=$((${1:?NP} * 12 + 1000))
+    max=$(cat /proc/sys/vm/max_map_count 2>/dev/null) || return 0
+    [ "$max" -ge "$need" ] && return 0
+    echo "smpi: vm.max_map_count is $max; $1 simulated ranks may need up to $need mappings (a copy of the program, a stack and large buffers per rank). If the run fails with 'failed to map segment', raise it as root (sysctl -w vm.max_map_count=$((need * 2))) and set it back afterwards." >&2
+    return 1
+}
+smpi_maps_explain() {
+    grep -q 'failed to map segment' "$1" 2>/dev/null || return 1
+    echo "smpi: the simulation ran out of memory mappings (vm.max_map_count = $(cat /proc/sys/vm/max_map_count 2>/dev/null)) for ${2:-its} ranks: raise it as root (sysctl -w vm.max_map_count=$((${2:-4096} * 32))) and set it back afterwards; 'Did you compile the program with a SMPI-specific compiler' above is a consequence, not the cause" >&2
+    return 0
+}

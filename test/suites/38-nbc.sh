@@ -180,7 +180,7 @@ if command -v smpirun >/dev/null && [ -x "$SMPI_BIN" ]; then
     # shellcheck source=test/smpi/smpi-opts.sh
     . test/smpi/smpi-opts.sh
     for spec in binomial scatter_allgather:allgather=recursive_doubling magpie dbt; do
-        OUT=$(TOPOBCAST_ALGORITHM=$spec TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+        OUT=$(TOPOBCAST_ALGORITHM=$spec TOPOBCAST_STATS=1 timeout 300 "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" \
             -platform test/platforms/fram.xml -hostfile test/platforms/fram-contiguous.txt -np 16 \
             "$SMPI_BIN" 2>&1)
         RC=$?

@@ -16,6 +16,7 @@ if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; 
 fi
 # shellcheck source=test/smpi/smpi-opts.sh
 . test/smpi/smpi-opts.sh
+echo "# SimGrid: $SMPI_SIMGRID (TB_SIMGRID=${TB_SIMGRID:-auto})"
 logdir=$BUILD/test/logs/smpi
 mkdir -p "$logdir"
 
@@ -88,7 +89,7 @@ run_matrix() { # algorithm hostfile [platform np counts]
     local log="$logdir/matrix-${alg//[:=,\/]/_}-$hf-$np.log" name="smpi bcast_matrix alg=$alg np=$np $hf"
     local args=("${matrix_args[@]}")
     [ -n "$counts" ] && args[0]="--counts=$counts"
-    TOPOBCAST_ALGORITHM=$alg TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+    TOPOBCAST_ALGORITHM=$alg TOPOBCAST_STATS=1 timeout 300 "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" \
         -platform "test/platforms/$plat.xml" -hostfile "test/platforms/$hf.txt" -np "$np" \
         "$bin" "${args[@]}" >"$log" 2>&1
     local rc=$? cases failed

@@ -15,6 +15,7 @@ if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; 
 fi
 # shellcheck source=test/smpi/smpi-opts.sh
 . test/smpi/smpi-opts.sh
+echo "# SimGrid: $SMPI_SIMGRID (TB_SIMGRID=${TB_SIMGRID:-auto})"
 logdir=$BUILD/test/logs/smpi-shapes
 mkdir -p "$logdir"
 if ! make -s smpi BUILD="$BUILD" >"$logdir/build.log" 2>&1 || [ ! -x "$BUILD/smpi/bin/shape_select" ]; then
@@ -33,7 +34,7 @@ selection:
   - {algorithm: default}
 YAML
 log=$logdir/shape_select.log
-TOPOBCAST_CONFIG=$logdir/table.yaml TOPOBCAST_STATS=1 timeout 300 smpirun "${SMPI_OPTS[@]}" \
+TOPOBCAST_CONFIG=$logdir/table.yaml TOPOBCAST_STATS=1 timeout 300 "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" \
     -platform test/platforms/fram.xml -hostfile "$logdir/hosts.txt" -np 16 "$BUILD/smpi/bin/shape_select" >"$log" 2>&1
 rc=$?
 grep -E '^(ok|not ok) ' "$log"

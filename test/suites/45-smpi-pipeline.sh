@@ -50,6 +50,7 @@ else
     echo "not ok $T pipeline fram rr P=64 exit $rc ($wall s wall): see $out/pipeline.out"
     tail -5 "$out/pipeline.out" | sed 's/^/# /'
 fi
+grep -m1 '^# SimGrid: ' "$out/stages.txt" 2>/dev/null # which one simulated (TB_SIMGRID)
 
 nonempty() { [ -s "$out/$1" ]; }
 for f in measurements.txt topology.yaml table.yaml compare.csv summary.txt validate.txt report.html; do

@@ -99,7 +99,7 @@ if [ -x "$SMPI_PROBE" ] && command -v smpirun >/dev/null; then
     sim_probe() {
         local plat=$1 hosts=$2 np=$3
         shift 3
-        OUT=$(timeout -k 10 300 smpirun "${SMPI_OPTS[@]}" -platform "test/platforms/$plat.xml" -hostfile "$hosts" \
+        OUT=$(timeout -k 10 300 "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" -platform "test/platforms/$plat.xml" -hostfile "$hosts" \
               -np "$np" "$SMPI_PROBE" "$@" 2>&1)
         RC=$?
         printf '%s\n' "$OUT" | sed 's/^/# /'

@@ -15,6 +15,7 @@ if ! command -v smpirun >/dev/null 2>&1; then
 fi
 # shellcheck source=test/smpi/smpi-opts.sh
 . test/smpi/smpi-opts.sh
+echo "# SimGrid: $SMPI_SIMGRID (TB_SIMGRID=${TB_SIMGRID:-auto})"
 SBIN=$BUILD/smpi/bin
 if [ ! -x "$SBIN/topobcast-tuner" ] || [ ! -x "$SBIN/topobcast-probe" ]; then
     make -s smpi BUILD="$BUILD" >/dev/null 2>&1
@@ -30,7 +31,7 @@ sim() { # sim HOSTFILE NP PROGRAM ARGS...: output in $OUT, status in $RC (smpiru
     # timeout: 900 s, TB_SMPI_TIMEOUT; the exhaustive run takes ~3.5 min alone on this 2-core box)
     local hosts=$1 np=$2
     shift 2
-    OUT=$(cd "$tmp" && set -o pipefail && timeout -k 10 "${TB_SMPI_TIMEOUT:-900}" smpirun "${SMPI_OPTS[@]}" \
+    OUT=$(cd "$tmp" && set -o pipefail && timeout -k 10 "${TB_SMPI_TIMEOUT:-900}" "${SMPIRUN_CMD[@]}" "${SMPI_OPTS[@]}" \
         -platform "$ROOT/test/platforms/fram.xml" -hostfile "$hosts" -np "$np" "$@" 2>&1 | grep -v 'smpi_colls/INFO')
     RC=$?
 }
