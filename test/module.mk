@@ -39,9 +39,10 @@ $(IDLE_SHIM): test/shim/idle_sleep.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
 
-# A profiling tool's stand-in, preloaded before the library (15-knobs).
-PMPI_TOOL := $(BUILD)/test/shim/libtb_pmpi_tool.so
-$(PMPI_TOOL): test/shim/pmpi_tool.c
+# A PMPI profiling tool written like the real ones, preloaded before or
+# after the library (15-knobs, 36-pmpi-tools), for this build's MPI.
+PMPI_TOOL := $(BUILD)/test/tool/libtb_ptool.so
+$(PMPI_TOOL): test/tool/ptool.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@
 

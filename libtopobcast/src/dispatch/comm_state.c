@@ -12,6 +12,7 @@
 #include "config/settings.h"
 #include "run/stats.h"
 #include "topo/map.h"
+#include "base/pmpi.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
@@ -30,7 +31,7 @@ static void dup_release(tb_comm_state *cs)
     tb_shm_free(cs->shm);
     cs->shm = NULL;
     if (!keep)
-        PMPI_Comm_free(&cs->dup);
+        tb_mpi.Comm_free(&cs->dup);
     cs->dup = MPI_COMM_NULL;
     __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
 }
@@ -47,7 +48,7 @@ static void state_release(tb_comm_state *cs)
             tb_plan_free(&cs->root0[i].plan);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
-        PMPI_Comm_free(&cs->dup);
+        tb_mpi.Comm_free(&cs->dup);
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
     }
     free(cs->node_of);
@@ -194,7 +195,7 @@ static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all,
         cs->why = TB_FALLBACK_DIFFER;
         snprintf(text, sizeof text,
                  "TOPOBCAST_DISABLE is set on processes of a communicator, and the library's MPI_Init did not run "
-                 "to share world rank 0's value (another tool's MPI_Init comes first, or a binding calls PMPI_Init)");
+                 "to share world rank 0's value (PMPI_Init was called past the static library)");
     } else if (why_all == WHY_CONFIG) {
         cs->why = TB_FALLBACK_CONFIG;
         if (!st->config_ok) /* this rank's own error, printed when loaded */
@@ -763,7 +764,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 0) {
         int flag = 1, rc;
         MPI_Status sts[3];
-        rc = PMPI_Testall(3, su->req, &flag, sts);
+        rc = tb_mpi.Testall(3, su->req, &flag, sts);
         if (rc == MPI_SUCCESS && !flag)
             return 0;
         setup_agreed(cs, su, rc != MPI_SUCCESS);
@@ -779,7 +780,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 1) {
         int flag = 1;
         if (su->req[0] != MPI_REQUEST_NULL) {
-            int rc = PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
+            int rc = tb_mpi.Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 su->map = WHY_MAPPING;
         }
