@@ -32,33 +32,32 @@ cd "$(dirname "$0")/../.." || exit 1
 TOOL=$PWD/$BUILD/test/tool/libtb_ptool.so
 FLAVOR=${TB_MPI_FLAVOR:-mpich}
 TIMEOUT=${TB_PTOOL_TIMEOUT:-180}
-for f in "$LIB" "$TOOL" "$T/bcast_kinds"; do
-    if [ ! -e "$f" ]; then
-        echo "not ok pmpi-tools: $f is missing (make tests)"
-        exit 1
-    fi
-done
+require pmpi-tools "$LIB" "$TOOL" "$T/bcast_kinds" || exit 1
 FUNCS=(MPI_Bcast MPI_Ibcast MPI_Bcast_init MPI_Start MPI_Startall MPI_Wait MPI_Waitall MPI_Waitany MPI_Waitsome
     MPI_Test MPI_Testall MPI_Testany MPI_Testsome MPI_Comm_dup)
-BCASTS=(MPI_Bcast MPI_Ibcast MPI_Bcast_init MPI_Start MPI_Startall)
 
 # prun NP ORDER ENV... -- PROGRAM ARGS: OUT and RC of PROGRAM on NP ranks,
 # ORDER "tool" (tool first), "lib" (library first), "alone" (the tool
 # only) or "none" (the library only)
 prun() {
-    local np=$1 order=$2 pre
+    local np=$1 order=$2 PRELOAD=$LIB
     shift 2
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-    shift
     case $order in
-    tool) pre=$TOOL:$LIB ;;
-    lib) pre=$LIB:$TOOL ;;
-    alone) pre=$TOOL ;;
-    *) pre=$LIB ;;
+    tool) PRELOAD=$TOOL:$LIB ;;
+    lib) PRELOAD=$LIB:$TOOL ;;
+    alone) PRELOAD=$TOOL ;;
     esac
-    OUT=$(timeout "$TIMEOUT" mpiexec -n "$np" env LD_PRELOAD="$(preload "$np" "$pre")" "${envs[@]}" "$@" 2>&1)
-    RC=$?
+    run_mpi "$np" "$TIMEOUT" "$@"
+}
+# tool_runs NP PROGRAM NAME: whether the tool alone can run PROGRAM (MPICH's
+# mpi_f08 MPI_INIT calls PMPI_Init, which no tool sees: such a tool stops
+# at its first wrapper, library or not); says so when it cannot
+tool_runs() {
+    prun "$1" alone -- "$2"
+    if grep -q "before the tool.s MPI_Init ran" <<<"$OUT"; then
+        ok "$3 # skip: the tool alone cannot run it (its MPI_INIT calls PMPI_Init)"
+        return 1
+    fi
 }
 # counts WHO NAME: "min max sum" of NAME's line "WHO: NAME ranks=P
 # calls_min=A calls_max=B calls_sum=C" in OUT (WHO ptool or bcast_kinds;
@@ -184,32 +183,37 @@ for order in tool lib; do
         all=$seen
         check "ibcast tool first np=3: the tool saw the program's MPI_Ibcast calls (${seen:-?} over the ranks)" [ "${seen:-0}" -gt 0 ]
     else
-        check "ibcast lib first np=3: the tool saw only the MPI_Ibcast calls the library left to MPI (empty ones...: ${seen:-?} of ${all:-?})" \
+        check "ibcast lib first np=3: the tool saw only the MPI_Ibcast calls the library left to MPI (${seen:-?}; ${all:-?} with the tool first)" \
             [ "${seen:-x}" -lt "${all:-0}" ]
     fi
 done
 
-# Fortran, each binding: the tool alone first (MPICH's mpi_f08 MPI_INIT
-# calls PMPI_Init, which no tool sees: such a tool stops at its first
-# wrapper, library or not); then both orders, binomial forced.
+# fortran_orders NP PROGRAM LABEL KEY FUNC [PER_RANK]: PROGRAM (its line
+# "NAME: KEY=N", NAME its file name up to the binding, gives the broadcasts
+# it made) in both orders, binomial forced: it ends, the library runs every
+# broadcast, and the tool counts PER_RANK calls of FUNC on each rank
+# (default N) with the tool first, none with the library first
+fortran_orders() {
+    local np=$1 prog=$2 label=$3 key=$4 func=$5 per=${6:-} order made want name
+    name=$(basename "$prog")
+    name=${name%_*}
+    for order in tool lib; do
+        prun "$np" "$order" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$prog"
+        ended "$label $order first np=$np"
+        made=$(sed -n "s/^$name: $key=\([0-9][0-9]*\)$/\1/p" <<<"$OUT" | head -1)
+        stats_exact "$label $order first np=$np" binomial "$made"
+        want="0 0 0"
+        [ "$order" = tool ] && want="${per:-$made} ${per:-$made} $((np * ${per:-${made:-0}}))"
+        check "$label $order first np=$np: the tool's $func count is $want (min max sum)" \
+            [ "$(counts ptool "$func")" = "$want" ]
+    done
+}
+
+# Fortran, each binding the tool alone can run.
 for binding in mpi f08 mpifh; do
     PROG=$T/fortran_bcast_$binding
-    [ -e "$PROG" ] || { notok "fortran $binding: $PROG is missing (make tests)"; continue; }
-    prun 3 alone -- "$PROG"
-    if grep -q "before the tool.s MPI_Init ran" <<<"$OUT"; then
-        ok "fortran_bcast $binding # skip: the tool alone cannot run it (its MPI_INIT calls PMPI_Init)"
-        continue
-    fi
-    for order in tool lib; do
-        prun 3 "$order" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$PROG"
-        ended "fortran_bcast $binding $order first np=3"
-        made=$(sed -n 's/^fortran_bcast: calls=\([0-9][0-9]*\)$/\1/p' <<<"$OUT" | head -1)
-        stats_exact "fortran_bcast $binding $order first np=3" binomial "$made"
-        want="0 0 0"
-        [ "$order" = tool ] && want="$made $made $((3 * ${made:-0}))"
-        check "fortran_bcast $binding $order first np=3: the tool's MPI_BCAST count is $want (min max sum)" \
-            [ "$(counts ptool MPI_Bcast)" = "$want" ]
-    done
+    require "fortran $binding" "$PROG" && tool_runs 3 "$PROG" "fortran_bcast $binding" &&
+        fortran_orders 3 "$PROG" "fortran_bcast $binding" calls MPI_Bcast
 done
 
 # Fortran's MPI_IBCAST and MPI_BCAST_INIT (MPI 4: not Debian's Open MPI):
@@ -220,51 +224,34 @@ if [ "$FLAVOR" = openmpi ]; then
 else
     for binding in mpi f08; do
         PROG=$T/fortran_ibcast_$binding
-        [ -e "$PROG" ] || { notok "fortran $binding: $PROG is missing (make tests)"; continue; }
+        require "fortran $binding" "$PROG" || continue
         prun 2 none TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$PROG"
-        made=$(sed -n 's/^fortran_ibcast: broadcasts=\([0-9][0-9]*\)$/\1/p' <<<"$OUT" | head -1)
         check "fortran_ibcast $binding, the library alone: ends (exit $RC), values right" \
             bash -c '[ "$1" -eq 0 ] && grep -q "^ok fortran ibcast and bcast_init values" <<<"$2"' _ "$RC" "$OUT"
-        stats_exact "fortran_ibcast $binding, the library alone" binomial "$made"
-        prun 2 alone -- "$PROG"
-        if grep -q "before the tool.s MPI_Init ran" <<<"$OUT"; then
-            ok "fortran_ibcast $binding with the tool # skip: the tool alone cannot run it (its MPI_INIT calls PMPI_Init)"
-            continue
-        fi
-        for order in tool lib; do
-            prun 2 "$order" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$PROG"
-            ended "fortran_ibcast $binding $order first np=2"
-            stats_exact "fortran_ibcast $binding $order first np=2" binomial "$made"
-            want="0 0 0"
-            [ "$order" = tool ] && want="1 1 2"
-            check "fortran_ibcast $binding $order first np=2: the tool's MPI_IBCAST count is $want (min max sum)" \
-                [ "$(counts ptool MPI_Ibcast)" = "$want" ]
-        done
+        stats_exact "fortran_ibcast $binding, the library alone" binomial \
+            "$(sed -n 's/^fortran_ibcast: broadcasts=\([0-9][0-9]*\)$/\1/p' <<<"$OUT" | head -1)"
+        tool_runs 2 "$PROG" "fortran_ibcast $binding with the tool" &&
+            fortran_orders 2 "$PROG" "fortran_ibcast $binding" broadcasts MPI_Ibcast 1
     done
 fi
 
 # A real PMPI tool: Open MPI's trace library prints a line per call it
 # wraps (MPI_INIT, MPI_BCAST, MPI_FINALIZE, ...) on each rank.
-OMPITRACE=/usr/lib/x86_64-linux-gnu/openmpi/lib/libompitrace.so
+OMPITRACE=$(mpicc.openmpi --showme:libdirs 2>/dev/null)/libompitrace.so
 if [ "$FLAVOR" != openmpi ]; then
     ok "libompitrace # skip: Open MPI's trace library, for the Open MPI pass"
 elif [ ! -e "$OMPITRACE" ]; then
     ok "libompitrace # skip: $OMPITRACE is not installed"
 else
     for order in tool lib; do
-        pre="$OMPITRACE:$LIB"
-        [ "$order" = lib ] && pre="$LIB:$OMPITRACE"
-        OUT=$(timeout "$TIMEOUT" mpiexec -n 2 env LD_PRELOAD="$(preload 2 "$pre")" TOPOBCAST_ALGORITHM=binomial \
-            TOPOBCAST_STATS=1 "$T/bcast_kinds" 2>&1)
-        RC=$?
-        want=$(sed -n 's/^# broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")
+        TOOL=$OMPITRACE prun 2 "$order" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 -- "$T/bcast_kinds"
         made=$(counts bcast_kinds MPI_Bcast)
         made=${made##* }
-        traced=$(grep -o 'MPI_BCAST\[' <<<"$OUT" | wc -l)
         [ "$order" = lib ] && made=0
+        traced=$(grep -o 'MPI_BCAST\[' <<<"$OUT" | wc -l)
         check "libompitrace $order first np=2: ends (exit $RC), values right, MPI_INIT and MPI_FINALIZE traced on each rank, $traced of ${made:-?} MPI_BCAST traced" \
             bash -c '[ "$1" -eq 0 ] && grep -q "^ok bcast_kinds values" <<<"$2" && [ "$(grep -c "MPI_INIT:" <<<"$2")" -eq 2 ] &&
                      [ "$(grep -c "MPI_FINALIZE\[" <<<"$2")" -eq 2 ] && [ "$3" = "$4" ]' _ "$RC" "$OUT" "$traced" "${made:-x}"
-        stats_exact "libompitrace $order first np=2" binomial "$want"
+        stats_exact "libompitrace $order first np=2" binomial "$(sed -n 's/^# broadcasts: \([0-9][0-9]*\)$/\1/p' <<<"$OUT")"
     done
 fi

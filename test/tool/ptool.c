@@ -20,13 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum {
-    FN_BCAST, FN_IBCAST, FN_BCAST_INIT, FN_START, FN_STARTALL, FN_WAIT, FN_WAITALL, FN_WAITANY, FN_WAITSOME, FN_TEST,
-    FN_TESTALL, FN_TESTANY, FN_TESTSOME, FN_COMM_DUP, NF
-};
-static const char *const names[NF] = {"MPI_Bcast", "MPI_Ibcast", "MPI_Bcast_init", "MPI_Start", "MPI_Startall",
-                                      "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test",
-                                      "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Comm_dup"};
+#include "ptool.h"
 
 /* what a real tool builds in MPI_Init: its tables, here the counters */
 static struct state {
@@ -226,38 +220,25 @@ static void f_bcast(void *buf, const MPI_Fint *count, const MPI_Fint *type, cons
         *ierr = (MPI_Fint)rc;
 }
 
-void mpi_init_(MPI_Fint *ierr);
-void mpi_init_(MPI_Fint *ierr)
-{
-    f_init(ierr);
-}
-void mpi_init_f08_(MPI_Fint *ierr);
-void mpi_init_f08_(MPI_Fint *ierr)
-{
-    f_init(ierr);
-}
-void mpi_finalize_(MPI_Fint *ierr);
-void mpi_finalize_(MPI_Fint *ierr)
-{
-    f_finalize(ierr);
-}
-void mpi_finalize_f08_(MPI_Fint *ierr);
-void mpi_finalize_f08_(MPI_Fint *ierr)
-{
-    f_finalize(ierr);
-}
-void mpi_bcast_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root, const MPI_Fint *comm,
-                MPI_Fint *ierr);
-void mpi_bcast_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root, const MPI_Fint *comm,
-                MPI_Fint *ierr)
-{
-    f_bcast(buf, count, type, root, comm, ierr);
-}
-void mpi_bcast_f08_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,
-                    const MPI_Fint *comm, MPI_Fint *ierr);
-void mpi_bcast_f08_(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,
-                    const MPI_Fint *comm, MPI_Fint *ierr)
-{
-    f_bcast(buf, count, type, root, comm, ierr);
-}
+/* NAME (gfortran's name of a Fortran entry point) running FN */
+#define FORTRAN_IERR(name, fn)                                                                                \
+    void name(MPI_Fint *ierr);                                                                                \
+    void name(MPI_Fint *ierr)                                                                                 \
+    {                                                                                                         \
+        fn(ierr);                                                                                             \
+    }
+#define FORTRAN_BCAST(name)                                                                                   \
+    void name(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,                   \
+              const MPI_Fint *comm, MPI_Fint *ierr);                                                          \
+    void name(void *buf, const MPI_Fint *count, const MPI_Fint *type, const MPI_Fint *root,                   \
+              const MPI_Fint *comm, MPI_Fint *ierr)                                                           \
+    {                                                                                                         \
+        f_bcast(buf, count, type, root, comm, ierr);                                                          \
+    }
+FORTRAN_IERR(mpi_init_, f_init)
+FORTRAN_IERR(mpi_init_f08_, f_init)
+FORTRAN_IERR(mpi_finalize_, f_finalize)
+FORTRAN_IERR(mpi_finalize_f08_, f_finalize)
+FORTRAN_BCAST(mpi_bcast_)
+FORTRAN_BCAST(mpi_bcast_f08_)
 #endif

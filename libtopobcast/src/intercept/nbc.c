@@ -74,47 +74,30 @@ static int from_fortran(const void *ret)
         tb_rc_;                                                                                               \
     })
 
-TB_ENTRY(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request),
-         (buffer, count, datatype, root, comm, request), 0)
-{
-    int rc = from_fortran(caller)
-                 ? TB_PASS
-                 : tb_ibcast(buffer, count, datatype, root, comm, NULL, request);
-    return rc != TB_PASS ? rc : TB_DOWN(Ibcast, buffer, count, datatype, root, comm, request);
-}
+/* MPI_Ibcast and MPI_Bcast_init, and their large-count forms (CT the
+ * count's type): the library's operation, or the call passed on. */
+#define TB_IBCAST(F, CT)                                                                                      \
+    TB_ENTRY(F, (void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request), \
+             (buffer, count, datatype, root, comm, request), 0)                                               \
+    {                                                                                                         \
+        int rc = from_fortran(caller) ? TB_PASS : tb_ibcast(buffer, count, datatype, root, comm, NULL, request); \
+        return rc != TB_PASS ? rc : TB_DOWN(F, buffer, count, datatype, root, comm, request);                 \
+    }
+#define TB_BCAST_INIT(F, CT)                                                                                  \
+    TB_ENTRY(F,                                                                                               \
+             (void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,          \
+              MPI_Request *request),                                                                          \
+             (buffer, count, datatype, root, comm, info, request), 0)                                         \
+    {                                                                                                         \
+        int rc = from_fortran(caller) ? TB_PASS : tb_bcast_init(buffer, count, datatype, root, comm, request); \
+        return rc != TB_PASS ? rc : TB_DOWN(F, buffer, count, datatype, root, comm, info, request);           \
+    }
 
+TB_IBCAST(Ibcast, int)
 #if MPI_VERSION >= 4
-TB_ENTRY(Ibcast_c,
-         (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request),
-         (buffer, count, datatype, root, comm, request), 0)
-{
-    int rc = from_fortran(caller)
-                 ? TB_PASS
-                 : tb_ibcast(buffer, count, datatype, root, comm, NULL, request);
-    return rc != TB_PASS ? rc : TB_DOWN(Ibcast_c, buffer, count, datatype, root, comm, request);
-}
-
-TB_ENTRY(Bcast_init,
-         (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
-          MPI_Request *request),
-         (buffer, count, datatype, root, comm, info, request), 0)
-{
-    int rc = from_fortran(caller)
-                 ? TB_PASS
-                 : tb_bcast_init(buffer, count, datatype, root, comm, request);
-    return rc != TB_PASS ? rc : TB_DOWN(Bcast_init, buffer, count, datatype, root, comm, info, request);
-}
-
-TB_ENTRY(Bcast_init_c,
-         (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
-          MPI_Request *request),
-         (buffer, count, datatype, root, comm, info, request), 0)
-{
-    int rc = from_fortran(caller)
-                 ? TB_PASS
-                 : tb_bcast_init(buffer, count, datatype, root, comm, request);
-    return rc != TB_PASS ? rc : TB_DOWN(Bcast_init_c, buffer, count, datatype, root, comm, info, request);
-}
+TB_IBCAST(Ibcast_c, MPI_Count)
+TB_BCAST_INIT(Bcast_init, int)
+TB_BCAST_INIT(Bcast_init_c, MPI_Count)
 #endif
 
 TB_ENTRY(Start, (MPI_Request *request), (request), 0)
