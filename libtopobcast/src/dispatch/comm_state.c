@@ -341,7 +341,7 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
         tb_unknown_host host;
         if (rc == MPI_SUCCESS && why_all == WHY_MAPPING && unknown >= 0) {
             unknown_host_of(&self, ids, unknown, &host);
-            rc = PMPI_Bcast(&host, (int)sizeof host, MPI_BYTE, unknown, comm);
+            rc = tb_mpi.Bcast(&host, (int)sizeof host, MPI_BYTE, unknown, comm);
         }
         if (rc == MPI_SUCCESS && why_all != WHY_NONE)
             unplaced(cs, why_all, why_all == WHY_MAPPING && unknown >= 0 ? &host : NULL, why);
@@ -790,7 +790,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
             /* as the blocking set-up does, on the duplicate */
             unknown_host_of(&su->self, su->ids, su->unknown, &su->host);
             su->phase = 2;
-            if (PMPI_Ibcast(&su->host, (int)sizeof su->host, MPI_BYTE, su->unknown, cs->dup, &su->req[0]) !=
+            if (tb_mpi.Ibcast(&su->host, (int)sizeof su->host, MPI_BYTE, su->unknown, cs->dup, &su->req[0]) !=
                 MPI_SUCCESS)
                 su->unknown = -1;
         } else if (su->map != WHY_NONE) {
@@ -800,7 +800,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 2) {
         int flag = 1;
         if (su->unknown >= 0 && su->req[0] != MPI_REQUEST_NULL &&
-            PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            tb_mpi.Test(&su->req[0], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             su->unknown = -1;
         if (!flag)
             return 0;
