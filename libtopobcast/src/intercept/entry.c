@@ -11,34 +11,31 @@
 #include "run/stats.h"
 #include "topobcast.h"
 
-TB_ENTRY(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
-         (buffer, count, datatype, root, comm), tb_bcast_fast_default(count, datatype, comm))
-{
-    if (!tb_bcast_fast_default(count, datatype, comm)) {
-        int rc = tb_bcast(buffer, count, datatype, root, comm, NULL);
-        if (rc != TB_PASS)
-            return rc;
+/* MPI_Bcast and MPI_Bcast_c (CT the count's type; FAST the inlined check
+ * of a small call the table leaves to MPI): the library's algorithm, or
+ * the call passed on. */
+#define TB_BCAST(F, CT, FAST)                                                                                 \
+    TB_ENTRY(F, (void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm),                     \
+             (buffer, count, datatype, root, comm), FAST)                                                     \
+    {                                                                                                         \
+        int rc = tb_bcast(buffer, count, datatype, root, comm, NULL);                                         \
+        return rc != TB_PASS ? rc : TB_DOWN(F, buffer, count, datatype, root, comm);                          \
     }
-    return TB_DOWN(Bcast, buffer, count, datatype, root, comm);
-}
 
+TB_BCAST(Bcast, int, tb_bcast_fast_default(count, datatype, comm))
 #if MPI_VERSION >= 4
-TB_ENTRY(Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
-         (buffer, count, datatype, root, comm), 0)
-{
-    int rc = tb_bcast(buffer, count, datatype, root, comm, NULL);
-    return rc != TB_PASS ? rc : TB_DOWN(Bcast_c, buffer, count, datatype, root, comm);
-}
+TB_BCAST(Bcast_c, MPI_Count, 0)
 #endif
 
 /* The configuration file is read once per job, by world rank 0, inside
- * MPI_Init (settings.h): the hook runs once, in whichever layer MPI's own
- * MPI_Init returned to first (below a tool that calls PMPI_Init, or above
- * one that runs MPI_Init after the library), and a Fortran MPI_INIT that
- * does not reach either (the static library: Open MPI's, MPICH's mpi_f08)
- * gets it too (fortran.c).  Where none runs (a program that calls
- * PMPI_Init itself, linked with the static library), each process follows
- * its own settings (settings.h, per_process). */
+ * MPI_Init (settings.h): the library's part runs once, as soon as MPI's
+ * own MPI_Init has returned to it -- inside a tool's MPI_Init when the tool
+ * comes first (its PMPI_Init is the library's), after a tool's when the
+ * library comes first.  A Fortran MPI_INIT that reaches neither layer (the
+ * static library: Open MPI's, MPICH's mpi_f08) gets it too (fortran.c).
+ * Where none runs (a program that calls PMPI_Init itself, linked with the
+ * static library), each process follows its own settings (settings.h,
+ * per_process). */
 TB_ENTRY(Init, (int *argc, char ***argv), (argc, argv), 0)
 {
     int rc = TB_DOWN(Init, argc, argv);

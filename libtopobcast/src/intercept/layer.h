@@ -14,8 +14,8 @@
  * One body serves both: TB_ENTRY(X, (PARAMS), (ARGS), FAST) { BODY }
  * defines MPI_X and, in the shared library, PMPI_X, each running BODY with
  * `layer` set (and `caller`, the entry point's return address), and
- * TB_DOWN(X, ARGS) in the body passes the call on,
- * unchanged, to what lies below that layer.  FAST, an expression of the
+ * TB_DOWN(X, ARGS) in the body passes the call on, unchanged, to what lies
+ * below that layer.  FAST, an expression of the
  * arguments (0 where there is none), says the library surely leaves the
  * call: MPI_X and PMPI_X then jump straight to MPI, without a frame (the
  * common small MPI_Bcast: `make bench-intercept`), unless a tool sits
