@@ -15,8 +15,10 @@
  * tool's own PMPI_ calls come back into the library's PMPI_X: they go
  * straight to MPI (tb_passed_down), so nothing is done or counted twice.
  *
- * Under SimGrid SMPI the library is linked into each program and defines
- * no PMPI_X: tb_mpi is SMPI's PMPI_X as linked, and there is no next layer. */
+ * The static library defines no PMPI_X; its tables are resolved the same
+ * way, from the program it is linked into.  Under SimGrid SMPI the library
+ * is linked into each program and defines no PMPI_X either: tb_mpi is
+ * SMPI's PMPI_X as linked, and there is no next layer. */
 #ifndef TB_PMPI_H
 #define TB_PMPI_H
 
