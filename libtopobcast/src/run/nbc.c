@@ -228,7 +228,7 @@ static void ended_add(MPI_Request r)
         ended_cap = cap;
     }
     ended[nended] = r;
-    __atomic_add_fetch(&nended, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&nended, 1, __ATOMIC_RELEASE);
 }
 
 static int ended_find(MPI_Request r)
@@ -348,8 +348,14 @@ static void complete(tb_nbc *nb)
         tb_log_once(&warned, "a non-blocking broadcast (MPI_Ibcast or MPI_Start) failed: %s; its request completes "
                              "without the error, and its buffer does not hold the root's data", text);
     }
+    /* the application's request stays the library's once ended: recorded
+     * before anything shows it ended (the count of operations in progress,
+     * the message that completes the request), which another thread may
+     * see without the lock (holds_any, tb_nbc_settled) */
+    if (!nb->persistent && !nb->released)
+        ended_add(nb->shell);
     nb->active = 0;
-    __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELEASE);
     MPI_Request sreq;
     if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, &sreq) == MPI_SUCCESS)
         tb_mpi.Request_free(&sreq);
@@ -360,8 +366,6 @@ static void complete(tb_nbc *nb)
         if (nb->persistent)
             tb_mpi.Request_free(&nb->shell);
     }
-    if (!nb->persistent && !nb->released)
-        ended_add(nb->shell);
     if (!nb->persistent || nb->released)
         nbc_free(nb);
 }
@@ -628,10 +632,12 @@ static tb_nbc *active_of(const MPI_Request *req)
     return NULL;
 }
 
-/* Whether the library holds any request (a fast check, without the lock). */
+/* Whether the library holds any request (a fast check, without the lock:
+ * an operation that ends counts in nended before it leaves nactive). */
 static int holds_any(void)
 {
-    return tb_nbc_persistent() || tb_nbc_busy() || __atomic_load_n(&nended, __ATOMIC_RELAXED);
+    return tb_nbc_persistent() || __atomic_load_n(&tb_nbc_nactive, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&nended, __ATOMIC_ACQUIRE);
 }
 
 int tb_nbc_owns_any(int count, const MPI_Request reqs[])
@@ -649,7 +655,8 @@ int tb_nbc_owns_any(int count, const MPI_Request reqs[])
 
 void tb_nbc_settled(int count, const MPI_Request before[], const MPI_Request after[])
 {
-    if (!__atomic_load_n(&nended, __ATOMIC_RELAXED))
+    /* a request recorded as ended was so before MPI could complete it */
+    if (!__atomic_load_n(&nended, __ATOMIC_ACQUIRE))
         return;
     lock_take();
     for (int i = 0, k; i < count; i++)
@@ -684,21 +691,18 @@ int tb_nbc_request_free(MPI_Request *req, int *rc)
     if (!holds_any() || !req || *req == MPI_REQUEST_NULL)
         return 0;
     lock_take();
-    int e = ended_find(*req);
-    if (e >= 0) { /* an ended MPI_Ibcast's: a completed receive */
-        ended_drop(e);
-        *rc = tb_mpi.Request_free(req);
-        lock_give();
-        return 1;
-    }
     tb_nbc *nb = NULL;
-    int i = pers_find(req);
+    int i = pers_find(req), e;
     if (i >= 0) {
         nb = pers[i];
         pers[i] = pers[npersistent - 1];
         __atomic_sub_fetch(&npersistent, 1, __ATOMIC_RELAXED);
-    } else {
-        nb = active_of(req);
+    } else if (!(nb = active_of(req)) && (e = ended_find(*req)) >= 0) {
+        /* an ended MPI_Ibcast's: a completed receive */
+        ended_drop(e);
+        *rc = tb_mpi.Request_free(req);
+        lock_give();
+        return 1;
     }
     if (nb) {
         *rc = MPI_SUCCESS;
