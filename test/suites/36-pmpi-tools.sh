@@ -50,7 +50,7 @@ prun() {
     run_mpi "$np" "$TIMEOUT" "$@"
 }
 # tool_runs NP PROGRAM NAME: whether the tool alone can run PROGRAM (MPICH's
-# mpi_f08 MPI_INIT calls PMPI_Init, which no tool sees: such a tool stops
+# mpi_f08 MPI_INIT calls PMPI_Init, which no tool sees: such a tool aborts
 # at its first wrapper, library or not); says so when it cannot
 tool_runs() {
     prun "$1" alone -- "$2"

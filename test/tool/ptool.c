@@ -4,9 +4,9 @@
  *
  *   - it sets itself up in MPI_Init / MPI_Init_thread (and, under Open
  *     MPI, whose Fortran bindings call PMPI_ directly, in the Fortran
- *     MPI_INIT), and stops the process with a message when one of its
- *     wrappers runs before that: a tool whose MPI_Init was skipped crashes
- *     on first use, as they do;
+ *     MPI_INIT), and aborts with a message when one of its wrappers runs
+ *     before that: a tool whose MPI_Init was skipped crashes on first
+ *     use, as they do;
  *   - it wraps MPI_Bcast, MPI_Ibcast, MPI_Bcast_init, MPI_Start(all), the
  *     wait and test families, MPI_Comm_dup and MPI_Finalize (and, under
  *     Open MPI, the Fortran MPI_BCAST), each through its PMPI_ call, counts

@@ -41,7 +41,7 @@ static void *own(const char *name)
         p = NULL;
     if (!p) {
         fprintf(stderr, "topobcast: MPI's %s was not found (is the program linked statically with MPI?): "
-                        "stopping\n", name);
+                        "exiting\n", name);
         _exit(1);
     }
     return p;

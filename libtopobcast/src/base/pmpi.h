@@ -60,7 +60,7 @@ extern TB_TLS int tb_passed_down;
 /* \brief Resolves tb_mpi and tb_next (once; the library's constructor runs
  * it when it is loaded, before any call).  Where MPI's PMPI_X cannot be
  * found (a program linked statically with MPI itself), says so on stderr
- * and stops the process.
+ * and ends the process.
  * \return nothing. */
 void tb_pmpi_resolve(void);
 
