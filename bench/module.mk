@@ -19,7 +19,8 @@ $(BENCH_BIN): $(BENCH_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 
 # Benchmarks: programs and scripts that print figures on this machine;
 # never pass/fail tests, never part of `make check`.
-#   make bench-intercept  the library's cost per call it sends to MPI_Bcast
+#   make bench-intercept  the library's cost per call it sends to MPI_Bcast,
+#                         alone and below a PMPI tool
 #                         (bench/intercept_cost.sh: callgrind + timings)
 #   make bench-probe      the probe's 2-rank figures next to a plain ping-pong
 #                         (bench/probe_vs_pingpong.sh; BENCH_PROBE_RUNS runs)
@@ -34,7 +35,7 @@ $(BUILD)/bench/%: bench/%.c
 	$(MPICC) $(CFLAGS_COMMON) $< -o $@
 
 .PHONY: bench-intercept bench-probe bench-shm
-bench-intercept: all $(BENCH_PROGS)
+bench-intercept: all $(BENCH_PROGS) $(PMPI_TOOL)
 	BUILD=$(BUILD) bench/intercept_cost.sh
 
 bench-probe: $(PROBE_BIN) $(BUILD)/test/vcluster/vc_pingpong

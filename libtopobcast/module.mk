@@ -4,6 +4,13 @@
 LIB_LAYERS := intercept dispatch config run plan topo base
 LIB_SRCS := $(wildcard $(addprefix libtopobcast/src/,$(addsuffix /*.c,$(LIB_LAYERS))))
 LIB_OBJS := $(patsubst libtopobcast/src/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRCS))
+# The shared library serves the PMPI_ layer too (src/intercept/layer.h):
+# its intercept/ objects are compiled again with TB_PMPI_LAYER=1, into
+# $(BUILD)/obj/lib-so/.  The static library defines MPI_* only: PMPI_*
+# defined there would clash with MPI's own, or take them over for the
+# whole program.
+LIB_SO_OBJS := $(filter-out $(BUILD)/obj/lib/intercept/%,$(LIB_OBJS)) \
+               $(patsubst $(BUILD)/obj/lib/%,$(BUILD)/obj/lib-so/%,$(filter $(BUILD)/obj/lib/intercept/%,$(LIB_OBJS)))
 LIB_SO   := $(BUILD)/lib/libtopobcast.so
 LIB_A    := $(BUILD)/lib/libtopobcast.a
 LIB_PC   := $(BUILD)/lib/pkgconfig/$(PC_NAME).pc
@@ -33,9 +40,13 @@ $(BUILD)/obj/lib/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*/*.h lib
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -c $< -o $@
 
-$(LIB_SO): $(LIB_OBJS)
+$(BUILD)/obj/lib-so/%.o: libtopobcast/src/%.c $(wildcard libtopobcast/src/*/*.h libtopobcast/private/*.h libtopobcast/include/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -Wl,-soname,libtopobcast.so -o $@ $(LIB_OBJS) $(DEP_LIBS)
+	$(MPICC) $(LIB_CFLAGS) -DTB_PMPI_LAYER=1 -c $< -o $@
+
+$(LIB_SO): $(LIB_SO_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -Wl,-soname,libtopobcast.so -o $@ $(LIB_SO_OBJS) $(DEP_LIBS)
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

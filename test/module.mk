@@ -24,6 +24,9 @@ $(BUILD)/test/mpi/%: test/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -Ilibtopobcast/include $< -o $@ -lm
 
+# bcast_kinds prints its calls in the form of the tool's report
+$(BUILD)/test/mpi/bcast_kinds: test/tool/ptool.h
+
 $(BUILD)/test/mpi/fortran_bcast_%: test/mpi/fortran_bcast.F90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -O2 -g -Wall $(FORT_DEFS_$*) $< -o $@ $(FORT_LDFLAGS)
@@ -39,9 +42,10 @@ $(IDLE_SHIM): test/shim/idle_sleep.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@ -lucp -lucs -ldl
 
-# A profiling tool's stand-in, preloaded before the library (15-knobs).
-PMPI_TOOL := $(BUILD)/test/shim/libtb_pmpi_tool.so
-$(PMPI_TOOL): test/shim/pmpi_tool.c
+# A PMPI profiling tool written like the real ones, preloaded before or
+# after the library (15-knobs, 36-pmpi-tools), for this build's MPI.
+PMPI_TOOL := $(BUILD)/test/tool/libtb_ptool.so
+$(PMPI_TOOL): test/tool/ptool.c test/tool/ptool.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS_COMMON) -fPIC -shared $< -o $@
 

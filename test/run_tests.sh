@@ -96,7 +96,7 @@ done
 # (the suites call plain `mpiexec`, and the machine's default stays MPICH).
 OMPI_BUILD=${TB_OPENMPI_BUILD:-$BUILD/openmpi}
 ompi_suites=()
-for n in ${TB_OPENMPI_SUITES-10-matrix 15-knobs 20-fortran 35-config-fallback 38-nbc}; do
+for n in ${TB_OPENMPI_SUITES-10-matrix 15-knobs 20-fortran 35-config-fallback 36-pmpi-tools 38-nbc}; do
     [ -n "$only" ] && [[ "openmpi/$n" != *$only* ]] && continue
     ompi_suites+=("$n")
 done

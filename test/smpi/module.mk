@@ -80,7 +80,7 @@ smpi-check-compiler:
 
 smpi: smpi-check-compiler $(SMPI_BINS)
 
--include $(wildcard $(SMPI_DIR)/obj/*/*.d $(SMPI_DIR)/obj/*/*/*.d)
+-include $(wildcard $(SMPI_DIR)/obj/*/*.d $(SMPI_DIR)/obj/*/*/*.d $(SMPI_DIR)/obj/*/*/*/*.d)
 
 # Larger simulations, not in CI: the level ping-pongs of every platform and
 # the full probe/tuner/compare pipeline (test/smpi/pipeline.sh) at the sizes

@@ -36,6 +36,26 @@ else
         sed 's/^/# /' <<<"$out" | head -20
     fi
 fi
+# the library's own calls of the MPI functions it defines too (the
+# shared library's PMPI_ layer) go through base/pmpi.c's table of MPI's
+# own: no object of the library refers to one of them by name
+# (libtopobcast/DESIGN.md, "Layers of the profiling interface")
+SO=$BUILD/lib/libtopobcast.so
+if [ ! -e "$SO" ] || [ ! -d "$BUILD/obj/lib-so" ]; then
+    echo "not ok $T the PMPI_ layer: $SO or $BUILD/obj/lib-so missing (make)"
+else
+    served=$(nm -D --defined-only "$SO" | awk '$3 ~ /^PMPI_/ { print $3 }')
+    uses=$(find "$BUILD/obj/lib" "$BUILD/obj/lib-so" -name '*.o' | LC_ALL=C sort | while read -r o; do
+        nm -u "$o" | awk -v o="$o" '{ print o ": " $NF }'
+    done | grep -wF -f <(printf '%s\n' "$served"))
+    check_n=$(wc -w <<<"$served")
+    if [ "$check_n" -gt 0 ] && [ -z "$uses" ]; then
+        echo "ok $T the shared library defines $check_n PMPI_ functions and no object of it calls one by name"
+    else
+        echo "not ok $T the PMPI_ layer: $check_n PMPI_ functions defined; called by name:"
+        sed 's/^/# /' <<<"$uses" | head -20
+    fi
+fi
 # the tools' compile flags: include/ and private/, never src/
 flags=$(make -s --no-print-directory -pn BUILD="$BUILD" 2>/dev/null | sed -n 's/^TOOL_CFLAGS *:\?= *//p' | head -1)
 if [ -n "$flags" ] && ! grep -q 'libtopobcast/src' <<<"$flags" && grep -q 'libtopobcast/private' <<<"$flags"; then

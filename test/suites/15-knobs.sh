@@ -31,31 +31,55 @@ run_mpi 3 60 TOPOBCAST_DISABLE=1 TOPOBCAST_VERBOSE=1 -- "$BUILD/bin/bcast_app"
 check "disable with TOPOBCAST_VERBOSE=1 says so, once per job" \
     [ "$(count_lines "TOPOBCAST_DISABLE is set on world rank 0: every broadcast of the job goes to MPI's own")" -eq 1 ]
 
-# A profiling tool preloaded first (its MPI_Init and MPI_Finalize call the
-# PMPI_ ones, so the library's never run: nothing is shared at MPI_Init).
-# Ranks that differ in TOPOBCAST_DISABLE or TOPOBCAST_STATS must still end:
-# before, one rank called MPI_Bcast while the others agreed (rc 124).
-TOOL=$BUILD/test/shim/libtb_pmpi_tool.so
+# A profiling tool preloaded first (test/tool/ptool.c: its MPI_Init and
+# MPI_Finalize call the PMPI_ ones, which the library serves too): world
+# rank 0's settings still hold for the whole job, as without the tool, and
+# ranks that differ in TOPOBCAST_DISABLE or TOPOBCAST_STATS end (before the
+# library served PMPI_Init, one rank called MPI_Bcast while the others
+# agreed: rc 124).  Rank 1 disabled: every call falls back, one warning;
+# TOPOBCAST_STATS on rank 0 only: every rank counts.
+TOOL=$BUILD/test/tool/libtb_ptool.so
 if [ -e "$TOOL" ]; then
     OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" : \
         -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_DISABLE=1 "$BUILD/bin/bcast_app" : \
         -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial "$BUILD/bin/bcast_app" 2>&1)
     RC=$?
-    check "a tool's MPI_Init first, TOPOBCAST_DISABLE on rank 1 only: ends (status $RC), data right, one warning, rank 0's calls fell back" \
+    check "a tool first, TOPOBCAST_DISABLE on rank 1 only: ends (status $RC), data right, one warning, every call fell back" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" &&
+                 [ "$(grep -c "^topobcast: ranks have different settings" <<<"$2")" -eq 1 ] &&
+                 grep -q "^topobcast: stats: fallback calls=7 (ranks have different settings" <<<"$2" &&
+                 ! grep -q "algorithm=binomial" <<<"$2" && grep -q "^ptool: report from 3 ranks" <<<"$2"' _ "$RC" "$OUT"
+    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" : \
+        -n 2 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial "$BUILD/bin/bcast_app" 2>&1)
+    RC=$?
+    check "a tool first, TOPOBCAST_STATS on rank 0 only: ends (status $RC), data right, every rank's counts" \
+        bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" && ! grep -q "^topobcast: stats: counts of world rank 0 only" <<<"$2" &&
+                 grep -q "^topobcast: stats: algorithm=binomial calls=7 " <<<"$2"' _ "$RC" "$OUT"
+else
+    notok "the profiling tool is built ($TOOL missing: make tests)"
+fi
+
+# Where the library's part of MPI_Init does not run (a program that calls
+# PMPI_Init itself, linked with the static library, which defines no
+# PMPI_ functions), each process follows its own settings: ranks that
+# differ in TOPOBCAST_DISABLE still end, every call of rank 0 falls back
+# (one warning), and TOPOBCAST_STATS gives rank 0's counts, said so.
+OWN_INIT=$BUILD/test/bcast_app_pmpi_init
+mkdir -p "$BUILD/test"
+if ${TB_MPICC:-$(command -v mpicc.mpich || echo mpicc)} -DMPI_Init=PMPI_Init examples/bcast_app.c -o "$OWN_INIT" \
+    "$BUILD/lib/libtopobcast.a" -lyaml -lhwloc -lm -pthread 2>"$BUILD/test/link-own-init.log"; then
+    OUT=$(timeout 60 mpiexec -n 1 env TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$OWN_INIT" : \
+        -n 1 env TOPOBCAST_ALGORITHM=binomial TOPOBCAST_DISABLE=1 "$OWN_INIT" : \
+        -n 1 env TOPOBCAST_ALGORITHM=binomial "$OWN_INIT" 2>&1)
+    RC=$?
+    check "PMPI_Init called by the program (static library), TOPOBCAST_DISABLE on rank 1 only: ends (status $RC), data right, one warning, rank 0's calls fell back, its counts only" \
         bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" &&
                  [ "$(grep -c "^topobcast: TOPOBCAST_DISABLE is set on processes of a communicator" <<<"$2")" -eq 1 ] &&
                  grep -q "^topobcast: stats: counts of world rank 0 only (the library.s MPI_Init did not run" <<<"$2" &&
                  grep -q "^topobcast: stats: fallback calls=[1-9][0-9]* (TOPOBCAST_DISABLE is set" <<<"$2" &&
                  ! grep -q "algorithm=binomial" <<<"$2"' _ "$RC" "$OUT"
-    OUT=$(timeout 60 mpiexec -n 1 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial TOPOBCAST_STATS=1 "$BUILD/bin/bcast_app" : \
-        -n 2 env LD_PRELOAD="$TOOL:$LIB" TOPOBCAST_ALGORITHM=binomial "$BUILD/bin/bcast_app" 2>&1)
-    RC=$?
-    check "a tool's MPI_Init first, TOPOBCAST_STATS on rank 0 only: ends (status $RC), data right, rank 0's counts, said" \
-        bash -c '[ "$1" -eq 0 ] && grep -q "all data correct" <<<"$2" &&
-                 grep -q "^topobcast: stats: counts of world rank 0 only" <<<"$2" && grep -q "^topobcast: stats: algorithm=binomial calls=" <<<"$2"' \
-        _ "$RC" "$OUT"
 else
-    notok "the profiling tool's stand-in is built ($TOOL missing: make tests)"
+    notok "a program calling PMPI_Init links with the static library ($(head -3 "$BUILD/test/link-own-init.log"))"
 fi
 
 # Forced algorithm really runs: the stats count every broadcast for it.

@@ -7,6 +7,13 @@ T=$BUILD/test/mpi
 . "$(dirname "${BASH_SOURCE[0]}")/text.sh" # stats_calls, stats_others, topology_yaml
 
 ok() { echo "ok $*"; }
+require() { # require NAME FILE...: status 0 if every FILE exists, else a "not ok NAME" line for the first missing
+    local name=$1 f
+    shift
+    for f; do
+        [ -e "$f" ] || { echo "not ok $name: $f is missing (make tests)"; return 1; }
+    done
+}
 notok() { echo "not ok $*"; }
 check() { # check NAME CONDITION-COMMAND...
     local name=$1; shift
@@ -86,12 +93,14 @@ smpi_build() {
     mkdir -p "$BUILD/test/logs"
     make -s smpi BUILD="$BUILD" >"$BUILD/test/logs/smpi-build-$1.log" 2>&1
 }
-# run_mpi NP TIMEOUT ENV... -- PROGRAM ARGS: output (stdout+stderr) in $OUT, status in $RC
+# run_mpi NP TIMEOUT ENV... -- PROGRAM ARGS: output (stdout+stderr) in $OUT,
+# status in $RC; LD_PRELOAD is $PRELOAD when set (the library and a tool),
+# else the library, and the idle shim as preload gives it
 run_mpi() {
     local np=$1 to=$2; shift 2
     local envs=()
     while [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
-    OUT=$(timeout "$to" mpiexec -n "$np" env LD_PRELOAD="$(preload "$np")" "${envs[@]}" "$@" 2>&1)
+    OUT=$(timeout "$to" mpiexec -n "$np" env LD_PRELOAD="$(preload "$np" "${PRELOAD-$LIB}")" "${envs[@]}" "$@" 2>&1)
     RC=$?
 }

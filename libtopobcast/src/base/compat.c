@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/pmpi.h"
 
 size_t tb_max_bytes(void)
 {
@@ -96,18 +97,18 @@ int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_C
 {
 #if TB_HAVE_LARGE_COUNT
     if (count > INT_MAX)
-        return PMPI_Bcast_c(buf, count, type, root, comm);
+        return tb_mpi.Bcast_c(buf, count, type, root, comm);
 #endif
-    return PMPI_Bcast(buf, (int)count, type, root, comm);
+    return tb_mpi.Bcast(buf, (int)count, type, root, comm);
 }
 
 int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
 #if TB_HAVE_LARGE_COUNT
     if (count > INT_MAX)
-        return PMPI_Ibcast_c(buf, count, type, root, comm, req);
+        return tb_mpi.Ibcast_c(buf, count, type, root, comm, req);
 #endif
-    return PMPI_Ibcast(buf, (int)count, type, root, comm, req);
+    return tb_mpi.Ibcast(buf, (int)count, type, root, comm, req);
 }
 
 #if MPI_VERSION >= 4
@@ -115,8 +116,8 @@ int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, 
                        MPI_Request *req)
 {
     if (count > INT_MAX)
-        return PMPI_Bcast_init_c(buf, count, type, root, comm, info, req);
-    return PMPI_Bcast_init(buf, (int)count, type, root, comm, info, req);
+        return tb_mpi.Bcast_init_c(buf, count, type, root, comm, info, req);
+    return tb_mpi.Bcast_init(buf, (int)count, type, root, comm, info, req);
 }
 #endif
 

@@ -30,11 +30,14 @@ size_t tb_max_bytes(void);
 int tb_pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, size_t bytes, size_t *used,
             MPI_Comm comm);
 int tb_unpack(const void *in, size_t bytes, void *out, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
-/* PMPI_Bcast with a large count where the library supports it. */
+/* MPI's own PMPI_Bcast (base/pmpi.h, tb_mpi), with a large count where the
+ * library supports it: for the library's own callers (the tools, the
+ * public topobcast_*_algorithm) and its internal broadcasts; an
+ * application's call it leaves goes to the layer below instead
+ * (intercept/layer.h). */
 int tb_pmpi_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
 
-/* Non-blocking and persistent counterparts, for the calls the library
- * leaves to MPI. */
+/* Non-blocking and persistent counterparts. */
 int tb_pmpi_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
 #if MPI_VERSION >= 4
 int tb_pmpi_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,

@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "base/log.h"
 #include "run/stats.h"
+#include "base/pmpi.h"
 
 static tb_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
@@ -129,17 +130,17 @@ static void settings_load(void)
         s->disabled = (w0 & WORLD0_DISABLE) != 0;
         s->stats = (w0 & WORLD0_STATS) != 0;
     } else if (tb_world_ready()) {
-        /* MPI is up, but the library's MPI_Init did not run: another PMPI
-         * tool's MPI_Init came first in LD_PRELOAD, or a binding called
-         * PMPI_Init.  Nothing was shared, so a process disabled on its own
+        /* MPI is up, but the library's MPI_Init did not run: PMPI_Init
+         * was called past it (the static library defines no PMPI_Init; the
+         * shared one runs its part there too).  Nothing was shared, so a process disabled on its own
          * must still make the collectives its communicators' other
          * processes make: it takes part and they fall back, agreed. */
         s->per_process = 1;
         s->disabled_here = own_disabled;
         s->disabled = 0;
         if (s->verbose >= 1)
-            tb_log_world0("the library's MPI_Init did not run (another tool's MPI_Init comes first in LD_PRELOAD, "
-                          "or a binding calls PMPI_Init): each process follows its own TOPOBCAST_* settings "
+            tb_log_world0("the library's MPI_Init did not run (PMPI_Init was called past the static library, "
+                          "which defines no PMPI_Init): each process follows its own TOPOBCAST_* settings "
                           "and reads TOPOBCAST_CONFIG itself; TOPOBCAST_STATS gives world rank 0's counts only");
     }
     s->max_comms = env_count("TOPOBCAST_MAX_COMMS", TB_MAX_COMMS_DEFAULT, 1 << 20);
@@ -209,7 +210,7 @@ void tb_settings_at_init(void)
     int flags = (env_on("TOPOBCAST_DISABLE") ? WORLD0_DISABLE : 0) | (env_on("TOPOBCAST_STATS") ? WORLD0_STATS : 0);
     tb_quiet_errors q;
     tb_quiet_begin(MPI_COMM_WORLD, &q);
-    int rc = PMPI_Bcast(&flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int rc = tb_mpi.Bcast(&flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
     tb_quiet_end(MPI_COMM_WORLD, &q);
     if (rc == MPI_SUCCESS)
         __atomic_store_n(&world0_flags, flags | WORLD0_KNOWN, __ATOMIC_RELEASE);

@@ -12,8 +12,8 @@
 
 typedef struct tb_settings {
     int disabled;            /* TOPOBCAST_DISABLE (world rank 0's, when shared at MPI_Init) */
-    int per_process;         /* the library's MPI_Init did not run (another tool's MPI_Init
-                                came first, or a binding called PMPI_Init): nothing was shared,
+    int per_process;         /* the library's MPI_Init did not run (PMPI_Init called past the
+                                static library, which defines none): nothing was shared,
                                 each process follows its own environment */
     int disabled_here;       /* per_process and this process's TOPOBCAST_DISABLE is set: it
                                 takes part in each communicator's agreement, which then falls
@@ -46,7 +46,8 @@ void tb_settings_at_init(void);
  * \return 1 or 0 (0 before MPI_Init). */
 int tb_settings_world0_disabled(void);
 /* \brief The library's part of MPI_Init, once per process whatever calls
- * it (the C MPI_Init / MPI_Init_thread, Open MPI's Fortran MPI_INIT): the
+ * it (MPI_Init / MPI_Init_thread at either layer, intercept/layer.h; the
+ * Fortran MPI_INIT entry points): the
  * MPI library's check (compat.h), then tb_settings_at_init.  Collective
  * over MPI_COMM_WORLD.
  * \return nothing. */

@@ -32,6 +32,7 @@
 
 #include "base/compat.h"
 #include "config.h"
+#include "base/pmpi.h"
 
 enum { KIND_NONE = 0, KIND_BYTES = 1, KIND_ERROR = 2 };
 #define PIECE ((size_t)64 << 10)
@@ -49,7 +50,7 @@ static int bcast_bytes(char *buf, size_t n, MPI_Comm comm)
     char scratch[PIECE];
     for (size_t at = 0; at < n; at += PIECE) {
         size_t k = n - at < PIECE ? n - at : PIECE;
-        int rc = PMPI_Bcast(buf ? buf + at : scratch, (int)k, MPI_BYTE, 0, comm);
+        int rc = tb_mpi.Bcast(buf ? buf + at : scratch, (int)k, MPI_BYTE, 0, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -96,7 +97,7 @@ void tb_config_share_at_init(const char *path, int keep)
     char *payload = NULL;
     if (rank == 0 && path && *path)
         read_at_root(path, hdr, &payload);
-    int rc = PMPI_Bcast(hdr, 3, MPI_INT64_T, 0, comm);
+    int rc = tb_mpi.Bcast(hdr, 3, MPI_INT64_T, 0, comm);
     if (rc == MPI_SUCCESS && hdr[0] != KIND_NONE) {
         size_t n = (size_t)hdr[1] + (size_t)hdr[2];
         if (rank != 0)

@@ -12,6 +12,7 @@
 #include "config/settings.h"
 #include "run/stats.h"
 #include "topo/map.h"
+#include "base/pmpi.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
@@ -30,7 +31,7 @@ static void dup_release(tb_comm_state *cs)
     tb_shm_free(cs->shm);
     cs->shm = NULL;
     if (!keep)
-        PMPI_Comm_free(&cs->dup);
+        tb_mpi.Comm_free(&cs->dup);
     cs->dup = MPI_COMM_NULL;
     __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
 }
@@ -47,7 +48,7 @@ static void state_release(tb_comm_state *cs)
             tb_plan_free(&cs->root0[i].plan);
     tb_hier_free(&cs->hier);
     if (cs->dup != MPI_COMM_NULL) {
-        PMPI_Comm_free(&cs->dup);
+        tb_mpi.Comm_free(&cs->dup);
         __atomic_sub_fetch(&live_dups, 1, __ATOMIC_RELAXED);
     }
     free(cs->node_of);
@@ -189,7 +190,7 @@ static void warn_fallback(tb_comm_state *cs, const tb_settings *st, int why_all,
         cs->why = TB_FALLBACK_DIFFER;
         snprintf(text, sizeof text,
                  "TOPOBCAST_DISABLE is set on processes of a communicator, and the library's MPI_Init did not run "
-                 "to share world rank 0's value (another tool's MPI_Init comes first, or a binding calls PMPI_Init)");
+                 "to share world rank 0's value (PMPI_Init was called past the static library)");
     } else if (why_all == WHY_CONFIG) {
         cs->why = TB_FALLBACK_CONFIG;
         if (!st->config_ok) /* this rank's own error, printed when loaded */
@@ -335,7 +336,7 @@ int tb_comm_state_complete(tb_comm_state *cs, MPI_Comm comm)
         tb_unknown_host host;
         if (rc == MPI_SUCCESS && why_all == WHY_MAPPING && unknown >= 0) {
             unknown_host_of(&self, ids, unknown, &host);
-            rc = PMPI_Bcast(&host, (int)sizeof host, MPI_BYTE, unknown, comm);
+            rc = tb_mpi.Bcast(&host, (int)sizeof host, MPI_BYTE, unknown, comm);
         }
         if (rc == MPI_SUCCESS && why_all != WHY_NONE)
             unplaced(cs, why_all, why_all == WHY_MAPPING && unknown >= 0 ? &host : NULL, why);
@@ -758,7 +759,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 0) {
         int flag = 1, rc;
         MPI_Status sts[3];
-        rc = PMPI_Testall(3, su->req, &flag, sts);
+        rc = tb_mpi.Testall(3, su->req, &flag, sts);
         if (rc == MPI_SUCCESS && !flag)
             return 0;
         setup_agreed(cs, su, rc != MPI_SUCCESS);
@@ -774,7 +775,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 1) {
         int flag = 1;
         if (su->req[0] != MPI_REQUEST_NULL) {
-            int rc = PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
+            int rc = tb_mpi.Test(&su->req[0], &flag, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 su->map = WHY_MAPPING;
         }
@@ -784,7 +785,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
             /* as the blocking set-up does, on the duplicate */
             unknown_host_of(&su->self, su->ids, su->unknown, &su->host);
             su->phase = 2;
-            if (PMPI_Ibcast(&su->host, (int)sizeof su->host, MPI_BYTE, su->unknown, cs->dup, &su->req[0]) !=
+            if (tb_mpi.Ibcast(&su->host, (int)sizeof su->host, MPI_BYTE, su->unknown, cs->dup, &su->req[0]) !=
                 MPI_SUCCESS)
                 su->unknown = -1;
         } else if (su->map != WHY_NONE) {
@@ -794,7 +795,7 @@ int tb_comm_setup_test(tb_comm_state *cs)
     if (su->phase == 2) {
         int flag = 1;
         if (su->unknown >= 0 && su->req[0] != MPI_REQUEST_NULL &&
-            PMPI_Test(&su->req[0], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            tb_mpi.Test(&su->req[0], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             su->unknown = -1;
         if (!flag)
             return 0;

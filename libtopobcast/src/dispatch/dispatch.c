@@ -310,10 +310,10 @@ int tb_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm c
              const tb_alg_spec *explicit_spec)
 {
     if (!explicit_spec && fast_default(count, type, comm))
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        return TB_PASS;
     tb_bcast_call c;
     if (tb_bcast_decide(buf, count, type, root, comm, explicit_spec, 0, &c) == TB_CALL_MPI)
-        return tb_pmpi_bcast(buf, count, type, root, comm);
+        return TB_PASS;
     /* a shared-memory stage polls flags, which no MPI progress writes: the
      * non-blocking broadcasts in progress move on between polls (one may
      * hold the ring this one waits for, here or on a peer) */
@@ -349,18 +349,24 @@ int tb_ibcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm 
     case TB_CALL_DEFER:
         c.priv = tb_comm_setup_priv(c.cs); /* the one its set-up makes, or has */
         return tb_nbc_defer(&c, buf, count, type, root, &deferral, req);
-    default:
-        return tb_pmpi_ibcast(buf, count, type, root, c.mpi_comm, req);
+    default: /* MPI's own on the private duplicate while Ibcasts are routed through it: the library's */
+        return c.mpi_comm == comm ? TB_PASS : tb_pmpi_ibcast(buf, count, type, root, c.mpi_comm, req);
     }
 }
 
+int tb_bcast_or_mpi(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                    const tb_alg_spec *explicit_spec)
+{
+    int rc = tb_bcast(buf, count, type, root, comm, explicit_spec);
+    return rc == TB_PASS ? tb_pmpi_bcast(buf, count, type, root, comm) : rc;
+}
+
 #if MPI_VERSION >= 4
-int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
-                  MPI_Request *req)
+int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
     tb_bcast_call c;
     if (tb_bcast_decide(buf, count, type, root, comm, NULL, 0, &c) != TB_CALL_LIBRARY)
-        return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+        return TB_PASS;
     if (c.shm) {
         /* a persistent request may outlive its communicator, and the rings
          * are freed with it: binomial runs in place of shm (on every rank) */
@@ -369,7 +375,7 @@ int tb_bcast_init(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_C
         tb_alg_spec_without_shm(&c.spec, &sub);
         c.shm = NULL;
         if (!(c.sched = tb_comm_schedule(c.cs, root, &sub, err, sizeof err)))
-            return tb_pmpi_bcast_init(buf, count, type, root, comm, info, req);
+            return TB_PASS;
     }
     return tb_nbc_bcast_init(&c, req);
 }

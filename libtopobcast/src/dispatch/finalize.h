@@ -1,7 +1,8 @@
 /* What the library does when MPI ends, by whichever path the application's
- * binding takes: the C MPI_Finalize hook, or, for bindings that call
- * PMPI_Finalize directly (MPICH's mpi_f08), a delete callback on an
- * attribute of MPI_COMM_SELF, which MPI runs first thing in MPI_Finalize. */
+ * binding takes: the MPI_Finalize hook (at either layer in the shared
+ * library), or, where PMPI_Finalize is called past the static library
+ * (MPICH's mpi_f08), a delete callback on an attribute of MPI_COMM_SELF,
+ * which MPI runs first thing in MPI_Finalize. */
 #ifndef TB_FINALIZE_H
 #define TB_FINALIZE_H
 

@@ -4,9 +4,11 @@
  * MPICH's bindings (mpif.h, use mpi, use mpi_f08) call the C MPI_Bcast, which
  * entry.c defines, so nothing is needed there.  Open MPI's call
  * PMPI_Bcast directly (mpi_bcast_ and mpi_bcast_f08_ -> ompi_bcast_f ->
- * PMPI_Bcast), so under Open MPI the library defines those entry points
- * itself: the program's call resolves to the library (preloaded, or linked
- * before MPI) and reaches the same dispatch as a C call.  Checked by
+ * PMPI_Bcast), which only the shared library serves, so under Open MPI the
+ * library defines those entry points itself: the program's call resolves
+ * to the library (preloaded, or linked before MPI) and reaches the same
+ * dispatch as a C call.  They belong to the library's upper layer
+ * (layer.h): what it leaves goes to the next C MPI_Bcast.  Checked by
  * test/suites/20-fortran.sh through the statistics, for each binding. */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -14,8 +16,7 @@
 
 #include "dispatch/dispatch.h"
 #include "config/settings.h"
-
-#define TB_EXPORT __attribute__((visibility("default")))
+#include "intercept/layer.h"
 
 #if defined(OPEN_MPI)
 
@@ -30,7 +31,11 @@ static void fortran_bcast(void *buf, const MPI_Fint *count, const MPI_Fint *type
 {
     if (buf == (void *)&mpi_fortran_bottom_)
         buf = MPI_BOTTOM;
-    int rc = tb_bcast(buf, (MPI_Count)*count, PMPI_Type_f2c(*type), (int)*root, PMPI_Comm_f2c(*comm), NULL);
+    MPI_Datatype t = PMPI_Type_f2c(*type);
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    int rc = tb_bcast(buf, (MPI_Count)*count, t, (int)*root, c, NULL);
+    if (rc == TB_PASS)
+        rc = TB_PASS_NEXT(Bcast, buf, (int)*count, t, (int)*root, c);
     if (ierror)
         *ierror = (MPI_Fint)rc;
 }
@@ -56,11 +61,12 @@ TB_FORTRAN_BCAST(mpi_bcast_f08_)
 
 /* Fortran MPI_INIT and MPI_INIT_THREAD that call PMPI_Init directly (Open
  * MPI's in every binding, MPICH's in mpi_f08) would skip the library's part
- * of MPI_Init (settings.h: world rank 0's settings shared with every
- * process), and ranks that differ in TOPOBCAST_DISABLE or TOPOBCAST_STATS
- * would then make different collectives.  The library defines them too:
- * the MPI's own entry point (the next definition of the same name:
- * libmpi_mpifh, libmpi_usempif08, libmpichfort) runs, then the hook.
+ * of MPI_Init in the static library (settings.h: world rank 0's settings
+ * shared with every process), and ranks that differ in TOPOBCAST_DISABLE or
+ * TOPOBCAST_STATS would then make different collectives.  The library
+ * defines them too: the next definition of the same name (a tool's, or
+ * MPI's own: libmpi_mpifh, libmpi_usempif08, libmpichfort) runs, then the
+ * hook, unless the shared library's PMPI_Init ran it already.
  * ierror is optional in mpi_f08 (NULL when absent), so success is read from
  * MPI itself.  (MPICH's mpif.h and use mpi call the C MPI_Init.) */
 typedef void (*tb_f_init)(MPI_Fint *ierror);
@@ -80,7 +86,7 @@ static void fortran_init(const char *name, MPI_Fint *ierror)
     if (next) {
         next(ierror);
     } else { /* no Fortran library after this one: what it does, in C */
-        int rc = PMPI_Init(NULL, NULL);
+        int rc = tb_mpi.Init(NULL, NULL);
         if (ierror)
             *ierror = (MPI_Fint)rc;
     }
@@ -93,7 +99,7 @@ static void fortran_init_thread(const char *name, const MPI_Fint *required, MPI_
     if (next) {
         next(required, provided, ierror);
     } else {
-        int prov = 0, rc = PMPI_Init_thread(NULL, NULL, (int)*required, &prov);
+        int prov = 0, rc = tb_mpi.Init_thread(NULL, NULL, (int)*required, &prov);
         *provided = (MPI_Fint)prov;
         if (ierror)
             *ierror = (MPI_Fint)rc;

@@ -1,5 +1,6 @@
 /* Exported blocking point-to-point calls that keep the library's
- * non-blocking broadcasts moving while the application waits in them.
+ * non-blocking broadcasts moving while the application waits in them, at
+ * both layers (layer.h).
  *
  * MPI moves its own MPI_Ibcast on inside any call that blocks, so a program
  * may wait in MPI_Recv for a message that a peer sends only once its
@@ -8,51 +9,59 @@
  * (tb_nbc_busy), each call below becomes its non-blocking form and a
  * polling wait (tb_nbc_wait: every broadcast on, then a test), a probe
  * polls with its immediate form, and an immediate probe (a program's own
- * polling loop) makes one progress pass first.  Otherwise each goes straight to MPI: one
- * load, no other cost.  The non-blocking forms match the blocking ones on
- * the other side (MPI's matching rules are the same for both), so the
- * peers' decisions need not agree.
+ * polling loop) makes one progress pass first.  Otherwise each goes
+ * straight to the layer below: one load, no other cost.  The polling forms
+ * are the library's and use MPI's own calls: a tool below the library sees
+ * the blocking call only when no broadcast of the library is in progress.
+ * The non-blocking forms match the blocking ones on the other side (MPI's
+ * matching rules are the same for both), so the peers' decisions need not
+ * agree.
  *
  * Not covered: MPI's blocking collectives (a blocking collective must not
  * meet its non-blocking form on another rank, and whether this one is busy
- * is local), and calls made from Fortran bindings that call PMPI directly.
+ * is local), and, in the static library, which defines no PMPI_ layer,
+ * calls made from Fortran bindings that call PMPI directly.
  * MPI_Bsend and MPI_Ibsend are local and never wait for a peer. */
 #include "base/compat.h"
+#include "intercept/layer.h"
 #include "run/nbc.h"
 
 #include <stdlib.h>
 
-#define TB_EXPORT __attribute__((visibility("default")))
-
 /* MPI_Send, MPI_Ssend, MPI_Rsend and their large-count forms. */
-#define TB_P2P_SEND(NAME, INAME, CT)                                                                          \
-    TB_EXPORT int NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)    \
+#define TB_P2P_SEND(F, IF, CT)                                                                                \
+    TB_ENTRY(F, (const void *buf, CT count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm),         \
+             (buf, count, datatype, dest, tag, comm), !tb_nbc_busy())                                         \
     {                                                                                                         \
         if (!tb_nbc_busy())                                                                                   \
-            return P##NAME(buf, count, datatype, dest, tag, comm);                                            \
+            return TB_DOWN(F, buf, count, datatype, dest, tag, comm);                                         \
         MPI_Request r;                                                                                        \
-        int rc = P##INAME(buf, count, datatype, dest, tag, comm, &r);                                         \
+        int rc = PMPI_##IF(buf, count, datatype, dest, tag, comm, &r);                                        \
         return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, MPI_STATUS_IGNORE);                                   \
     }
 
-#define TB_P2P_RECV(NAME, INAME, CT)                                                                          \
-    TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,       \
-                       MPI_Status *status)                                                                    \
+#define TB_P2P_RECV(F, IF, CT)                                                                                \
+    TB_ENTRY(F,                                                                                               \
+             (void *buf, CT count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,                 \
+              MPI_Status *status),                                                                            \
+             (buf, count, datatype, source, tag, comm, status), !tb_nbc_busy() || source == MPI_PROC_NULL)    \
     {                                                                                                         \
         if (!tb_nbc_busy() || source == MPI_PROC_NULL)                                                        \
-            return P##NAME(buf, count, datatype, source, tag, comm, status);                                  \
+            return TB_DOWN(F, buf, count, datatype, source, tag, comm, status);                               \
         MPI_Request r;                                                                                        \
-        int rc = P##INAME(buf, count, datatype, source, tag, comm, &r);                                       \
+        int rc = PMPI_##IF(buf, count, datatype, source, tag, comm, &r);                                      \
         return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
     }
 
-#define TB_P2P_MRECV(NAME, INAME, CT)                                                                         \
-    TB_EXPORT int NAME(void *buf, CT count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) \
+#define TB_P2P_MRECV(F, IF, CT)                                                                               \
+    TB_ENTRY(F, (void *buf, CT count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status),       \
+             (buf, count, datatype, message, status),                                                         \
+             !tb_nbc_busy() || !message || *message == MPI_MESSAGE_NO_PROC)                                   \
     {                                                                                                         \
         if (!tb_nbc_busy() || !message || *message == MPI_MESSAGE_NO_PROC)                                    \
-            return P##NAME(buf, count, datatype, message, status);                                            \
+            return TB_DOWN(F, buf, count, datatype, message, status);                                         \
         MPI_Request r;                                                                                        \
-        int rc = P##INAME(buf, count, datatype, message, &r);                                                 \
+        int rc = PMPI_##IF(buf, count, datatype, message, &r);                                                \
         return rc != MPI_SUCCESS ? rc : tb_nbc_wait(&r, status);                                              \
     }
 
@@ -78,8 +87,8 @@ static void proc_null_status(int source, MPI_Status *status)
 static int sendrecv_finish(int send_rc, MPI_Request r[2], int source, MPI_Status *status)
 {
     if (send_rc != MPI_SUCCESS) {
-        PMPI_Cancel(&r[0]);
-        PMPI_Request_free(&r[0]);
+        tb_mpi.Cancel(&r[0]);
+        tb_mpi.Request_free(&r[0]);
         return send_rc;
     }
     int rc = tb_nbc_wait(&r[0], status);
@@ -91,30 +100,33 @@ static int sendrecv_finish(int send_rc, MPI_Request r[2], int source, MPI_Status
 
 /* The receive first, then the send, then both waited for: what
  * MPI_Sendrecv does, with the receive's status. */
-#define TB_P2P_SENDRECV(NAME, IRECV, ISEND, CT)                                                               \
-    TB_EXPORT int NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, int dest, int sendtag,      \
-                       void *recvbuf, CT recvcount, MPI_Datatype recvtype, int source, int recvtag,          \
-                       MPI_Comm comm, MPI_Status *status)                                                     \
+#define TB_P2P_SENDRECV(F, IRECV, ISEND, CT)                                                                  \
+    TB_ENTRY(F,                                                                                               \
+             (const void *sendbuf, CT sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, \
+              CT recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status), \
+             (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, \
+              status),                                                                                        \
+             !tb_nbc_busy())                                                                                  \
     {                                                                                                         \
         if (!tb_nbc_busy())                                                                                   \
-            return P##NAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, \
+            return TB_DOWN(F, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, \
                            recvtag, comm, status);                                                            \
         MPI_Request r[2];                                                                                     \
-        int rc = P##IRECV(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);                        \
+        int rc = PMPI_##IRECV(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);                    \
         if (rc != MPI_SUCCESS)                                                                                \
             return rc;                                                                                        \
-        return sendrecv_finish(P##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]), r, source,  \
-                               status);                                                                       \
+        return sendrecv_finish(PMPI_##ISEND(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]), r,     \
+                               source, status);                                                               \
     }
 
 /* Every call above, for one count type: SFX is empty (int) or _c. */
 #define TB_P2P_ALL(SFX, CT)                                                                                   \
-    TB_P2P_SEND(MPI_Send##SFX, MPI_Isend##SFX, CT)                                                            \
-    TB_P2P_SEND(MPI_Ssend##SFX, MPI_Issend##SFX, CT)                                                          \
-    TB_P2P_SEND(MPI_Rsend##SFX, MPI_Irsend##SFX, CT)                                                          \
-    TB_P2P_RECV(MPI_Recv##SFX, MPI_Irecv##SFX, CT)                                                            \
-    TB_P2P_MRECV(MPI_Mrecv##SFX, MPI_Imrecv##SFX, CT)                                                         \
-    TB_P2P_SENDRECV(MPI_Sendrecv##SFX, MPI_Irecv##SFX, MPI_Isend##SFX, CT)
+    TB_P2P_SEND(Send##SFX, Isend##SFX, CT)                                                                    \
+    TB_P2P_SEND(Ssend##SFX, Issend##SFX, CT)                                                                  \
+    TB_P2P_SEND(Rsend##SFX, Irsend##SFX, CT)                                                                  \
+    TB_P2P_RECV(Recv##SFX, Irecv##SFX, CT)                                                                    \
+    TB_P2P_MRECV(Mrecv##SFX, Imrecv##SFX, CT)                                                                 \
+    TB_P2P_SENDRECV(Sendrecv##SFX, Irecv##SFX, Isend##SFX, CT)
 
 TB_P2P_ALL(, int)
 #if TB_HAVE_LARGE_COUNT
@@ -153,60 +165,62 @@ static int replace_polling(void *buf, p2p_count count, MPI_Datatype datatype, in
     return rc;
 }
 
-TB_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                                   int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (!tb_nbc_busy())
-        return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    return replace_polling(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
+/* MPI_Sendrecv_replace and its large-count form. */
+#define TB_P2P_REPLACE(F, CT)                                                                                 \
+    TB_ENTRY(F,                                                                                               \
+             (void *buf, CT count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,     \
+              MPI_Comm comm, MPI_Status *status),                                                             \
+             (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), !tb_nbc_busy())            \
+    {                                                                                                         \
+        if (!tb_nbc_busy())                                                                                   \
+            return TB_DOWN(F, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);            \
+        return replace_polling(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);           \
+    }
 
+TB_P2P_REPLACE(Sendrecv_replace, int)
 #if TB_HAVE_LARGE_COUNT
-TB_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
-                                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (!tb_nbc_busy())
-        return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-    return replace_polling(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
+TB_P2P_REPLACE(Sendrecv_replace_c, MPI_Count)
 #endif
 
 /* Probes poll with their immediate forms. */
-TB_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+TB_ENTRY(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status), (source, tag, comm, status), !tb_nbc_busy())
 {
     while (tb_nbc_busy()) {
         int flag = 0;
         tb_nbc_progress();
-        int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+        int rc = tb_mpi.Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag)
             return rc;
     }
-    return PMPI_Probe(source, tag, comm, status);
+    return TB_DOWN(Probe, source, tag, comm, status);
 }
 
-TB_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+TB_ENTRY(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
+         (source, tag, comm, message, status), !tb_nbc_busy())
 {
     while (tb_nbc_busy()) {
         int flag = 0;
         tb_nbc_progress();
-        int rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        int rc = tb_mpi.Improbe(source, tag, comm, &flag, message, status);
         if (rc != MPI_SUCCESS || flag)
             return rc;
     }
-    return PMPI_Mprobe(source, tag, comm, message, status);
+    return TB_DOWN(Mprobe, source, tag, comm, message, status);
 }
 
 /* A program may poll with the immediate probes, as MPI moves its own
- * broadcasts inside them: one progress pass, then MPI's probe, as the
- * tests do (intercept/nbc.c). */
-TB_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+ * broadcasts inside them: one progress pass, then the probe, as the tests
+ * do (intercept/nbc.c). */
+TB_ENTRY(Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status), (source, tag, comm, flag, status),
+         !tb_nbc_busy())
 {
     tb_nbc_progress();
-    return PMPI_Iprobe(source, tag, comm, flag, status);
+    return TB_DOWN(Iprobe, source, tag, comm, flag, status);
 }
 
-TB_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+TB_ENTRY(Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status),
+         (source, tag, comm, flag, message, status), !tb_nbc_busy())
 {
     tb_nbc_progress();
-    return PMPI_Improbe(source, tag, comm, flag, message, status);
+    return TB_DOWN(Improbe, source, tag, comm, flag, message, status);
 }

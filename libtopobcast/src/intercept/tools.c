@@ -9,7 +9,7 @@
 
 int tb_tool_bcast(void *buf, size_t bytes, int root, MPI_Comm comm, const tb_alg_spec *spec)
 {
-    return tb_bcast(buf, (MPI_Count)bytes, MPI_BYTE, root, comm, spec);
+    return tb_bcast_or_mpi(buf, (MPI_Count)bytes, MPI_BYTE, root, comm, spec);
 }
 
 int tb_tool_disabled(void)

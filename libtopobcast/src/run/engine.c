@@ -19,6 +19,7 @@
  * tests its MPI requests too, and a blocking one loops over
  * tb_engine_progress (tb_engine_run). */
 #include "run/engine.h"
+#include "base/pmpi.h"
 
 #include <stdlib.h>
 
@@ -37,7 +38,7 @@ static size_t min_size(size_t a, size_t b)
 static int settle(tb_engine_op *op, MPI_Request *r)
 {
     int flag = 1;
-    int rc = !op->poll ? PMPI_Wait(r, MPI_STATUS_IGNORE) : PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    int rc = !op->poll ? tb_mpi.Wait(r, MPI_STATUS_IGNORE) : tb_mpi.Test(r, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
         op->rc = rc;
         return 1;
@@ -94,8 +95,8 @@ static int await_any(tb_engine_op *op, int with_send)
             req[n] = op->tr[k].rreq[op->tr[k].arrived % TB_RECV_WINDOW];
             who[n++] = k;
         }
-    int rc = !op->poll ? PMPI_Waitany(n, req, &idx, MPI_STATUS_IGNORE)
-                          : PMPI_Testany(n, req, &idx, &flag, MPI_STATUS_IGNORE);
+    int rc = !op->poll ? tb_mpi.Waitany(n, req, &idx, MPI_STATUS_IGNORE)
+                          : tb_mpi.Testany(n, req, &idx, &flag, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && flag && idx == MPI_UNDEFINED)
         rc = MPI_ERR_INTERN; /* nothing to wait for: a schedule the builders never make */
     if (rc != MPI_SUCCESS) {
@@ -146,7 +147,7 @@ static int send_room(tb_engine_op *op)
 static int send_post(tb_engine_op *op, const char *p, size_t len, int peer, int tag)
 {
     if (op->scap == 0)
-        return PMPI_Send(p, (int)len, MPI_BYTE, peer, tag, op->comm);
+        return tb_mpi.Send(p, (int)len, MPI_BYTE, peer, tag, op->comm);
     int slot = (op->shead + op->scount) % op->scap;
     op->scount++;
     return PMPI_Isend(p, (int)len, MPI_BYTE, peer, tag, op->comm, &op->sreq[slot]);
@@ -426,8 +427,8 @@ static int xchg_progress(tb_engine_op *op)
         }
         MPI_Status ignored[4]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads its size */
         int done = 1;
-        int rc = !op->poll ? PMPI_Waitall(op->nxreq, op->xreq, ignored)
-                              : PMPI_Testall(op->nxreq, op->xreq, &done, ignored);
+        int rc = !op->poll ? tb_mpi.Waitall(op->nxreq, op->xreq, ignored)
+                              : tb_mpi.Testall(op->nxreq, op->xreq, &done, ignored);
         if (rc != MPI_SUCCESS) {
             op->rc = rc;
             return 1;
@@ -447,13 +448,13 @@ static void finish(tb_engine_op *op)
     if (op->rc != MPI_SUCCESS) {
         for (int k = 0; k < op->ntrees; k++)
             for (tb_engine_tree *tr = &op->tr[k]; tr->posted > tr->arrived; tr->arrived++)
-                PMPI_Wait(&tr->rreq[tr->arrived % TB_RECV_WINDOW], MPI_STATUS_IGNORE);
+                tb_mpi.Wait(&tr->rreq[tr->arrived % TB_RECV_WINDOW], MPI_STATUS_IGNORE);
         for (; op->scount > 0; op->scount--) {
-            PMPI_Wait(&op->sreq[op->shead], MPI_STATUS_IGNORE);
+            tb_mpi.Wait(&op->sreq[op->shead], MPI_STATUS_IGNORE);
             op->shead = (op->shead + 1) % op->scap;
         }
         for (int i = 0; i < op->nxreq; i++)
-            PMPI_Wait(&op->xreq[i], MPI_STATUS_IGNORE);
+            tb_mpi.Wait(&op->xreq[i], MPI_STATUS_IGNORE);
         op->nxreq = 0;
     }
     if (op->shm)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "base/compat.h"
+#include "base/pmpi.h"
 #include "run/engine.h"
 #include "base/log.h"
 #include "run/stats.h"
@@ -77,6 +78,12 @@ static tb_nbc **pers;            /* the application's persistent requests */
 #if MPI_VERSION >= 4
 static int pers_cap;
 #endif
+/* The requests of MPI_Ibcasts that have ended, which the application has
+ * not completed yet: still the library's (tb_nbc_owns) until a call it
+ * runs on them completes them (tb_nbc_settled) or frees them. */
+static MPI_Request *ended;
+static int nended;      /* read without the lock, like npersistent */
+static int ended_cap;
 static comm_entry *comms;
 static int ncomms, comms_cap;
 static MPI_Comm selfcomm = MPI_COMM_NULL;
@@ -207,12 +214,43 @@ static int shell_tag_new(void)
     }
 }
 
+/* ended[]: add (a request the application holds still), find, drop
+ * (lock held).  Without memory the request is just not the library's
+ * any more: a call on it goes on like any other. */
+static void ended_add(MPI_Request r)
+{
+    if (nended == ended_cap) {
+        int cap = ended_cap ? 2 * ended_cap : 8;
+        MPI_Request *e = realloc(ended, sizeof *e * (size_t)cap);
+        if (!e)
+            return;
+        ended = e;
+        ended_cap = cap;
+    }
+    ended[nended] = r;
+    __atomic_add_fetch(&nended, 1, __ATOMIC_RELEASE);
+}
+
+static int ended_find(MPI_Request r)
+{
+    for (int i = 0; i < nended; i++)
+        if (ended[i] == r)
+            return i;
+    return -1;
+}
+
+static void ended_drop(int i)
+{
+    ended[i] = ended[nended - 1];
+    __atomic_sub_fetch(&nended, 1, __ATOMIC_RELAXED);
+}
+
 static void nbc_free(tb_nbc *nb)
 {
     if (nb->persistent) {
         comm_entry *e = comm_find(nb->priv, 0);
         if (e && --e->refs == 0 && e->orphan) {
-            PMPI_Comm_free(&e->priv);
+            tb_mpi.Comm_free(&e->priv);
             comm_drop(e);
         }
     }
@@ -310,17 +348,23 @@ static void complete(tb_nbc *nb)
         tb_log_once(&warned, "a non-blocking broadcast (MPI_Ibcast or MPI_Start) failed: %s; its request completes "
                              "without the error, and its buffer does not hold the root's data", text);
     }
+    /* the application's request stays the library's once ended: recorded
+     * before anything shows it ended (the count of operations in progress,
+     * the message that completes the request), which another thread may
+     * see without the lock (holds_any, tb_nbc_settled) */
+    if (!nb->persistent && !nb->released)
+        ended_add(nb->shell);
     nb->active = 0;
-    __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&tb_nbc_nactive, 1, __ATOMIC_RELEASE);
     MPI_Request sreq;
     if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, nb->shell_tag, selfcomm, &sreq) == MPI_SUCCESS)
-        PMPI_Request_free(&sreq);
+        tb_mpi.Request_free(&sreq);
     if (nb->released) {
         /* the application let go of it: the library completes and frees it
          * (freeing an active receive in MPI could leave it unmatched) */
-        PMPI_Wait(&nb->shell, MPI_STATUS_IGNORE);
+        tb_mpi.Wait(&nb->shell, MPI_STATUS_IGNORE);
         if (nb->persistent)
-            PMPI_Request_free(&nb->shell);
+            tb_mpi.Request_free(&nb->shell);
     }
     if (!nb->persistent || nb->released)
         nbc_free(nb);
@@ -374,7 +418,7 @@ static int resolve(tb_nbc *nb)
 static int mpi_done(tb_nbc *nb)
 {
     int flag = 0;
-    int rc = PMPI_Test(&nb->inner, &flag, MPI_STATUS_IGNORE);
+    int rc = tb_mpi.Test(&nb->inner, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         nb->op.rc = rc;
     return rc != MPI_SUCCESS || flag;
@@ -431,11 +475,27 @@ int tb_nbc_wait(MPI_Request *req, MPI_Status *status)
     while (tb_nbc_busy()) {
         int flag = 0;
         tb_nbc_progress();
-        int rc = PMPI_Test(req, &flag, status);
+        int rc = tb_mpi.Test(req, &flag, status);
         if (rc != MPI_SUCCESS || flag)
             return rc;
     }
-    return PMPI_Wait(req, status);
+    return tb_mpi.Wait(req, status);
+}
+
+void tb_nbc_progress_until(int count, const MPI_Request reqs[])
+{
+    int i = 0; /* reqs[0..i) have completed (a request stays so) */
+    while (i < count && tb_nbc_busy()) {
+        tb_nbc_progress();
+        for (; i < count; i++) {
+            int flag = 1;
+            if (reqs[i] != MPI_REQUEST_NULL &&
+                tb_mpi.Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                flag = 1; /* the call that follows reports it */
+            if (!flag)
+                break;
+        }
+    }
 }
 
 /* nb joins the operations in progress, last, and they all move on (lock
@@ -572,14 +632,42 @@ static tb_nbc *active_of(const MPI_Request *req)
     return NULL;
 }
 
-int tb_nbc_owns(const MPI_Request *req)
+/* Whether the library holds any request (a fast check, without the lock:
+ * an operation that ends counts in nended before it leaves nactive). */
+static int holds_any(void)
 {
-    if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req || *req == MPI_REQUEST_NULL)
+    return tb_nbc_persistent() || __atomic_load_n(&tb_nbc_nactive, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&nended, __ATOMIC_ACQUIRE);
+}
+
+int tb_nbc_owns_any(int count, const MPI_Request reqs[])
+{
+    if (!holds_any() || !reqs || count <= 0)
         return 0;
+    int found = 0;
     lock_take();
-    int found = pers_find(req) >= 0 || active_of(req) != NULL;
+    for (int i = 0; i < count && !found; i++)
+        found = reqs[i] != MPI_REQUEST_NULL &&
+                (pers_find(&reqs[i]) >= 0 || active_of(&reqs[i]) != NULL || ended_find(reqs[i]) >= 0);
     lock_give();
     return found;
+}
+
+void tb_nbc_settled(int count, const MPI_Request before[], const MPI_Request after[])
+{
+    /* a request recorded as ended was so before MPI could complete it */
+    if (!__atomic_load_n(&nended, __ATOMIC_ACQUIRE))
+        return;
+    lock_take();
+    for (int i = 0, k; i < count; i++)
+        if (before[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL && (k = ended_find(before[i])) >= 0)
+            ended_drop(k);
+    lock_give();
+}
+
+int tb_nbc_owns(const MPI_Request *req)
+{
+    return tb_nbc_owns_any(1, req);
 }
 
 int tb_nbc_start(MPI_Request *req, int *rc)
@@ -590,7 +678,7 @@ int tb_nbc_start(MPI_Request *req, int *rc)
     int i = pers_find(req);
     if (i >= 0) {
         tb_nbc *nb = pers[i];
-        *rc = nb->active ? MPI_ERR_REQUEST : PMPI_Start(&nb->shell);
+        *rc = nb->active ? MPI_ERR_REQUEST : tb_mpi.Start(&nb->shell);
         if (*rc == MPI_SUCCESS)
             launch(nb);
     }
@@ -600,17 +688,21 @@ int tb_nbc_start(MPI_Request *req, int *rc)
 
 int tb_nbc_request_free(MPI_Request *req, int *rc)
 {
-    if ((!tb_nbc_persistent() && !tb_nbc_busy()) || !req)
+    if (!holds_any() || !req || *req == MPI_REQUEST_NULL)
         return 0;
     lock_take();
     tb_nbc *nb = NULL;
-    int i = pers_find(req);
+    int i = pers_find(req), e;
     if (i >= 0) {
         nb = pers[i];
         pers[i] = pers[npersistent - 1];
         __atomic_sub_fetch(&npersistent, 1, __ATOMIC_RELAXED);
-    } else {
-        nb = active_of(req);
+    } else if (!(nb = active_of(req)) && (e = ended_find(*req)) >= 0) {
+        /* an ended MPI_Ibcast's: a completed receive */
+        ended_drop(e);
+        *rc = tb_mpi.Request_free(req);
+        lock_give();
+        return 1;
     }
     if (nb) {
         *rc = MPI_SUCCESS;
@@ -618,7 +710,7 @@ int tb_nbc_request_free(MPI_Request *req, int *rc)
         if (nb->active) {
             nb->released = 1; /* completed and freed with the broadcast */
         } else {
-            *rc = PMPI_Request_free(&nb->shell);
+            *rc = tb_mpi.Request_free(&nb->shell);
             nbc_free(nb);
         }
     }
@@ -644,8 +736,12 @@ void tb_nbc_finalize(void)
 {
     lock_take();
     drain(MPI_COMM_NULL);
+    free(ended); /* requests the application never completed */
+    ended = NULL;
+    ended_cap = 0;
+    __atomic_store_n(&nended, 0, __ATOMIC_RELAXED);
     if (selfcomm != MPI_COMM_NULL && npersistent == 0)
-        PMPI_Comm_free(&selfcomm);
+        tb_mpi.Comm_free(&selfcomm);
     lock_give();
 }
 

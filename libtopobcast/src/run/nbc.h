@@ -10,7 +10,9 @@
  *
  * Progress: tb_nbc_progress, called by the intercepted wait/test family
  * (intercept/nbc.c), by the blocking point-to-point calls while a broadcast
- * is in progress (intercept/p2p.c) and by every start.  No thread.
+ * is in progress (intercept/p2p.c) and by every start.  No thread.  The
+ * library's own calls of MPI here (its requests, tests and waits) are MPI's
+ * own (base/pmpi.h), never a tool's.
  *
  * Layer: below the dispatch (which decides a call, then starts it here) and
  * the communicator state (which lets it finish what runs on a private
@@ -59,12 +61,23 @@ int tb_nbc_bcast_init(const tb_bcast_call *c, MPI_Request *req);
 /* MPI_Start of *req: 1 (with *rc) when *req is one of the library's
  * persistent broadcasts, which it then starts; 0 otherwise. */
 int tb_nbc_start(MPI_Request *req, int *rc);
-/* MPI_Request_free of *req: 1 (with *rc) when it was the library's. */
+/* MPI_Request_free of *req: 1 (with *rc) when it was the library's
+ * (tb_nbc_owns). */
 int tb_nbc_request_free(MPI_Request *req, int *rc);
 /* \brief Whether *req is the request of one of the library's broadcasts
- * (an MPI_Ibcast in progress, or a persistent one).
+ * (an MPI_Ibcast in progress, or ended but not yet completed by the
+ * application; a persistent one).
  * \return 1 or 0. */
 int tb_nbc_owns(const MPI_Request *req);
+/* \brief Whether any of reqs[0..count) is (tb_nbc_owns).
+ * \return 1 or 0. */
+int tb_nbc_owns_any(int count, const MPI_Request reqs[]);
+/* \brief After a call the library ran with MPI's own functions on requests
+ * it owns: the ended MPI_Ibcasts' requests in before[] (the handles as the
+ * call got them) that after[] (the same array now) shows completed
+ * (MPI_REQUEST_NULL) are no longer the library's.
+ * \return nothing. */
+void tb_nbc_settled(int count, const MPI_Request before[], const MPI_Request after[]);
 /* Nonzero while any broadcast of the library is in progress on this
  * process (one load, no lock, inlined: every intercepted point-to-point
  * call reads it): the wait/test and point-to-point wrappers then drive
@@ -90,6 +103,14 @@ void tb_nbc_progress_then(void (*fn)(void *), void *arg);
  * until it completes or the library has nothing left to move.
  * \return PMPI_Wait's / PMPI_Test's error code. */
 int tb_nbc_wait(MPI_Request *req, MPI_Status *status);
+/* \brief While any broadcast of the library is in progress on this
+ * process: moves them on until every one of reqs[0..count) has completed
+ * (MPI_Request_get_status, which frees none of them: the wait that follows
+ * completes them as the application asked, at the next layer), or until
+ * the library has nothing left to move.  An inactive persistent request
+ * counts as completed, as MPI_Waitall and MPI_Wait treat it.
+ * \return nothing. */
+void tb_nbc_progress_until(int count, const MPI_Request reqs[]);
 /* \brief Whether this thread holds the library's progress lock (an MPI call
  * made under it may run an attribute delete callback).
  * \return 1 or 0. */

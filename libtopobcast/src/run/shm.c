@@ -10,6 +10,7 @@
  * every reader has counted it read, and a member never takes another
  * broadcast's piece (the epoch) or an older piece of the same slot (k). */
 #include "run/shm.h"
+#include "base/pmpi.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -122,7 +123,7 @@ tb_shm *tb_shm_create(MPI_Comm comm, const int *node_of, char *why, size_t whyle
             PMPI_Barrier(node);
             if (shm->win != MPI_WIN_NULL)
                 PMPI_Win_sync(shm->win);
-            PMPI_Comm_free(&node);
+            tb_mpi.Comm_free(&node);
         }
         if (!ok)
             snprintf(why, whylen, "MPI_Win_allocate_shared failed on some rank");

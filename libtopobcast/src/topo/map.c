@@ -1,12 +1,14 @@
 /* The collective half of the mapping: every rank learns every rank's
- * identity.  PMPI_* only: the library intercepts MPI_*, and these calls run
- * while a communicator's state is being built.  Also the verbose printout
+ * identity.  MPI's own calls only (PMPI_*, tb_mpi for those the library
+ * defines too): these calls run while a communicator's state is being
+ * built.  Also the verbose printout
  * of a derived hierarchy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "topo/map.h"
+#include "base/pmpi.h"
 
 void tb_topo_self(tb_identity *me)
 {
@@ -66,7 +68,7 @@ int tb_topo_exchange(MPI_Comm comm, tb_ident_rec **all, tb_identity *self)
     if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm)) != MPI_SUCCESS)
         return rc;
     rc = PMPI_Allreduce(&rank, &me->node, 1, MPI_INT, MPI_MIN, shm);
-    PMPI_Comm_free(&shm);
+    tb_mpi.Comm_free(&shm);
     if (rc != MPI_SUCCESS)
         return rc;
 
