@@ -128,11 +128,11 @@ class Platform:
     def hostfile_rr(self):
         """Round-robin over all sockets of the machine: rank r on socket r mod S,
         so consecutive ranks are on different sockets (and nodes), and any
-        prefix of the file spreads over the whole machine."""
+        prefix of the file spreads over the whole machine; a socket with fewer
+        cores than others drops out of the later rounds."""
         cores = dict((h, c) for h, c, _ in self.hosts)
-        per = cores[self.sockets[0]]
-        assert all(cores[h] == per for h in self.sockets)
-        return "".join("%s\n" % h for _ in range(per) for h in self.sockets)
+        per = max(cores[h] for h in self.sockets)
+        return "".join("%s\n" % h for i in range(per) for h in self.sockets if i < cores[h])
 
     def hostfile_socket(self):
         """Socket-interleaved, as `mpiexec --map-by socket` places ranks on one
@@ -431,6 +431,56 @@ Host names: close-nNN-sS-mM; group g = nodes 8g..8g+7.
     return p
 
 
+def site64():
+    islands, isl_nodes = 4, 16
+    p = Platform("site64", "a site of two node types", """
+A partition of 64 nodes of two kinds side by side, for calibrating a site
+once (probe/README.md, tuner/README.md): 4 islands of 16 nodes behind a
+core switch, 2:1 oversubscribed; in every island the even nodes are of
+type xeon (2 sockets x 4 cores, FRAM-like links: QPI, EDR 100 Gb/s) and the
+odd ones of type epyc (2 sockets x 6 cores, BETZY-like links: xGMI,
+HDR 200 Gb/s).  640 cores; few per socket, so that a simulated job on all
+of them stays affordable.
+
+SimGrid host = socket: SMPI's MPI_COMM_TYPE_SHARED and processor name are
+the SimGrid host, so "node" inside SMPI means socket here.  Host names:
+site-nNN-sS (node NN, socket S); island i = nodes 16i..16i+15.  The names
+are for people; nothing may parse them.
+
+Links (bandwidth per direction; latency one way):
+  xeon  site-nNN-sS-shm 8 GB/s 50 ns FATPIPE, -mem 25 GB/s SHARED,
+        site-nNN-x 6 GB/s 300 ns (QPI), site-nNN-sS-bus 14 GB/s 100 ns,
+        site-nNN-nic 12.5 GB/s 250 ns (EDR)
+  epyc  site-nNN-sS-shm 8 GB/s 100 ns FATPIPE, -mem 40 GB/s SHARED,
+        site-nNN-x 7 GB/s 350 ns (xGMI), site-nNN-sS-bus 25 GB/s 100 ns,
+        site-nNN-nic 25 GB/s 250 ns (HDR)
+  site-islI-up  150 GB/s 600 ns SPLITDUPLEX  island I to the core switch
+                (8 x 12.5 + 8 x 25 = 300 GB/s of nodes over 150: 2:1)
+
+Routes: same socket = shm + mem; other socket = the node's x link; other
+node = bus + nic + nic + bus (via router site-nNN and switch site-islI);
+other island adds the two uplinks through site-core.
+""")
+    p.router("site-core")
+    for i in range(islands):
+        p.router("site-isl%d" % i)
+        p.link("site-isl%d-up" % i, 150 * GB, 600 * NS, "SPLITDUPLEX")
+        p.route("site-isl%d" % i, "site-core", ["site-isl%d-up" % i])
+    for n in range(islands * isl_nodes):
+        top = [("island", n // isl_nodes)]
+        up = "site-isl%d" % (n // isl_nodes)
+        if n % 2 == 0:
+            two_socket_node(p, "site-n%02d" % n, up, top, 4, "2.1Gf", ("-nic", 12.5 * GB, 250 * NS),
+                            ("-x", 6 * GB, 300 * NS), ("-bus", 14 * GB, 100 * NS), (8 * GB, 50 * NS), 25 * GB)
+        else:
+            two_socket_node(p, "site-n%02d" % n, up, top, 6, "2.25Gf", ("-nic", 25 * GB, 250 * NS),
+                            ("-x", 7 * GB, 350 * NS), ("-bus", 25 * GB, 100 * NS), (8 * GB, 100 * NS), 40 * GB)
+    p.root = "site-n00-s0"
+    p.levels = [("same-socket", "site-n00-s0"), ("other-socket", "site-n00-s1"),
+                ("other-node", "site-n01-s0"), ("other-island", "site-n16-s0")]
+    return p
+
+
 def arm1():
     p = Platform("arm1", "ARM1-like", """
 ARM1-like node: one node, 96 cores = 2 sockets x 2 NUMA domains x 24 cores.
@@ -474,7 +524,7 @@ router arm1-sS); other socket = die + hydra + die.
 
 def outputs():
     files = {}
-    for p in (fram(), betzy(), betzy_nps4(), nps4_close(), arm1()):
+    for p in (fram(), betzy(), betzy_nps4(), nps4_close(), site64(), arm1()):
         files[p.name + ".xml"] = p.xml()
         files[p.name + "-contiguous.txt"] = p.hostfile_contiguous()
         files[p.name + "-rr.txt"] = p.hostfile_rr()
