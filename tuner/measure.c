@@ -198,7 +198,8 @@ static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (T->wrank != 0 && !(list = malloc((size_t)len + 1)))
         MPI_Abort(MPI_COMM_WORLD, 2);
-    MPI_Bcast(list, len, MPI_CHAR, 0, comm);
+    if (len > 0) /* nothing left (--resume): SMPI's ompi pipeline divides by a zero count */
+        MPI_Bcast(list, len, MPI_CHAR, 0, comm);
     list[len] = '\0';
     for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
         op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};

@@ -100,6 +100,10 @@ int tn_table_merge(const size_t *sizes, const char (*winners)[TN_CAND_TEXT], int
  *           every size from 2 up given to the nearest measured size of
  *           that kind, or of any kind when none was measured: the nearest
  *           measured shape class for every shape that was not timed.
+ *        A block whose communicators all span several nodes, several ranks
+ *        on some, each a different number of nodes, is ranged by nodes
+ *        instead of sizes (nodes keys, no comm key): a job of another size
+ *        keeps its nodes (64 ranks may be 64 nodes x 1 or 4 x 16).
  *        Rules that earlier ones shadow are left out.
  * \return 0, or -1 out of memory. */
 int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds);

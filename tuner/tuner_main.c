@@ -88,9 +88,19 @@ int main(int argc, char **argv)
                             "nothing to %s; unset it for the tuner\n", T.o.compare ? "compare" : "tune");
         return finish(2);
     }
+    /* The library reads its configuration at the first broadcast, and the
+     * check of the output files below broadcasts its verdict: point it at
+     * the topology first, or it would derive every hierarchy from MPI and
+     * hwloc instead of the file.  A file named on the command line that
+     * cannot be read: status 1, as --compare's configuration
+     * (tuner/README.md, "Exit status"). */
+    if (!T.o.compare && tn_setup_topology(&T) != 0)
+        return finish(1);
     /* every file a tuning run writes, before anything is measured */
-    if (!T.o.compare && !T.o.dry_run && tn_output_check(&T) != 0)
+    if (!T.o.compare && !T.o.dry_run && tn_output_check(&T) != 0) {
+        run_free(&T);
         return finish(2);
+    }
     /* more ranks than cores on a host: every timing is the scheduler's */
     int crowd_ranks, crowd_cores;
     if (tbtime_crowded(MPI_COMM_WORLD, &crowd_ranks, &crowd_cores) && T.wrank == 0)
@@ -99,8 +109,6 @@ int main(int argc, char **argv)
                 "for a core and the timings (and a table chosen from them) are noise; run at most one rank per "
                 "core\n",
                 crowd_ranks, crowd_cores);
-    /* The library reads its configuration at the first broadcast: point it
-     * at the file before anything touches it. */
     if (T.o.compare) {
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
         if (T.o.measurements && !T.o.platform && tn_setup_costs(&T) != 0) /* the bound's machine */
@@ -113,12 +121,10 @@ int main(int argc, char **argv)
         tn_costs_free(&T.costs);
         return finish(rc);
     }
-    /* a file named on the command line that cannot be read: status 1, as
-     * --compare's configuration (tuner/README.md, "Exit status") */
-    if (tn_setup_topology(&T) != 0)
-        return finish(1);
-    if (tn_setup_comms(&T) != 0)
+    if (tn_setup_comms(&T) != 0) {
+        run_free(&T);
         return finish(2);
+    }
     if (tn_setup_costs(&T) != 0) {
         run_free(&T);
         return finish(1);
