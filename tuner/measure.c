@@ -85,7 +85,7 @@ int tn_measure_open_partial(tn_run *T)
     const tn_opts *o = &T->o;
     int ok = 1;
     if (T->wrank == 0) {
-        char partial[1024], header[1024], comms[640] = "", err[1024] = "";
+        char partial[1024], header[4096], comms[3072] = "", err[8400] = "";
         for (int c = 0, o2 = 0; c < T->ncomm && o2 < (int)sizeof comms; c++)
             o2 += snprintf(comms + o2, sizeof comms - (size_t)o2, "%s%s:%d", c ? "," : "", T->comms[c].label,
                            T->comms[c].size);
@@ -277,6 +277,7 @@ int tn_measure_all(tn_run *T)
                     total_work += item_work(o, &T->items[k], j);
     tn_progress prog;
     tn_progress_start(&prog, total_work, T->wrank == 0);
+    double w0 = MPI_Wtime();
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm != MPI_COMM_NULL)
             for (int s = 0; s < o->nsizes; s++)
@@ -286,6 +287,7 @@ int tn_measure_all(tn_run *T)
     }
     tn_progress_finish(&prog);
     T->seconds = tn_progress_elapsed(&prog);
+    T->wtime_seconds = MPI_Wtime() - w0;
     free(buf);
     return 0;
 }

@@ -230,8 +230,8 @@ static int by_nodes(const tn_table *t, const int *in, int n)
 static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, int fill, const tb_config *cfg)
 {
     tn_table *t = b->t;
-    int sizes[TN_MAX_COMMS], out[TN_MAX_COMMS], nodes = by_nodes(t, in, n);
-    long lo[TN_MAX_COMMS], hi[TN_MAX_COMMS];
+    int sizes[TN_MAX_TUNED], out[TN_MAX_TUNED], nodes = by_nodes(t, in, n);
+    long lo[TN_MAX_TUNED], hi[TN_MAX_TUNED];
     for (int i = 0; i < n; i++)
         sizes[i] = nodes ? t->comm[in[i]].shape.nodes : t->comm[in[i]].measured;
     int m = tn_table_comm_ranges(sizes, n, out, lo, hi);
@@ -262,7 +262,7 @@ static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, i
 int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds)
 {
     builder b = {t, NULL, 0, "", ""};
-    int rc = 0, done[TN_MAX_COMMS] = {0}, in[TN_MAX_COMMS];
+    int rc = 0, done[TN_MAX_TUNED] = {0}, in[TN_MAX_TUNED];
     free(t->rule);
     t->rule = NULL;
     t->nrules = 0;
@@ -308,6 +308,24 @@ int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds)
         rc = add_block(&b, in, n, &kc, 1, cfg);
     }
     free(b.rules);
+    return rc;
+}
+
+int tn_table_build_blocks(tn_table *t, const tn_table_block *b, int n, int skip_default)
+{
+    builder bd = {t, NULL, 0, "", ""};
+    int rc = 0;
+    free(t->rule);
+    t->rule = NULL;
+    t->nrules = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        note(bd.head, sizeof bd.head, "%s", b[k].comment);
+        for (int r = 0; r < b[k].nr && rc == 0; r++)
+            if (!skip_default || strcmp(b[k].r[r].spec, "default") != 0)
+                rc = add_rule(&bd, 1, LONG_MAX, &b[k].cond, &b[k].r[r]);
+        bd.head[0] = 0; /* nothing kept: its note goes too */
+    }
+    free(bd.rules);
     return rc;
 }
 
@@ -387,7 +405,7 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_to
           f);
     if (meta && *meta)
         fprintf(f, "meta: {%s}\n", meta);
-    if (topo && topo->nleaves > 0 && tb_topology_write(f, topo) != 0)
+    if (topo && (topo->nleaves > 0 || topo->site) && tb_topology_write(f, topo) != 0)
         return -1;
     fputs("selection:\n", f);
     for (int i = 0; i < t->nrules; i++) {
@@ -398,7 +416,7 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_to
             c += n + (c[n] == '\n');
         }
         char comm[80] = "", blo[32], bhi[32], keys[256];
-        if (r->clo > 1 || r->chi != LONG_MAX) /* rules keyed by nodes have no comm key */
+        if (r->clo > 1 || r->chi != LONG_MAX) /* rules keyed by nodes (a site's too) have no comm key */
             snprintf(comm, sizeof comm, "comm: %ld-", r->clo);
         if (comm[0] && r->chi == LONG_MAX)
             snprintf(comm + strlen(comm), sizeof comm - strlen(comm), "inf, ");
@@ -411,7 +429,9 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_to
         put_quoted(f, r->spec);
         fputs("}\n", f);
     }
-    fputs("  # communicators of one rank (never broadcast on)\n  - {algorithm: default}\n", f);
+    fputs(t->site ? "  # every other shape, and every size not above: MPI's own broadcast\n  - {algorithm: default}\n"
+                  : "  # communicators of one rank (never broadcast on)\n  - {algorithm: default}\n",
+          f);
     fflush(f);
     return ferror(f) ? -1 : 0;
 }

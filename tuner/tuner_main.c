@@ -35,6 +35,7 @@
 #include "plan.h"
 #include "run.h"
 #include "setup.h"
+#include "site.h"
 #include "tools.h"
 #include "../timing/timing.h"
 
@@ -59,6 +60,7 @@ static void run_free(tn_run *T)
     if (T->o.topology)
         tb_config_free(&T->topo_cfg);
     tn_comms_free(T->picks, T->pick_comm, T->ncomm);
+    tn_site_nodes_free(&T->site_nodes);
 }
 
 int main(int argc, char **argv)
@@ -138,6 +140,8 @@ int main(int argc, char **argv)
         tn_setup_print(&T);
         tn_setup_machine(&T);
         tn_plan_all(&T);
+        if (T.o.site)
+            tn_site_plan_print(&T, stdout);
     }
     if (T.o.dry_run) {
         if (T.wrank == 0)
