@@ -175,7 +175,9 @@ int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
             }
             nmeasured += partner[c] >= 0;
         }
-        if (nmeasured == 0 || tn_costs_alloc(out, P, nclass, ns, 1) != 0) {
+        if (nmeasured == 0 || tn_costs_alloc(out, P, nclass, ns, 0) != 0 ||
+            (nclass > 1 && tn_costs_set_classes(out, h) != 0)) {
+            tn_costs_free(out);
             snprintf(err, errlen, "quick calibration: %s", nmeasured ? "out of memory" : "no pair to measure");
             rc = -1;
         } else {
@@ -194,9 +196,6 @@ int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
                     tn_costs_or(out, c)[i] = tn_costs_os(out, c)[i];
                 }
             }
-            for (int a = 0; a < P; a++)
-                for (int b = 0; b < P; b++)
-                    out->pair[(size_t)a * (size_t)P + (size_t)b] = nclass == 1 ? 0 : tn_costs_pair_class(h, a, b);
             int o = snprintf(out->source, sizeof out->source, "quick calibration (rank 0 with");
             for (int c = 0; c < nclass && o < (int)sizeof out->source; c++)
                 o += snprintf(out->source + o, sizeof out->source - (size_t)o, " %s%d",
@@ -214,7 +213,7 @@ int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int re
 void tn_costs_describe(const tn_costs *c, const tb_hier *h, FILE *f)
 {
     int nl = h ? h->nlevels : 0;
-    int classes = c->pair ? nl + 1 : 1;
+    int classes = c->pair || c->classes.size ? nl + 1 : 1;
     for (int k = 0; k < classes; k++) {
         /* a pair of the class (per-pair costs: the first one found) */
         int a = -1, b = -1;

@@ -9,9 +9,9 @@
 #include "hier.h"
 
 /* Collective over comm (the whole job; h its hierarchy, ranks = comm
- * ranks).  On rank 0, *out gets one curve per pair class and a pair table
- * over comm ranks; other ranks get nothing.  Returns 0 everywhere, or -1
- * everywhere with err set on rank 0. */
+ * ranks).  On rank 0, *out gets one curve per pair class and h's classes
+ * (costs.h: O(P x levels), no pair table); other ranks get nothing.
+ * Returns 0 everywhere, or -1 everywhere with err set on rank 0. */
 int tn_calibrate_quick(MPI_Comm comm, const tb_hier *h, size_t max_bytes, int reps, tn_costs *out, char *err,
                        size_t errlen);
 

@@ -259,9 +259,9 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
     int wrank, wsize;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    tn_shape_pick picks[TN_MAX_COMMS];
-    MPI_Comm comms[TN_MAX_COMMS];
-    int n = tn_comms_create(o->shapes, o->comm_sizes, o->ncomm_sizes, picks, comms, TN_MAX_COMMS);
+    tn_shape_pick picks[TN_MAX_TUNED];
+    MPI_Comm comms[TN_MAX_TUNED];
+    int n = tn_comms_create(o->shapes, o->comm_sizes, o->ncomm_sizes, NULL, NULL, picks, comms, TN_MAX_TUNED);
     if (n < 0) {
         if (wrank == 0)
             fprintf(stderr, "topobcast-tuner: out of memory choosing the communicators\n");

@@ -59,7 +59,21 @@ void tn_costs_free(tn_costs *c)
     free(c->orv);
     free(c->g);
     free(c->pair);
+    tb_hier_free(&c->classes);
     memset(c, 0, sizeof *c);
+}
+
+int tn_costs_set_classes(tn_costs *c, const tb_hier *h)
+{
+    tb_hier_free(&c->classes);
+    if (!h || h->size != c->nprocs || tb_hier_alloc(&c->classes, h->size, h->nlevels) != 0)
+        return -1;
+    for (int l = 0; l < h->nlevels; l++) {
+        memcpy(c->classes.level_name[l], h->level_name[l], TB_LEVEL_NAME_MAX);
+        memcpy(c->classes.group[l], h->group[l], sizeof(int) * (size_t)h->size);
+        c->classes.ngroups[l] = h->ngroups[l];
+    }
+    return 0;
 }
 
 double tn_costs_interp(const double *x, const double *y, int n, double v)

@@ -22,7 +22,9 @@ typedef struct tn_costs {
     double *m;          /* sample sizes in bytes, ascending within a curve */
     double *os, *orv, *g; /* seconds, per sample: o_s, o_r, g */
     double *L;          /* [ncurves] seconds */
-    int *pair;          /* [nprocs * nprocs] curve of (a, b); NULL: curve 0 for every pair */
+    int *pair;          /* [nprocs * nprocs] curve of (a, b); NULL: by classes, or curve 0 for every pair */
+    tb_hier classes;    /* without pair: the curve of (a, b) is their class here (tn_costs_pair_class; the
+                           quick calibration's, O(P x levels) where a pair table is O(P^2)); size 0: none */
     size_t eager_limit; /* blocking sends of at least this many bytes wait for delivery */
     char source[512];   /* where the figures came from, for messages */
 } tn_costs;
@@ -60,15 +62,21 @@ double tn_costs_bandwidth(const tn_costs *c, int k);
 /* Cost of a message of `bytes` from world rank a to world rank b. */
 void tn_costs_edge(const tn_costs *c, int a, int b, size_t bytes, tn_edge_cost *out);
 
-/* Curve of a pair (0 without a pair table). */
-static inline int tn_costs_curve(const tn_costs *c, int a, int b)
-{
-    return c->pair ? c->pair[(size_t)a * (size_t)c->nprocs + (size_t)b] : 0;
-}
-
 /* Class of a pair in a hierarchy: the index of the coarsest level whose
  * group differs, or h->nlevels when the two ranks share every group
  * (h NULL or without levels: 0 for every pair). */
 int tn_costs_pair_class(const tb_hier *h, int a, int b);
+
+/* Curve of a pair: its pair table's, else its class's, else 0. */
+static inline int tn_costs_curve(const tn_costs *c, int a, int b)
+{
+    return c->pair ? c->pair[(size_t)a * (size_t)c->nprocs + (size_t)b]
+                   : c->classes.size ? tn_costs_pair_class(&c->classes, a, b) : 0;
+}
+
+/* \brief c->classes = a copy of h (its levels and groups over c's ranks):
+ *        the curve of a pair is its class in h, without a pair table.
+ * \return 0, or -1 out of memory or h of another size (nothing held). */
+int tn_costs_set_classes(tn_costs *c, const tb_hier *h);
 
 #endif

@@ -12,7 +12,8 @@
 
 void tn_machine_free(tn_machine *m)
 {
-    tt_net_free(&m->net);
+    if (!m->view)
+        tt_net_free(&m->net);
     free(m->host_of);
     memset(m, 0, sizeof *m);
 }
@@ -28,14 +29,25 @@ int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfil
     if (tt_platform_read(xml, &m->net, err, errlen) != 0)
         return -1;
     /* the hostfile's line k places world rank k: read up to the last member */
-    int lines = world ? world[P - 1] + 1 : P;
-    if (tt_hostfile_read(hostfile, &m->net, lines, &m->host_of, err, errlen) != 0) {
+    int lines = P;
+    for (int i = 0; world && i < P; i++)
+        lines = world[i] >= lines ? world[i] + 1 : lines;
+    int *line_host = NULL;
+    if (tt_hostfile_read(hostfile, &m->net, lines, world ? &line_host : &m->host_of, err, errlen) != 0) {
         tn_machine_free(m);
         return -1;
     }
-    if (world) /* ascending, so in place */
-        for (int i = 0; i < P; i++)
-            m->host_of[i] = m->host_of[world[i]];
+    if (world) {
+        m->host_of = malloc(sizeof *m->host_of * (size_t)P);
+        for (int i = 0; m->host_of && i < P; i++)
+            m->host_of[i] = line_host[world[i]];
+        free(line_host);
+        if (!m->host_of) {
+            snprintf(err, errlen, "machine: out of memory");
+            tn_machine_free(m);
+            return -1;
+        }
+    }
     m->P = P;
     snprintf(m->source, sizeof m->source, "platform %s, hostfile %s", xml, hostfile);
     return 0;
@@ -45,7 +57,10 @@ int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const int *world, co
                           int P, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
-    if (P < 1 || P > c->nprocs || (world && world[P - 1] >= c->nprocs) || (h && h->size != P)) {
+    int outside = 0;
+    for (int i = 0; world && i < P; i++)
+        outside |= world[i] < 0 || world[i] >= c->nprocs;
+    if (P < 1 || P > c->nprocs || outside || (h && h->size != P)) {
         snprintf(err, errlen, "machine: %d ranks, costs of %d, levels of %d", P, c->nprocs, h ? h->size : P);
         return -1;
     }
@@ -99,6 +114,26 @@ int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const int *world, co
     }
     m->net.send_cpu = isfinite(cpu) ? cpu : 0;
     m->P = P;
+    return 0;
+}
+
+int tn_machine_view(const tn_machine *whole, const int *world, int P, tn_machine *out)
+{
+    memset(out, 0, sizeof *out);
+    if (P < 1)
+        return -1;
+    for (int i = 0; i < P; i++)
+        if (world[i] < 0 || world[i] >= whole->P)
+            return -1;
+    out->host_of = malloc(sizeof *out->host_of * (size_t)P);
+    if (!out->host_of)
+        return -1;
+    for (int i = 0; i < P; i++)
+        out->host_of[i] = whole->host_of[world[i]];
+    out->net = whole->net;
+    out->view = 1;
+    out->P = P;
+    snprintf(out->source, sizeof out->source, "%s", whole->source);
     return 0;
 }
 

@@ -17,18 +17,19 @@ typedef struct tn_machine {
     tt_net net;
     int *host_of;     /* [P]: host of each rank of the communicator */
     int P;
+    int view;         /* 1: net belongs to another machine (tn_machine_view) */
     char source[512]; /* where it comes from, for people */
 } tn_machine;
 
 /* \brief The machine of a SimGrid platform file and a hostfile (line k:
  *        the host of world rank k) for P ranks: rank i is world rank
- *        world[i] (ascending; NULL: world rank i).
+ *        world[i] (any order; NULL: world rank i).
  * \return 0 (tn_machine_free), or -1 with a message in err. */
 int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfile, const int *world, int P, char *err,
                              size_t errlen);
 
 /* \brief The machine of measured costs for P ranks, rank i being world
- *        rank world[i] (ascending; NULL: world rank i), seen through h
+ *        rank world[i] (any order; NULL: world rank i), seen through h
  *        (the communicator's levels in its ranks, NULL: none): per pair
  *        class of h, the largest pair bandwidth (slope of g(m) over the top
  *        octave of measured sizes) times fanout[class] (NULL: 1), and the
@@ -37,6 +38,13 @@ int tn_machine_from_platform(tn_machine *m, const char *xml, const char *hostfil
  * \return 0 (tn_machine_free), or -1 with a message in err. */
 int tn_machine_from_costs(tn_machine *m, const tn_costs *c, const int *world, const tb_hier *h, const double *fanout,
                           int P, char *err, size_t errlen);
+
+/* \brief The machine of P ranks of whole's, rank i being its rank
+ *        world[i]: the same hosts, links and memories (shared, not copied:
+ *        whole must outlive it), each rank on its host there.  O(P).
+ * \return 0 (tn_machine_free frees only what is its own), or -1 out of
+ *         memory or a rank outside whole's. */
+int tn_machine_view(const tn_machine *whole, const int *world, int P, tn_machine *out);
 
 /* \brief Frees what m holds and zeroes it.
  * \return nothing. */

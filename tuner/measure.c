@@ -85,7 +85,7 @@ int tn_measure_open_partial(tn_run *T)
     const tn_opts *o = &T->o;
     int ok = 1;
     if (T->wrank == 0) {
-        char partial[1024], header[1024], comms[640] = "", err[1024] = "";
+        char partial[1024], header[4096], comms[3072] = "", err[8400] = "";
         for (int c = 0, o2 = 0; c < T->ncomm && o2 < (int)sizeof comms; c++)
             o2 += snprintf(comms + o2, sizeof comms - (size_t)o2, "%s%s:%d", c ? "," : "", T->comms[c].label,
                            T->comms[c].size);
@@ -198,7 +198,8 @@ static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (T->wrank != 0 && !(list = malloc((size_t)len + 1)))
         MPI_Abort(MPI_COMM_WORLD, 2);
-    MPI_Bcast(list, len, MPI_CHAR, 0, comm);
+    if (len > 0) /* nothing left (--resume): SMPI's ompi pipeline divides by a zero count */
+        MPI_Bcast(list, len, MPI_CHAR, 0, comm);
     list[len] = '\0';
     for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
         op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};
@@ -276,6 +277,7 @@ int tn_measure_all(tn_run *T)
                     total_work += item_work(o, &T->items[k], j);
     tn_progress prog;
     tn_progress_start(&prog, total_work, T->wrank == 0);
+    double w0 = MPI_Wtime();
     for (int c = 0; c < T->ncomm; c++) {
         if (T->comms[c].comm != MPI_COMM_NULL)
             for (int s = 0; s < o->nsizes; s++)
@@ -285,6 +287,7 @@ int tn_measure_all(tn_run *T)
     }
     tn_progress_finish(&prog);
     T->seconds = tn_progress_elapsed(&prog);
+    T->wtime_seconds = MPI_Wtime() - w0;
     free(buf);
     return 0;
 }

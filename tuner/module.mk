@@ -9,9 +9,10 @@ $(BUILD)/obj/tuner/%.o: tuner/%.c $(wildcard tuner/*.h timing/*.h libtopobcast/i
 TUNER_BIN        := $(BUILD)/bin/topobcast-tuner
 # The probe's measurement files are read with topology/'s reader
 # (libtbtopology.a): one reader of that format.
-TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model price results shapes table)
-TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main options setup agree calibrate \
-                    fanout plan measure progress winners model_error output comms compare compare_bound)
+TUNER_PURE_OBJS  := $(patsubst %,$(BUILD)/obj/tuner/%.o,candidates costs costs_probe machine model price results shapes table \
+                    site site_points site_rules progress options)
+TUNER_OBJS       := $(TUNER_PURE_OBJS) $(patsubst %,$(BUILD)/obj/tuner/%.o,tuner_main setup agree calibrate \
+                    fanout plan measure winners model_error output comms compare compare_bound)
 TOOL_BINS        += $(TUNER_BIN)
 
 all: $(TUNER_BIN)
@@ -27,6 +28,7 @@ $(TUNER_BIN): $(TUNER_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 # test/module.mk, which links only libtopobcast.a.
 TUNER_TEST_BINS := $(patsubst test/unit/%.c,$(BUILD)/test/unit/%,$(wildcard test/unit/test_tuner_*.c))
 
-$(TUNER_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(TUNER_PURE_OBJS) $(TT_A) $(LIB_A)
+$(TUNER_TEST_BINS): $(BUILD)/test/unit/%: test/unit/%.c test/unit/tap.h $(TUNER_PURE_OBJS) $(TT_A) $(TIMING_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(TEST_CFLAGS) -Ituner -Itopology -Itest/unit $< -o $@ $(TUNER_PURE_OBJS) $(TT_A) $(LIB_A) $(DEP_LIBS)
+	$(MPICC) $(TEST_CFLAGS) -Ituner -Itopology -Itest/unit $< -o $@ $(TUNER_PURE_OBJS) $(TT_A) $(TIMING_A) $(LIB_A) \
+	    $(DEP_LIBS)

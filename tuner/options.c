@@ -52,6 +52,18 @@ void tn_options_usage(FILE *f)
             "  --partial FILE     partial results, appended as measured (default OUT.partial)\n"
             "  --resume           continue from the partial file (same job size and settings)\n"
             "  --dry-run          model and plan only: print what would be timed, time nothing\n"
+            "  --site             a site table: run in one allocation covering a partition; times\n"
+            "                     communicators of representative shapes (nodes, ranks per node,\n"
+            "                     placement), prices the others with the model, and writes rules\n"
+            "                     keyed on nodes, ppn and bytes for every job (tuner/README.md,\n"
+            "                     \"Site table\"); default sizes 1,16,256,4K,16K,64K,256K,1M,4M,16M\n"
+            "  --site-shapes N    with --site: shapes timed, at most (default 24, up to 64)\n"
+            "  --site-top K       with --site: candidates timed per shape and size, the K best\n"
+            "                     predicted within --factor (+ default; default 3 up to 64\n"
+            "                     ranks, 2 up to 1024, 1 above; it stands for --max-timed)\n"
+            "  --site-margin F    with --site: a shape not timed gets an algorithm only where it\n"
+            "                     is estimated F times faster than default (default 0: from the\n"
+            "                     model's measured error)\n"
             "  --compare CONFIG   time MPI_Bcast with TOPOBCAST_CONFIG=CONFIG against PMPI_Bcast\n"
             "  --csv FILE         with --compare: shape,nprocs,shape_keys,size,default_us,\n"
             "                     topobcast_us,speedup,algorithm,bound_us,efficiency (rows per\n"
@@ -106,6 +118,42 @@ static int default_sizes(size_t max, size_t *out, int cap)
     return n;
 }
 
+/* A site calibration's default sizes: 1, 16, 256, 4K, then powers of 4 up
+ * to max (and max): the latency-bound sizes sparsely, where a large
+ * message's timing costs most, one size in four. */
+static int site_sizes(size_t max, size_t *out, int cap)
+{
+    int n = 0;
+    for (size_t p = 1; p <= max && n < cap; p *= p < 4096 ? 16 : 4)
+        out[n++] = p;
+    if (n < cap && out[n - 1] < max)
+        out[n++] = max;
+    return n;
+}
+
+/* Options that do not go with --site (or only with it).  0, or -1 with err. */
+static int site_conflict(const tn_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+    int site_only = 0;
+    for (int i = 1; i < argc; i++)
+        site_only |= !strncmp(argv[i], "--site-", 7);
+    if (!o->site && site_only) {
+        snprintf(err, errlen, "--site-shapes, --site-top and --site-margin go with --site");
+        return -1;
+    }
+    if (o->site && o->site_margin > 0 && o->site_margin < 1) {
+        snprintf(err, errlen, "--site-margin: invalid value '%g' (expected a factor of 1 or more, or 0 (from the "
+                              "model's error))", o->site_margin);
+        return -1;
+    }
+    if (o->site && (o->shapes >= 0 || o->ncomm_sizes || o->compare || o->exhaustive)) {
+        snprintf(err, errlen, "--site chooses its own communicators and times a budget of candidates: not with "
+                              "--shapes, --comm-sizes, --compare or --exhaustive");
+        return -1;
+    }
+    return 0;
+}
+
 /* Options without a value: set to 1, or counted (-v). */
 static int *flag_option(tn_opts *o, const char *a)
 {
@@ -115,6 +163,8 @@ static int *flag_option(tn_opts *o, const char *a)
         return &o->resume;
     if (!strcmp(a, "--dry-run"))
         return &o->dry_run;
+    if (!strcmp(a, "--site"))
+        return &o->site;
     if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
         return &o->verbose;
     return NULL;
@@ -146,13 +196,17 @@ typedef struct num_option {
 
 static int num_option_of(tn_opts *o, const char *a, num_option *n)
 {
-    static const char *const names[] = {"--reps", "--warmup", "--max-segments", "--max-timed", "--factor", "--tie"};
+    static const char *const names[] = {"--reps",        "--warmup",   "--max-segments", "--max-timed",  "--factor",
+                                        "--tie",         "--site-shapes", "--site-top",  "--site-margin"};
     const num_option opts[] = {{&o->reps, NULL, 1, "a whole number of repetitions, at least 1"},
                                {&o->warmup, NULL, 0, "a whole number of warm-up repetitions, 0 or more"},
                                {&o->max_segments, NULL, 0, "a whole number of segments, 0 (no limit) or more"},
                                {&o->max_timed, NULL, 0, "a whole number of candidates, 0 (no cap) or more"},
                                {NULL, &o->factor, 1.0, "a factor of at least 1"},
-                               {NULL, &o->tie, 0.0, "a fraction of 0 or more"}};
+                               {NULL, &o->tie, 0.0, "a fraction of 0 or more"},
+                               {&o->site_shapes, NULL, 1, "a whole number of shapes, at least 1"},
+                               {&o->site_top, NULL, 1, "a whole number of candidates, at least 1"},
+                               {NULL, &o->site_margin, 0.0, "a factor of 1 or more, or 0 (from the model's error)"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k])) {
             *n = opts[k];
@@ -274,6 +328,7 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
     o->tie = 0.03;
     o->send_variants = 2;
     o->shapes = -1;
+    o->site_shapes = TN_SITE_SHAPES;
     *help = 0;
     err[0] = 0;
     for (int i = 1; i < argc; i++) {
@@ -341,7 +396,11 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
                               "--model-csv are for a tuning run");
         return -1;
     }
-    if (o->nsizes == 0)
+    if (site_conflict(o, argc, argv, err, errlen) != 0)
+        return -1;
+    if (o->nsizes == 0 && o->site)
+        o->nsizes = site_sizes(o->max_size, o->sizes, TN_MAX_SIZES);
+    else if (o->nsizes == 0)
         o->nsizes = default_sizes(o->max_size, o->sizes, TN_MAX_SIZES);
     else
         qsort(o->sizes, (size_t)o->nsizes, sizeof o->sizes[0], cmp_size);
@@ -351,6 +410,13 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
 unsigned tn_opts_shapes(const tn_opts *o)
 {
     return o->shapes >= 0 ? (unsigned)o->shapes : o->ncomm_sizes ? 0u : (1u << TN_SHAPE_COUNT) - 1;
+}
+
+int tn_opts_site_top(const tn_opts *o, int P)
+{
+    if (o->site_top > 0)
+        return o->site_top;
+    return P <= 64 ? 3 : P <= 1024 ? 2 : 1;
 }
 
 const char *tn_roots_name(int mode)

@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 #define TN_MAX_SIZES 128
-#define TN_MAX_COMMS 16
+#define TN_MAX_COMMS 16       /* --comm-sizes */
+#define TN_MAX_TUNED 64       /* communicators timed in one run (site shapes included) */
+#define TN_SITE_SHAPES 24     /* --site-shapes: default budget of timed shapes */
 
 typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
@@ -22,6 +24,11 @@ typedef struct tn_opts {
     int shapes;                 /* --shapes: bits of shapes.h; -1 not given */
     int reps, warmup, exhaustive, root_mode, resume, max_timed, verbose, send_variants, dry_run, max_segments;
     double factor, tie;
+    int site;                   /* --site: a table for every job of the partition */
+    int site_shapes;            /* --site-shapes: shapes timed at most */
+    int site_top;               /* --site-top: candidates timed per shape and size (0: by size, tn_opts_site_top) */
+    double site_margin;         /* --site-margin: a shape not timed gets an algorithm only predicted this many
+                                   times faster than default (0: from the model's measured error) */
 } tn_opts;
 
 /* \brief Prints the usage text to f.
@@ -41,6 +48,12 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
  *        unless --comm-sizes is given alone.
  * \return the bits. */
 unsigned tn_opts_shapes(const tn_opts *o);
+
+/* \brief The candidates a site calibration times per shape of P ranks
+ *        and message size: --site-top, else 3 up to 64 ranks, 2 up to
+ *        1024, 1 above (fewer as a timing costs more).
+ * \return K >= 1. */
+int tn_opts_site_top(const tn_opts *o, int P);
 
 /* \brief Name of a root mode (tn_opts.root_mode: 0, 1 rotating, 2 both),
  *        as --roots takes it.

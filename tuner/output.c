@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -15,36 +16,18 @@
 #include "model_error.h"
 #include "progress.h"
 #include "setup.h"
+#include "site.h"
 #include "table.h"
 #include "topology.h"
 #include "winners.h"
 
-/* Rank 0: reports, the YAML and its check.  Returns the exit status. */
-int tn_output_write(tn_run *T)
+/* The timed runs per communicator, and against exhaustive. */
+static void print_counts(const tn_run *T, const tn_prune_check *pc)
 {
     const tn_opts *o = &T->o;
-    int status = 0;
-    char elapsed[32];
-    tn_progress_duration(T->seconds, elapsed, sizeof elapsed);
-    char partial[1024];
-    if (tt_out_close(T->pf, tn_measure_partial_path(o, partial, sizeof partial), "topobcast-tuner") != 0)
-        T->lost_writes = 1;
-    T->pf = NULL;
     long timed = 0;
     for (int k = 0; k < T->nitems; k++)
         timed += T->items[k].ntime;
-    printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
-           (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
-    tn_table t = {0};
-    tn_prune_check pc = {0, 0, 0, 1.0, 0.0};
-    if (tn_winners_pick(T, &t, &pc) != 0 ||
-        tn_table_build(&t, tn_shape_config(), tn_table_kinds_of_job(&T->world_shape)) != 0) {
-        fprintf(stderr, "topobcast-tuner: out of memory\n");
-        tn_table_free(&t);
-        return 2;
-    }
-    if (T->have_costs)
-        tn_model_error_report(&T->rs, stdout);
     printf("\ntimed runs per communicator (shape):\n");
     for (int c = 0; c < T->ncomm; c++) {
         long tc = 0, pc_ = 0, cand = 0, dist = 0;
@@ -63,13 +46,53 @@ int tn_output_write(tn_run *T)
            "candidates (%.1fx more), %ld distinct schedules (%.1fx more)\n",
            pruned_runs, T->total_cand, pruned_runs ? (double)T->total_cand / (double)pruned_runs : 0.0,
            T->total_distinct, pruned_runs ? (double)T->total_distinct / (double)pruned_runs : 0.0);
-    if (o->exhaustive && pc.cases > 0)
+    if (o->exhaustive && pc->cases > 0)
         printf("pruning at %.2fx would have timed %ld and chosen the same winner in %ld of %ld cases (%ld more "
                "within the tie of %.0f%%); its choices are %.3fx the exhaustive winners' time on geometric mean, "
                "%.3fx at worst\n",
-               o->factor, T->total_prune, pc.same, pc.cases, pc.tied, o->tie * 100, exp(pc.logsum / (double)pc.cases),
-               pc.worst);
+               o->factor, T->total_prune, pc->same, pc->cases, pc->tied, o->tie * 100,
+               exp(pc->logsum / (double)pc->cases), pc->worst);
+}
 
+/* --site: the grid's decisions as t's rules and check entries (t->comm
+ * replaced by the grid's points); the cost of the calibration.  0 or -1. */
+static int site_table(tn_run *T, tn_table *t)
+{
+    tn_site_grid g;
+    for (int i = 0; i < t->ncomm; i++)
+        free(t->comm[i].ranges);
+    free(t->comm);
+    t->comm = NULL;
+    t->ncomm = 0;
+    if (tn_site_decide(T, tn_shape_config(), &g) != 0) {
+        tn_site_grid_free(&g);
+        return -1;
+    }
+    tn_site_print(T, &g, stdout);
+    int rc = tn_site_rules(&g, T->o.sizes, T->o.nsizes, tn_shape_config(), t) == 0 &&
+                     tn_site_table_comms(&g, T->o.sizes, T->o.nsizes, t) == 0
+                 ? 0
+                 : -1;
+    long runs = 0;
+    for (int k = 0; k < T->nitems; k++)
+        runs += T->items[k].ntime;
+    char wall[32];
+    tn_progress_duration(T->seconds, wall, sizeof wall);
+    printf("\nsite calibration cost: %d shapes timed, %d sizes, %ld candidates timed (%ld timed runs of %d "
+           "repetitions + %d warm-up, roots %s), %.2f s of MPI_Wtime timing (simulated under SMPI), %s wall; %d "
+           "cells priced from %ld shapes built as data (%ld predictions) in %.1f s\n",
+           T->ncomm, T->o.nsizes, runs, runs * (T->o.root_mode == 2 ? 2 : 1), T->o.reps, T->o.warmup,
+           tn_roots_name(T->o.root_mode), T->wtime_seconds, wall, g.ncell, g.points, g.priced, g.seconds);
+    tn_site_grid_free(&g);
+    return rc;
+}
+
+/* The table file: written with the topology, loaded back and checked.
+ * Returns the exit status. */
+static int write_table(tn_run *T, const tn_table *t)
+{
+    const tn_opts *o = &T->o;
+    int status = 0;
     char meta[1024], date[64], src[256];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", localtime(&now));
@@ -79,29 +102,64 @@ int tn_output_write(tn_run *T)
             *q = '_';
     snprintf(meta, sizeof meta,
              "written-by: topobcast-tuner, date: \"%s\", nprocs: %d, reps: %d, warmup: %d, roots: %s, "
-             "factor: %g, costs: \"%s\"",
-             date, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), o->factor, src);
+             "factor: %g, costs: \"%s\"%s",
+             date, T->wsize, o->reps, o->warmup, tn_roots_name(o->root_mode), o->factor, src,
+             o->site ? ", site: yes" : "");
     FILE *out = fopen(o->out, "w");
     if (!out) {
         fprintf(stderr, "topobcast-tuner: cannot write %s: %s\n", o->out, strerror(errno));
         status = 2;
     } else {
-        int werr = tn_table_write(out, &t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta);
+        int werr = tn_table_write(out, t, tn_shape_config(), T->have_topo ? &T->topo_cfg.topo : NULL, meta);
         if (tt_out_close(out, o->out, "topobcast-tuner") != 0 || werr != 0) /* closed either way */
             status = 2;
     }
     if (status == 0) {
         char err[1024];
-        int nrules = t.nrules + 1;
-        if (tn_table_verify(o->out, &t, o->sizes, o->nsizes, err, sizeof err) != 0) {
+        int nrules = t->nrules + 1;
+        if (tn_table_verify(o->out, t, o->sizes, o->nsizes, err, sizeof err) != 0) {
             fprintf(stderr, "topobcast-tuner: the table does not load as written: %s\n", err);
             status = 1;
         } else {
-            printf("table: %s (%d rules%s); it loads and selects every measured winner\n", o->out, nrules,
-                   T->have_topo ? ", with the topology" : "");
+            printf("table: %s (%d rules%s); it loads and selects every %s\n", o->out, nrules,
+                   T->have_topo ? ", with the topology" : "",
+                   o->site ? "decision at every shape priced (timed or built as data)" : "measured winner");
             printf("use it: TOPOBCAST_CONFIG=%s; check it: %s --compare %s\n", o->out, o->prog, o->out);
         }
     }
+    return status;
+}
+
+/* Rank 0: reports, the YAML and its check.  Returns the exit status. */
+int tn_output_write(tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    int status = 0;
+    char elapsed[32];
+    tn_progress_duration(T->seconds, elapsed, sizeof elapsed);
+    char partial[1024];
+    if (tt_out_close(T->pf, tn_measure_partial_path(o, partial, sizeof partial), "topobcast-tuner") != 0)
+        T->lost_writes = 1;
+    T->pf = NULL;
+    printf("# timing done in %s: %ld new measurements (%ld from the partial file)%s\n", elapsed, T->new_runs,
+           (long)T->prior, T->failed ? "; some candidates failed, see above" : "");
+    tn_table t = {0};
+    tn_prune_check pc = {0, 0, 0, 1.0, 0.0};
+    if (tn_winners_pick(T, &t, &pc) != 0 ||
+        (!o->site && tn_table_build(&t, tn_shape_config(), tn_table_kinds_of_job(&T->world_shape)) != 0)) {
+        fprintf(stderr, "topobcast-tuner: out of memory\n");
+        tn_table_free(&t);
+        return 2;
+    }
+    if (T->have_costs)
+        tn_model_error_report(&T->rs, stdout);
+    print_counts(T, &pc);
+    if (o->site && site_table(T, &t) != 0) {
+        fprintf(stderr, "topobcast-tuner: out of memory\n");
+        tn_table_free(&t);
+        return 2;
+    }
+    status = write_table(T, &t);
     if (status == 0 && T->lost_writes)
         status = 1; /* the table is whole; a file beside it is not (said above) */
     tn_table_free(&t);

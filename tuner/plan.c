@@ -44,9 +44,11 @@ static int cmp_pred(const void *a, const void *b)
 /* The timed set of an item from the distinct candidates pr[0..np) (ordered
  * by prediction) and default (l->v[def], def < 0: none): default first,
  * then those pruning keeps (all with --exhaustive, it->pruned marking the
- * kept).  Returns 0 or -1 out of memory. */
-static int prune(const tn_opts *o, const tn_costs *costs, const tn_cand_list *l, const pred_rec *pr, int np, int def,
-                 tn_item *it)
+ * kept): at most max_timed of each class (0: no cap), and unless strict
+ * (--site: a budget) the best predicted of every other family too.
+ * Returns 0 or -1 out of memory. */
+static int prune(const tn_opts *o, int max_timed, int strict, const tn_costs *costs, const tn_cand_list *l,
+                 const pred_rec *pr, int np, int def, tn_item *it)
 {
     int cap = np + 1;
     it->spec = malloc(sizeof *it->spec * (size_t)cap);
@@ -97,14 +99,14 @@ static int prune(const tn_opts *o, const tn_costs *costs, const tn_cand_list *l,
          * measured 15.3 us, the same as MPI_Bcast; magpie2, predicted
          * outside the factor, measured 11.0 us), and where a timing is
          * cheapest. */
-        if (!keep && costs && t >= 0 && first && it->bytes <= TN_ALL_FAMILIES_UPTO)
+        if (!keep && !strict && costs && t >= 0 && first && it->bytes <= TN_ALL_FAMILIES_UPTO)
             keep = 1;
         /* Past the cap, the best predicted of each other algorithm within
          * the factor is still timed: the model's error differs by family
          * (at 4 KiB on P=512, unsegmented trees measure 2-4x their
          * prediction, a segmented interpipe 1.4x), so its order across
          * families is the least trustworthy part. */
-        if (keep && o->max_timed > 0 && kept[fed] >= o->max_timed && !first)
+        if (keep && max_timed > 0 && kept[fed] >= max_timed && (!first || strict))
             keep = 0;
         if (keep)
             *fam = 1;
@@ -174,7 +176,11 @@ static int plan_one(const tn_opts *o, const tn_costs *costs, const tn_comm *ci, 
     it->ncand = ns + (def >= 0);
     it->ndistinct += def >= 0;
     qsort(pr, (size_t)np, sizeof *pr, cmp_pred);
-    rc = prune(o, costs, &l, pr, np, def, it);
+    /* --site: the K best predicted, a budget (tn_opts_site_top) */
+    if (o->site)
+        rc = prune(o, tn_opts_site_top(o, ci->size), 1, costs, &l, pr, np, def, it);
+    else
+        rc = prune(o, o->max_timed, 0, costs, &l, pr, np, def, it);
 out:
     tn_price_memo_free(&memo);
     free(pr), free(tm), free(rp), free(dup);

@@ -210,7 +210,7 @@ int tn_results_load(const char *path, const char *header, tn_results *rs, char *
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024];
+    char line[4096]; /* a header names every communicator */
     int lineno = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;

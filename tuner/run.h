@@ -22,11 +22,12 @@
 #include "shape.h"
 #include "shapes.h"
 
-/* One communicator tuned: a shape of the job (shapes.h), or its first ranks. */
+/* One communicator tuned: a shape of the job or of the site (shapes.h), or
+ * its first ranks; or (site.h) a shape priced by the model alone. */
 typedef struct tn_comm {
     int size;
     char label[TN_SHAPE_LABEL];       /* "job", "one-per-node", ... "first-N" */
-    const int *world;                 /* [size] world rank of each of its ranks */
+    const int *world;                 /* [size] world rank of each of its ranks, in its rank order */
     const int *node;                  /* [size] each rank's node (shapes.h: the lowest world rank on it) */
     int shm;                          /* offer the shared-memory stage (setup.c: not under SMPI, a node
                                          holds 2 or more of its ranks) */
@@ -58,12 +59,14 @@ typedef struct tn_run {
     int wrank, wsize;               /* in MPI_COMM_WORLD */
     tb_config topo_cfg;
     int have_topo;
-    tn_comm comms[TN_MAX_COMMS];
-    tn_shape_pick picks[TN_MAX_COMMS]; /* their members (comms.h) */
-    MPI_Comm pick_comm[TN_MAX_COMMS];
+    tn_comm comms[TN_MAX_TUNED];
+    tn_shape_pick picks[TN_MAX_TUNED]; /* their members (comms.h) */
+    MPI_Comm pick_comm[TN_MAX_TUNED];
     int ncomm;
     const tb_hier *world_hier;
     tb_shape world_shape;           /* the job's: which kinds of shape its table needs */
+    tn_site_nodes site_nodes;       /* --site: the allocation's nodes the shapes are drawn from */
+    double world_fanout[TB_MAX_LEVELS + 1]; /* --site: per pair class of world_hier (fanout.h) */
     tn_costs costs;
     int have_costs;
     tn_item *items;                 /* [ncomm * o.nsizes], communicator-major */
@@ -74,7 +77,8 @@ typedef struct tn_run {
     int prior;                      /* results loaded from it (--resume) */
     long new_runs, failed;
     int lost_writes;                /* the partial file or --model-csv is not whole (rank 0) */
-    double seconds;                 /* of timing */
+    double seconds;                 /* of timing, wall */
+    double wtime_seconds;           /* of timing, MPI_Wtime (simulated under SMPI) */
 } tn_run;
 
 #endif

@@ -11,6 +11,7 @@
 #include "comms.h"
 #include "costs_probe.h"
 #include "fanout.h"
+#include "hash.h"
 #include "tools.h"
 
 /* fan-out test: messages large enough to be bandwidth-bound, to at most 8
@@ -82,11 +83,34 @@ static int offers_shm(const tn_shape_pick *pick)
 #endif
 }
 
-/* The shapes of the job (or --comm-sizes) as communicators, and the
- * library's hierarchy and shape of each (collective).  Returns 0 or -1. */
+/* This rank's node type in a site topology (any integer, the same on one
+ * host; 0 without types), for drawing nodes of every type. */
+static int node_type(const tn_run *T)
+{
+    const tb_topology *t = T->have_topo ? &T->topo_cfg.topo : NULL;
+    if (!t || !t->site || !t->host_type)
+        return 0;
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int len;
+    uint64_t full, shrt;
+    MPI_Get_processor_name(name, &len);
+    tb_hash_host(name, &full, &shrt);
+    int h = tb_topo_find_host(t, full, shrt);
+    return h >= 0 ? t->host_type[h] : -1;
+}
+
+/* The shapes of the job (or --comm-sizes, or the site's) as communicators,
+ * and the library's hierarchy and shape of each (collective).  Returns 0
+ * or -1. */
 int tn_setup_comms(tn_run *T)
 {
-    int n = tn_comms_create(tn_opts_shapes(&T->o), T->o.comm_sizes, T->o.ncomm_sizes, T->picks, T->pick_comm, TN_MAX_COMMS);
+    tn_site_want want = {T->o.site_shapes, NULL, 0};
+    if (T->o.site) { /* the job's levels spread the nodes a shape takes */
+        want.world = tb_tool_comm_hier(MPI_COMM_WORLD, NULL);
+        want.type = node_type(T);
+    }
+    int n = tn_comms_create(tn_opts_shapes(&T->o), T->o.comm_sizes, T->o.ncomm_sizes, T->o.site ? &want : NULL,
+                            &T->site_nodes, T->picks, T->pick_comm, TN_MAX_TUNED);
     if (n < 0) {
         if (T->wrank == 0)
             fprintf(stderr, "topobcast-tuner: out of memory choosing the communicators\n");
@@ -228,6 +252,12 @@ int tn_setup_costs(tn_run *T)
  * (collective per communicator; a few large messages from rank 0). */
 void tn_setup_fanout(tn_run *T)
 {
+    for (int k = 0; k <= TB_MAX_LEVELS; k++)
+        T->world_fanout[k] = 1.0;
+    const tb_hier *wh = T->world_hier;
+    if (T->o.site && T->have_costs && (!wh || wh->nlevels <= TB_MAX_LEVELS) &&
+        tn_fanout_measure(MPI_COMM_WORLD, wh, FANOUT_BYTES, FANOUT_PEERS, 3, T->world_fanout) != 0 && T->wrank == 0)
+        fprintf(stderr, "topobcast-tuner: out of memory measuring fan-out; the model assumes 1\n");
     for (int c = 0; c < T->ncomm; c++) {
         tn_comm *ci = &T->comms[c];
         for (int k = 0; k <= TB_MAX_LEVELS; k++)

@@ -9,6 +9,8 @@
 #ifndef TN_TUNER_SHAPES_H
 #define TN_TUNER_SHAPES_H
 
+#include <stddef.h>
+
 #define TN_SHAPE_LABEL 24
 #define TN_SHAPE_MIN_SIZE 4 /* below, every algorithm is one or two sends */
 
@@ -34,9 +36,10 @@ int tn_shapes_parse(const char *text);
 
 /* One communicator to time: its name and its members. */
 typedef struct tn_shape_pick {
-    char label[TN_SHAPE_LABEL]; /* a shape's name, or "first-N" */
+    char label[TN_SHAPE_LABEL]; /* a shape's name, "first-N", or a site shape's (tn_site_label) */
     int size;
-    int *members;               /* [size] world ranks, ascending (rank 0 always among them) */
+    int *members;               /* [size] world ranks in the communicator's rank order: ascending for the
+                                   job's shapes; world rank 0 always first */
     int *node;                  /* [size] each member's node: the lowest rank of the job on it */
     int ppn_max;                /* the most members on one node */
 } tn_shape_pick;
@@ -58,5 +61,95 @@ int tn_shapes_choose(int P, const int *node_of, unsigned which, const int *comm_
 /* \brief Frees the member and node lists of out[0..n).
  * \return nothing. */
 void tn_shape_picks_free(tn_shape_pick *out, int n);
+
+/* ---- The site's shapes (--site) ------------------------------------------
+ * A site calibration runs in one allocation covering a partition and times
+ * communicators of the shapes jobs have: a number of nodes, a number of
+ * ranks on each, and a placement of the ranks over them.  A shape is data
+ * (tn_site_shape); its members follow from it and from where the
+ * allocation's ranks run (tn_site_nodes), the same on every rank. */
+
+/* How a shape's ranks are numbered over its nodes. */
+enum {
+    TN_PLACE_COMPACT,   /* consecutive ranks fill a node (consecutive: yes) */
+    TN_PLACE_SCATTERED, /* round robin over the nodes (consecutive: no) */
+    TN_PLACE_RANDOM,    /* a fixed pseudo-random order (consecutive: no; priced, never timed) */
+    TN_PLACE_COUNT
+};
+/* Which nodes a shape takes. */
+enum {
+    TN_DRAW_SPREAD, /* across the partition: each next node as far as can be from those taken */
+    TN_DRAW_PACKED  /* the lowest nodes in rank order (one island first, both sockets of a node ...) */
+};
+
+typedef struct tn_site_shape {
+    int nodes, ppn; /* nodes it spans, ranks on each */
+    int place;      /* TN_PLACE_*: one node or one rank per node is always compact */
+    int draw;       /* TN_DRAW_* */
+} tn_site_shape;
+
+/* The allocation's nodes, as shapes draw them.  O(P) memory. */
+typedef struct tn_site_nodes {
+    int P, n;    /* ranks, nodes */
+    int *start;  /* [n + 1]: node i's ranks are rank[start[i] .. start[i + 1]) */
+    int *rank;   /* [P] world ranks node by node, ascending inside one; nodes in the order of their
+                    lowest ranks (node 0 holds world rank 0) */
+    int *spread; /* [n] the nodes in spread order (node 0 first) */
+    int ppn0;    /* ranks on node 0: a shape's "full" nodes */
+    int ppn_max; /* the most ranks on one node */
+} tn_site_nodes;
+
+/* \brief The nodes of a job of P ranks whose rank r is on node node_of[r]
+ *        (equal ids: same node), in spread order: nodes are ordered by
+ *        their place in the levels that keep nodes whole (group[l][r],
+ *        coarsest first, nlevels of them; nlevels 0: none) and by
+ *        type_of[r] (their node type, NULL: one type), read from the
+ *        finest place up, so that consecutive nodes of the order differ
+ *        in their coarsest group and their type first (FRAM-like: a node
+ *        of each island, then another node of each island, and the second
+ *        socket of a node only once every node has one).  A level that
+ *        splits some node is ignored.  Pure and deterministic.
+ * \return 0 (release with tn_site_nodes_free), or -1 out of memory or
+ *         P < 1. */
+int tn_site_nodes_make(int P, const int *node_of, int nlevels, int *const *group, const int *type_of,
+                       tn_site_nodes *sn);
+
+/* \brief Frees what tn_site_nodes_make allocated.
+ * \return nothing. */
+void tn_site_nodes_free(tn_site_nodes *sn);
+
+/* \brief The representative counts of an axis from lo to full: lo, the
+ *        powers of two above it and below full, full / 2 and full, each
+ *        once, ascending.
+ * \return how many were written to out[0..cap). */
+int tn_site_axis(int lo, int full, int *out, int cap);
+
+/* \brief The shapes a site calibration times, most telling first, at most
+ *        `budget` of them: the whole partition and 2 nodes, full (the ranks
+ *        of node 0) and one rank per node, compact and scattered; one node
+ *        full; then the same at half the ranks per node; then the node
+ *        counts of tn_site_axis(2, nodes) between, by bisection, full and
+ *        one per node.  All drawn spread; each only where the nodes have
+ *        the ranks, and once.
+ * \return how many were written to out[0..cap). */
+int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int cap);
+
+/* \brief A site shape's name: "NODESxPPN", with "-scattered", "-random"
+ *        or "-packed" when it is not compact or not drawn spread.
+ * \return buf. */
+const char *tn_site_label(const tn_site_shape *s, char *buf, size_t len);
+
+/* \brief The members of shape s (world ranks in its rank order, world rank
+ *        0 first) into members[0..nodes*ppn), and each member's node (its
+ *        lowest world rank) into node (may be NULL): the first s->nodes
+ *        nodes of the draw's order holding at least s->ppn ranks, the
+ *        lowest s->ppn ranks of each, numbered by the placement.
+ * \return the size, or -1 when node 0 or too few nodes hold s->ppn ranks. */
+int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *members, int *node);
+
+/* \brief The picks of shapes s[0..n) (tn_site_members, labelled by
+ *        tn_site_label), skipping shapes the nodes cannot hold.
+ * \return how many were written to out[0..cap), or -1 out of memory. */
+int tn_site_picks(const tn_site_nodes *sn, const tn_site_shape *s, int n, tn_shape_pick *out, int cap);
 
 #endif

@@ -207,30 +207,52 @@ static int add_rule(builder *b, long clo, long chi, const tb_shape_cond *c, cons
     return 0;
 }
 
-/* One block: the communicators in[0..n) of t->comm under keys c, sized as
- * tn_table_comm_ranges does (down to 2 when fill). */
+/* Whether the communicators in[0..n) of t->comm span several nodes each,
+ * several ranks on some (for one rank per node, nodes are the size), and
+ * different numbers of nodes: their block is keyed by nodes, which a job
+ * of another size keeps (a 64-rank job may be 64 nodes x 1 or 4 x 16),
+ * rather than by the communicator's size. */
+static int by_nodes(const tn_table *t, const int *in, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (t->comm[in[i]].shape.nodes < 2 || t->comm[in[i]].shape.ppn_max < 2)
+            return 0;
+        for (int j = 0; j < i; j++)
+            if (t->comm[in[j]].shape.nodes == t->comm[in[i]].shape.nodes)
+                return 0;
+    }
+    return n > 0;
+}
+
+/* One block: the communicators in[0..n) of t->comm under keys c, ranged
+ * as tn_table_comm_ranges does (down to 2 when fill) by their nodes when
+ * by_nodes says so, else by their sizes. */
 static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, int fill, const tb_config *cfg)
 {
     tn_table *t = b->t;
-    int sizes[TN_MAX_COMMS], out[TN_MAX_COMMS];
-    long lo[TN_MAX_COMMS], hi[TN_MAX_COMMS];
+    int sizes[TN_MAX_TUNED], out[TN_MAX_TUNED], nodes = by_nodes(t, in, n);
+    long lo[TN_MAX_TUNED], hi[TN_MAX_TUNED];
     for (int i = 0; i < n; i++)
-        sizes[i] = t->comm[in[i]].measured;
+        sizes[i] = nodes ? t->comm[in[i]].shape.nodes : t->comm[in[i]].measured;
     int m = tn_table_comm_ranges(sizes, n, out, lo, hi);
     if (fill && m > 0)
         lo[m - 1] = 2;
     for (int k = 0; k < m; k++) {
         int i = 0;
-        while (t->comm[in[i]].measured != out[k])
+        while (sizes[i] != out[k])
             i++;
         const tn_table_comm *tc = &t->comm[in[i]];
         char shape[256];
         tb_shape_format(&tc->shape, cfg, shape, sizeof shape);
-        char sizes_text[64];
-        tn_count_range(lo[k], hi[k], sizes_text, sizeof sizes_text);
-        note(b->sub, sizeof b->sub, "comm %s: as measured on %s (%s)", sizes_text, tc->label, shape);
+        char range[64];
+        tn_count_range(lo[k], hi[k], range, sizeof range);
+        note(b->sub, sizeof b->sub, "%s %s: as measured on %s (%s)", nodes ? "nodes" : "comm", range, tc->label,
+             shape);
+        tb_shape_cond kc = *c;
+        if (nodes)
+            kc.nodes_lo = lo[k], kc.nodes_hi = hi[k];
         for (int r = 0; r < tc->nranges; r++)
-            if (add_rule(b, lo[k], hi[k], c, &tc->ranges[r]) != 0)
+            if (add_rule(b, nodes ? 1 : lo[k], nodes ? LONG_MAX : hi[k], &kc, &tc->ranges[r]) != 0)
                 return -1;
         b->sub[0] = 0; /* nothing kept: its note goes too */
     }
@@ -240,7 +262,7 @@ static int add_block(builder *b, const int *in, int n, const tb_shape_cond *c, i
 int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds)
 {
     builder b = {t, NULL, 0, "", ""};
-    int rc = 0, done[TN_MAX_COMMS] = {0}, in[TN_MAX_COMMS];
+    int rc = 0, done[TN_MAX_TUNED] = {0}, in[TN_MAX_TUNED];
     free(t->rule);
     t->rule = NULL;
     t->nrules = 0;
@@ -286,6 +308,24 @@ int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds)
         rc = add_block(&b, in, n, &kc, 1, cfg);
     }
     free(b.rules);
+    return rc;
+}
+
+int tn_table_build_blocks(tn_table *t, const tn_table_block *b, int n, int skip_default)
+{
+    builder bd = {t, NULL, 0, "", ""};
+    int rc = 0;
+    free(t->rule);
+    t->rule = NULL;
+    t->nrules = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        note(bd.head, sizeof bd.head, "%s", b[k].comment);
+        for (int r = 0; r < b[k].nr && rc == 0; r++)
+            if (!skip_default || strcmp(b[k].r[r].spec, "default") != 0)
+                rc = add_rule(&bd, 1, LONG_MAX, &b[k].cond, &b[k].r[r]);
+        bd.head[0] = 0; /* nothing kept: its note goes too */
+    }
+    free(bd.rules);
     return rc;
 }
 
@@ -365,7 +405,7 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_to
           f);
     if (meta && *meta)
         fprintf(f, "meta: {%s}\n", meta);
-    if (topo && topo->nleaves > 0 && tb_topology_write(f, topo) != 0)
+    if (topo && (topo->nleaves > 0 || topo->site) && tb_topology_write(f, topo) != 0)
         return -1;
     fputs("selection:\n", f);
     for (int i = 0; i < t->nrules; i++) {
@@ -375,20 +415,23 @@ int tn_table_write(FILE *f, const tn_table *t, const tb_config *cfg, const tb_to
             fprintf(f, "  # %.*s\n", (int)n, c);
             c += n + (c[n] == '\n');
         }
-        char clo[32], chi[32], blo[32], bhi[32], keys[256];
-        snprintf(clo, sizeof clo, "%ld", r->clo);
-        if (r->chi == LONG_MAX)
-            snprintf(chi, sizeof chi, "inf");
-        else
-            snprintf(chi, sizeof chi, "%ld", r->chi);
+        char comm[80] = "", blo[32], bhi[32], keys[256];
+        if (r->clo > 1 || r->chi != LONG_MAX) /* rules keyed by nodes (a site's too) have no comm key */
+            snprintf(comm, sizeof comm, "comm: %ld-", r->clo);
+        if (comm[0] && r->chi == LONG_MAX)
+            snprintf(comm + strlen(comm), sizeof comm - strlen(comm), "inf, ");
+        else if (comm[0])
+            snprintf(comm + strlen(comm), sizeof comm - strlen(comm), "%ld, ", r->chi);
         size_text(r->lo, blo, sizeof blo);
         size_text(r->hi, bhi, sizeof bhi);
         tn_table_cond_keys(&r->cond, cfg, keys, sizeof keys);
-        fprintf(f, "  - {comm: %s-%s, %s%sbytes: %s-%s, algorithm: ", clo, chi, keys, keys[0] ? ", " : "", blo, bhi);
+        fprintf(f, "  - {%s%s%sbytes: %s-%s, algorithm: ", comm, keys, keys[0] ? ", " : "", blo, bhi);
         put_quoted(f, r->spec);
         fputs("}\n", f);
     }
-    fputs("  # communicators of one rank (never broadcast on)\n  - {algorithm: default}\n", f);
+    fputs(t->site ? "  # every other shape, and every size not above: MPI's own broadcast\n  - {algorithm: default}\n"
+                  : "  # communicators of one rank (never broadcast on)\n  - {algorithm: default}\n",
+          f);
     fflush(f);
     return ferror(f) ? -1 : 0;
 }

@@ -55,6 +55,7 @@ typedef struct tn_table_rule {
 } tn_table_rule;
 
 typedef struct tn_table {
+    int site;                   /* a site's table (tn_table_build_blocks): its last rule serves every other shape */
     int ncomm;
     tn_table_comm *comm;        /* the run's communicators, in its order */
     int nrules;
@@ -100,9 +101,30 @@ int tn_table_merge(const size_t *sizes, const char (*winners)[TN_CAND_TEXT], int
  *           every size from 2 up given to the nearest measured size of
  *           that kind, or of any kind when none was measured: the nearest
  *           measured shape class for every shape that was not timed.
+ *        A block whose communicators all span several nodes, several ranks
+ *        on some, each a different number of nodes, is ranged by nodes
+ *        instead of sizes (nodes keys, no comm key): a job of another size
+ *        keeps its nodes (64 ranks may be 64 nodes x 1 or 4 x 16).
  *        Rules that earlier ones shadow are left out.
  * \return 0, or -1 out of memory. */
 int tn_table_build(tn_table *t, const tb_config *cfg, unsigned kinds);
+
+/* One block of shape-keyed rules (a site table's cell, merged): its keys,
+ * its message-size ranges and their winners, a comment for its first
+ * rule. */
+typedef struct tn_table_block {
+    tb_shape_cond cond;
+    const tn_table_range *r;
+    int nr;
+    char comment[256];
+} tn_table_block;
+
+/* \brief t->rule: the ranges of blocks b[0..n) under their keys, in order,
+ *        without a comm key; ranges whose winner is default left out when
+ *        skip_default (the last rule sends them to default), and rules that
+ *        earlier ones shadow.
+ * \return 0, or -1 out of memory. */
+int tn_table_build_blocks(tn_table *t, const tn_table_block *b, int n, int skip_default);
 
 void tn_table_free(tn_table *t);
 

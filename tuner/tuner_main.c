@@ -35,6 +35,7 @@
 #include "plan.h"
 #include "run.h"
 #include "setup.h"
+#include "site.h"
 #include "tools.h"
 #include "../timing/timing.h"
 
@@ -59,6 +60,7 @@ static void run_free(tn_run *T)
     if (T->o.topology)
         tb_config_free(&T->topo_cfg);
     tn_comms_free(T->picks, T->pick_comm, T->ncomm);
+    tn_site_nodes_free(&T->site_nodes);
 }
 
 int main(int argc, char **argv)
@@ -88,9 +90,19 @@ int main(int argc, char **argv)
                             "nothing to %s; unset it for the tuner\n", T.o.compare ? "compare" : "tune");
         return finish(2);
     }
+    /* The library reads its configuration at the first broadcast, and the
+     * check of the output files below broadcasts its verdict: point it at
+     * the topology first, or it would derive every hierarchy from MPI and
+     * hwloc instead of the file.  A file named on the command line that
+     * cannot be read: status 1, as --compare's configuration
+     * (tuner/README.md, "Exit status"). */
+    if (!T.o.compare && tn_setup_topology(&T) != 0)
+        return finish(1);
     /* every file a tuning run writes, before anything is measured */
-    if (!T.o.compare && !T.o.dry_run && tn_output_check(&T) != 0)
+    if (!T.o.compare && !T.o.dry_run && tn_output_check(&T) != 0) {
+        run_free(&T);
         return finish(2);
+    }
     /* more ranks than cores on a host: every timing is the scheduler's */
     int crowd_ranks, crowd_cores;
     if (tbtime_crowded(MPI_COMM_WORLD, &crowd_ranks, &crowd_cores) && T.wrank == 0)
@@ -99,8 +111,6 @@ int main(int argc, char **argv)
                 "for a core and the timings (and a table chosen from them) are noise; run at most one rank per "
                 "core\n",
                 crowd_ranks, crowd_cores);
-    /* The library reads its configuration at the first broadcast: point it
-     * at the file before anything touches it. */
     if (T.o.compare) {
         setenv("TOPOBCAST_CONFIG", T.o.compare, 1);
         if (T.o.measurements && !T.o.platform && tn_setup_costs(&T) != 0) /* the bound's machine */
@@ -113,12 +123,10 @@ int main(int argc, char **argv)
         tn_costs_free(&T.costs);
         return finish(rc);
     }
-    /* a file named on the command line that cannot be read: status 1, as
-     * --compare's configuration (tuner/README.md, "Exit status") */
-    if (tn_setup_topology(&T) != 0)
-        return finish(1);
-    if (tn_setup_comms(&T) != 0)
+    if (tn_setup_comms(&T) != 0) {
+        run_free(&T);
         return finish(2);
+    }
     if (tn_setup_costs(&T) != 0) {
         run_free(&T);
         return finish(1);
@@ -132,6 +140,8 @@ int main(int argc, char **argv)
         tn_setup_print(&T);
         tn_setup_machine(&T);
         tn_plan_all(&T);
+        if (T.o.site)
+            tn_site_plan_print(&T, stdout);
     }
     if (T.o.dry_run) {
         if (T.wrank == 0)

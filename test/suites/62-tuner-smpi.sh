@@ -168,3 +168,85 @@ for size in sorted(full):
 sys.exit(0 if ok else 1)
 PY
 done
+
+# 5. a site table (--site): one allocation of 16 hosts x 4 ranks over both
+# islands, a site topology of the whole platform (island > node > socket,
+# every SimGrid host a socket), a small budget; the table carries the
+# site topology, its rules key on nodes and ranks per node (never comm),
+# and a job of another shape on other hosts of the table selects by its
+# shape, nowhere slower than MPI's own broadcast
+site_topology() { # the platform's hosts as a site topology (test/platforms/fram-truth.txt)
+    awk 'BEGIN { n = 0 } /^#/ { next } { h[n] = $1; split($2, a, "="); isl[n] = a[2]; split($3, b, "="); nd[n] = b[2]; n++ }
+        END {
+            printf "topobcast: 2\ntopology:\n  fingerprint: {hosts: ["
+            for (i = 0; i < n; i++) printf "%s%s", (i ? ", " : ""), h[i]
+            printf "]}\n  levels: [island, node, socket]\n  groups:\n    island: ["
+            for (v = 0; v < 8; v++) { s = ""; for (i = 0; i < n; i++) if (isl[i] == v) s = s (s == "" ? "" : ", ") i
+                if (s != "") { printf "%s[%s]", (v ? ", " : ""), s } }
+            printf "]\n    node: ["
+            for (i = 0; i < n; i++) { if (i > 0 && nd[i] == nd[i - 1]) continue; s = i
+                for (j = i + 1; j < n; j++) if (nd[j] == nd[i]) s = s ", " j
+                printf "%s[%s]", (i ? ", " : ""), s }
+            printf "]\n    socket: ["
+            for (i = 0; i < n; i++) printf "%s[%d]", (i ? ", " : ""), i
+            printf "]\n"
+        }' "$ROOT/test/platforms/fram-truth.txt"
+}
+site_topology >"$tmp/site-topo.yaml"
+grep -v '^#' "$ROOT/test/platforms/fram-truth.txt" | awk 'NR % 4 == 1 { for (k = 0; k < 4; k++) print $1 }' \
+    >"$tmp/h16x4.txt"
+start=$(date +%s)
+sim "$tmp/h16x4.txt" 64 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --site --topology "$tmp/site-topo.yaml" \
+    --sizes 1K,64K,1M --reps 1 --warmup 1 --roots 0 --send nonblocking --site-shapes 12 --site-top 1 \
+    --max-segments 16 -o "$tmp/site.yaml"
+printf '%s\n' "$OUT" | grep -E "^(# site plan|site calibration cost|table:)" | sed 's/^/# /'
+check "--site: status 0 ($(($(date +%s) - start)) s wall)" [ "$RC" -eq 0 ]
+check "--site: the plan names 12 shapes before timing (16x4, 2x1, 16x4-scattered, 1x4 ...)" \
+    bash -c 'grep -q "^# site plan: 12 shapes timed (--site-shapes 12) of 16 nodes (4 ranks on node 0" <<<"$1" &&
+             grep -qE "^#   16x4-scattered +64 ranks, K = 1:" <<<"$1" && grep -qE "^#   1x4 +4 ranks" <<<"$1"' _ "$OUT"
+check "--site: the table loads and selects every decision at every shape priced" \
+    has "^table: $tmp/site.yaml \\([0-9]+ rules, with the topology\\); it loads and selects every decision"
+check "--site: the table carries the site topology (hosts, host groups, no leaves)" \
+    bash -c 'grep -q "^  fingerprint: {hosts: \[fram-n00-s0, " "$1" && grep -q "^    island: \[\[0-31\], \[32-63\]\]" "$1" &&
+             ! grep -q "leaves:" "$1" && ! grep -q "nprocs" <(sed -n "/^topology:/,/^selection:/p" "$1")' _ "$tmp/site.yaml"
+check "--site: rules key on nodes and ranks per node, never on comm; the last one is default" \
+    bash -c 'r=$(sed -n "/^selection:/,\$p" "$1" | grep "^  - {"); [ "$(grep -c "nodes: .*ppn: " <<<"$r")" -ge 1 ] &&
+             ! grep -q "comm:" <<<"$r" && [ "$(tail -1 <<<"$r")" = "  - {algorithm: default}" ]' _ "$tmp/site.yaml"
+# a job of another shape, on 8 of the hosts, 3 ranks on each, round robin
+grep -v '^#' "$ROOT/test/platforms/fram-truth.txt" | awk 'NR % 8 == 1 { print $1 }' >"$tmp/h8.hosts"
+for _ in 1 2 3; do cat "$tmp/h8.hosts"; done >"$tmp/h8x3.txt"
+sim "$tmp/h8x3.txt" 24 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --compare "$tmp/site.yaml" --shapes job \
+    --sizes 1K,16K,64K,256K,1M,4M --reps 1 --warmup 1 --roots 0 --csv "$tmp/site-cmp.csv"
+check "--site: a job of 8 nodes x 3 (round robin) runs the table" \
+    bash -c '[ "$1" -eq 0 ] && ! grep -q "NOT IN USE" <<<"$2"' _ "$RC" "$OUT"
+check "--site: the job selects by its shape (nodes, ppn, consecutive) what the table's rules say, never below 0.98x default" \
+    python3 - "$tmp/site.yaml" "$tmp/site-cmp.csv" <<'PY'
+import csv, re, sys
+def rng(v):
+    lo, _, hi = v.partition("-")
+    num = lambda x: float("inf") if x == "inf" else int(x[:-1]) * {"K": 1024, "M": 1 << 20}[x[-1]] if x[-1] in "KM" else int(x)
+    return num(lo), num(hi or lo)
+rules = []
+for line in open(sys.argv[1]).read().split("selection:", 1)[1].splitlines():
+    m = re.match(r'\s+- \{(.*)\}$', line)
+    if m:
+        keys = dict(re.findall(r'(\w+): ("[^"]*"|[^,]+)', m.group(1)))
+        rules.append({k: v.strip('"') for k, v in keys.items()})
+ok, n = True, 0
+for row in csv.DictReader(open(sys.argv[2])):
+    shape = dict(kv.split("=") for kv in row["shape_keys"].split())
+    nodes, (pmin, pmax) = int(shape["nodes"]), map(int, shape["ppn"].split("-")) if "-" in shape["ppn"] else [int(shape["ppn"])] * 2
+    size = int(row["size"])
+    for r in rules:
+        if "nodes" in r and not rng(r["nodes"])[0] <= nodes <= rng(r["nodes"])[1]: continue
+        if "ppn" in r and not (rng(r["ppn"])[0] <= pmin and pmax <= rng(r["ppn"])[1]): continue
+        if "consecutive" in r and (r["consecutive"] == "yes") != (shape["consecutive"] == "yes"): continue
+        if "bytes" in r and not rng(r["bytes"])[0] <= size <= rng(r["bytes"])[1]: continue
+        want = r["algorithm"]; break
+    n += 1
+    good = row["algorithm"] == want and float(row["speedup"]) >= 0.98
+    ok &= good
+    print("# %s %d B: %s, %.3fx%s" % (row["shape_keys"].split(" levels")[0], size, row["algorithm"], float(row["speedup"]),
+                                    "" if good else " (want %s)" % want))
+sys.exit(0 if ok and n == 6 and nodes == 8 and pmin == pmax == 3 and shape["consecutive"] == "no" else 1)
+PY

@@ -238,6 +238,54 @@ static void test_yaml(void)
     unlink(path);
 }
 
+/* Several nodes, several ranks each: the blocks key on nodes, not on the
+ * size (a 64-rank job of 16 nodes x 4 is nearer the 16-node shape than
+ * the 64-rank one of 4 nodes x 16). */
+static void test_by_nodes(void)
+{
+    char path[] = "/tmp/test_tuner_nodesXXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    size_t sizes[] = {1024, 1048576};
+    char w[2][2][TN_CAND_TEXT] = {{"binomial", "pipeline:segment=65536"}, {"knomial:radix=4", "chain:chains=2"}};
+    tn_table t = {0};
+    t.ncomm = 2;
+    t.comm = calloc(2, sizeof *t.comm);
+    tb_shape sh[2] = {shape(64, 4, 16, 16, 0, 0, 0, 0), shape(32, 16, 2, 2, 0, 0, 0, 0)};
+    for (int c = 0; c < 2; c++) {
+        snprintf(t.comm[c].label, sizeof t.comm[c].label, c ? "half" : "job");
+        t.comm[c].shape = sh[c];
+        t.comm[c].measured = sh[c].size;
+        tn_table_merge(sizes, (const char (*)[TN_CAND_TEXT])w[c], 2, &t.comm[c]);
+    }
+    char err[512] = "";
+    TAP_OK(tn_table_build(&t, NULL, 1u << TN_KIND_MULTI_NODE) == 0 && write_table(path, &t, NULL, NULL) == 0 &&
+               tn_table_verify(path, &t, sizes, 2, err, sizeof err) == 0,
+           "two shapes of several nodes: written, each selects its winners (%s)", err);
+    tb_config back;
+    if (tb_config_load(path, &back, err, sizeof err) == 0) {
+        int idx, comm_keys = 0;
+        for (int i = 0; i + 1 < back.nrules; i++)
+            comm_keys += back.rules[i].comm_lo != 1 || back.rules[i].comm_hi != LONG_MAX;
+        TAP_OK(comm_keys == 0 && back.rules[0].shape.nodes_lo == 9 && back.rules[0].shape.nodes_hi == LONG_MAX,
+               "keyed by nodes (9-inf: the 16 nodes; 2-8: the 4), no comm key");
+        tb_alg_spec a, b;
+        char e[128];
+        tb_alg_spec_parse(w[1][0], &a, e, sizeof e);
+        tb_alg_spec_parse(w[0][1], &b, e, sizeof e);
+        tb_shape s1 = shape(64, 16, 4, 4, 0, 0, 0, 0), s2 = shape(32, 2, 16, 16, 0, 0, 0, 0);
+        const tb_rule *r1 = tb_config_select(&back, &s1, 1024, &idx), *r2 = tb_config_select(&back, &s2, 1048576, &idx);
+        TAP_OK(r1 && tb_alg_spec_equal(&r1->spec, &a) && r2 && tb_alg_spec_equal(&r2->spec, &b),
+               "16 nodes x 4 (64 ranks) gets the 16-node shape's winner; 2 nodes x 16 the 4-node one's");
+        tb_config_free(&back);
+    } else {
+        TAP_OK(0, "table reloads: %s", err);
+    }
+    tn_table_free(&t);
+    unlink(path);
+}
+
 static void test_results_file(void)
 {
     char path[] = "/tmp/test_tuner_partialXXXXXX";
@@ -293,6 +341,7 @@ int main(void)
     test_pick();
     test_ranges();
     test_yaml();
+    test_by_nodes();
     test_results_file();
     TAP_DONE();
 }
