@@ -1,8 +1,9 @@
 /* The CSV of topobcast-tuner --compare --csv (tuner/compare.c):
  *   shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,
- *   bound_us,efficiency
- * one line per communicator shape and message size (earlier versions had no
- * shape columns: one communicator, and no bound columns); the algorithm is
+ *   bound_us,efficiency,speedup_lo,speedup_hi
+ * one line per communicator shape and message size (a file without shape
+ * columns is one communicator; without bound columns, no bound; without
+ * speedup_lo/hi, no spread of the rounds); the algorithm is
  * quoted because specs hold commas; the bound columns are empty when the
  * tuner could not bound.  Columns are found by name, so added ones are
  * ignored; the report only reads the file, so it is strict about the
@@ -73,9 +74,10 @@ static int number(const char *text, double *v)
 }
 
 enum { COL_SIZE, COL_DEFAULT, COL_TOPOBCAST, COL_SPEEDUP, COL_ALG, COL_SHAPE, COL_NPROCS, COL_KEYS, COL_BOUND, COL_EFF,
-       NCOLS };
-static const char *const col_name[NCOLS] = {"size",      "default_us", "topobcast_us", "speedup",  "algorithm",
-                                            "shape",     "nprocs",     "shape_keys",   "bound_us", "efficiency"};
+       COL_SP_LO, COL_SP_HI, NCOLS };
+static const char *const col_name[NCOLS] = {"size",       "default_us", "topobcast_us", "speedup",  "algorithm",
+                                            "shape",      "nprocs",     "shape_keys",   "bound_us", "efficiency",
+                                            "speedup_lo", "speedup_hi"};
 #define NREQUIRED 5 /* the first five */
 #define MAX_FIELDS 32
 
@@ -183,6 +185,12 @@ int tbr_compare_parse(const char *text, const char *name, tbr_compare *c, char *
                 goto fail;
             }
             c->has_bound = 1;
+        }
+        r->speedup_lo = r->speedup_hi = NAN;
+        if (col[COL_SP_LO] >= 0 && col[COL_SP_HI] >= 0 && f[col[COL_SP_LO]][0] &&
+            (number(f[col[COL_SP_LO]], &r->speedup_lo) || number(f[col[COL_SP_HI]], &r->speedup_hi))) {
+            snprintf(err, errlen, "%s:%d: expected numbers (or nothing) in speedup_lo, speedup_hi", name, lineno);
+            goto fail;
         }
         c->n++;
     }

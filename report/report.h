@@ -162,6 +162,7 @@ typedef struct tbr_compare_row {
     double bytes, default_us, topobcast_us, speedup;
     char alg[256];
     double bound_us, efficiency; /* NAN where the CSV has none */
+    double speedup_lo, speedup_hi; /* the lowest and highest speedup of the rounds, NAN where none */
     int shape;         /* index in tbr_compare.shape */
 } tbr_compare_row;
 

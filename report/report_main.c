@@ -541,18 +541,18 @@ static int build_page(const cli *c, inputs *in, tbr_buf *page, tbr_accuracy *acc
         fact(page, "lowest best-level accuracy", tmp);
     }
     if (in->have_cmp) {
-        double ls = 0, best = 0;
+        double ls = 0, lowest = INFINITY;
         int cnt = 0;
         for (int k = 0; k < in->cmp.n; k++)
             if (in->cmp.row[k].speedup > 0) {
                 ls += log(in->cmp.row[k].speedup);
                 cnt++;
-                best = fmax(best, in->cmp.row[k].speedup);
+                lowest = fmin(lowest, in->cmp.row[k].speedup);
             }
         snprintf(tmp, sizeof tmp, "%.2fx", cnt ? exp(ls / cnt) : 0);
         fact(page, "geometric-mean speedup", tmp);
-        snprintf(tmp, sizeof tmp, "%.2fx", best);
-        fact(page, "best speedup", tmp);
+        snprintf(tmp, sizeof tmp, "%.2fx", cnt ? lowest : 0);
+        fact(page, "lowest speedup", tmp);
         double le = 0;
         int ne = 0;
         for (int k = 0; k < in->cmp.n; k++)

@@ -54,13 +54,10 @@ static void print_accuracy(FILE *out, const tbr_summary *s)
     }
 }
 
-static const tbr_compare *sort_c;
-static int by_speedup_desc(const void *x, const void *y)
-{
-    double a = sort_c->row[*(const int *)x].speedup, b = sort_c->row[*(const int *)y].speedup;
-    return (a < b) - (a > b);
-}
-
+/* Against default: for each communicator shape the geometric mean and the
+ * lowest first (what a user can count on), then every size with the
+ * algorithm and the spread of the comparison's rounds; never led by the
+ * best case. */
 static void print_speedups(FILE *out, const tbr_summary *s)
 {
     const tbr_compare *c = s->compare;
@@ -68,53 +65,26 @@ static void print_speedups(FILE *out, const tbr_summary *s)
         fprintf(out, "speedup: no --compare CSV given\n");
         return;
     }
-    int *ix = malloc((size_t)c->n * sizeof *ix);
-    if (!ix)
-        return;
-    double logsum = 0, lo = INFINITY;
-    int n = 0, lo_k = 0;
-    for (int k = 0; k < c->n; k++) {
-        ix[k] = k;
-        if (c->row[k].speedup > 0) {
-            logsum += log(c->row[k].speedup);
-            n++;
-            if (c->row[k].speedup < lo) {
-                lo = c->row[k].speedup;
-                lo_k = k;
-            }
-        }
-    }
-    sort_c = c;
-    qsort(ix, (size_t)c->n, sizeof *ix, by_speedup_desc);
-    sort_c = NULL;
-    fprintf(out, "best speedups against default (tuner --compare):\n");
+    fprintf(out, "speedup against default (tuner --compare: default time / topobcast time; the rounds' lowest-highest):\n");
     char bytes[16];
-    /* rows where the table keeps MPI's own broadcast time default against
-     * itself: their "speedup" is noise, not a gain */
-    int shown = 0;
-    for (int k = 0; k < c->n && shown < 3; k++) {
-        const tbr_compare_row *r = &c->row[ix[k]];
-        if (!strcmp(r->alg, "default"))
-            continue;
-        shown++;
-        tbr_fmt_bytes(r->bytes, bytes, sizeof bytes);
-        fprintf(out, "  %8s  %6.3fx  (%.2f -> %.2f us)  %s%s%s\n", bytes, r->speedup, r->default_us, r->topobcast_us,
-                r->alg, c->shape[r->shape].label[0] ? "  on " : "", c->shape[r->shape].label);
-    }
-    if (!shown)
-        fprintf(out, "  none: the table keeps MPI's own broadcast (default) at every size measured\n");
-    if (n > 0 && c->nshape == 1) {
-        tbr_fmt_bytes(c->row[lo_k].bytes, bytes, sizeof bytes);
-        fprintf(out, "  geometric mean %.3fx over %d sizes; lowest %.3fx at %s\n", exp(logsum / n), n, lo, bytes);
-    }
-    for (int k = 0; c->nshape > 1 && k < c->nshape; k++) { /* per communicator shape */
+    for (int k = 0; k < c->nshape; k++) {
         tbr_speedups sp = tbr_compare_speedups(c, k);
         tbr_fmt_bytes(sp.lowest_bytes, bytes, sizeof bytes);
-        fprintf(out, "  shape %-13s %5d processes: geometric mean %.3fx over %d sizes, %.3fx over 64K-8M; lowest "
-                     "%.3fx at %s\n",
-                c->shape[k].label, c->shape[k].nprocs, sp.geomean, sp.n, sp.geomean_mid, sp.lowest, bytes);
+        fprintf(out, "  %s%s%d processes: geometric mean %.3fx over %d sizes (%.3fx over 64K-8M); lowest %.3fx at %s\n",
+                c->shape[k].label, c->shape[k].label[0] ? ", " : "", c->shape[k].nprocs, sp.geomean, sp.n,
+                sp.geomean_mid, sp.lowest, bytes);
+        for (int i = 0; i < c->n; i++) {
+            const tbr_compare_row *r = &c->row[i];
+            if (r->shape != k)
+                continue;
+            tbr_fmt_bytes(r->bytes, bytes, sizeof bytes);
+            char spread[40] = "";
+            if (!isnan(r->speedup_lo))
+                snprintf(spread, sizeof spread, " (%.2f-%.2f)", r->speedup_lo, r->speedup_hi);
+            fprintf(out, "    %8s  %6.3fx%-14s %9.2f -> %9.2f us  %s\n", bytes, r->speedup, spread, r->default_us,
+                    r->topobcast_us, r->alg);
+        }
     }
-    free(ix);
 }
 
 void tbr_summary_print(FILE *out, const tbr_summary *s)

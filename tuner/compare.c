@@ -52,8 +52,9 @@ static int check_data(op_ctx *c, int me)
     return any == 2 ? -1 : any;
 }
 
-/* Median (mean of the root modes' medians) of one side. */
-static int measure(op_ctx *c, const tn_compare_opts *o, double *median)
+/* Median (mean of the root modes' medians) of one side over reps
+ * repetitions after warmup. */
+static int measure(op_ctx *c, const tn_compare_opts *o, int warmup, int reps, double *median)
 {
     double m[2];
     int n = 0;
@@ -62,12 +63,67 @@ static int measure(op_ctx *c, const tn_compare_opts *o, double *median)
             continue;
         c->rotate = mode;
         tbtime_stats st;
-        int rc = tbtime_measure(c->comm, o->warmup, o->reps, bcast_op, c, NULL, &st);
+        int rc = tbtime_measure(c->comm, warmup, reps, bcast_op, c, NULL, &st);
         if (rc != MPI_SUCCESS)
             return rc;
         m[n++] = st.median;
     }
     *median = n == 2 ? (m[0] + m[1]) / 2 : m[0];
+    return MPI_SUCCESS;
+}
+
+/* Rounds per size: the repetitions are cut into rounds that alternate the
+ * two sides (default first in even rounds, the library first in odd
+ * ones), so that a machine that slows down or speeds up during the
+ * comparison (another job, frequency, the cache) weighs on both alike.  A
+ * simulation is deterministic: one round. */
+#ifdef SMPI_H
+#define COMPARE_ROUNDS 1
+#else
+#define COMPARE_ROUNDS 5
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The two sides of one size in interleaved rounds: each side's time is
+ * the median of its rounds' medians, *sp_lo and *sp_hi the lowest and
+ * highest of the rounds' speedups.  lib_too 0: the library calls
+ * PMPI_Bcast at this size, one side timed serves both. */
+static int measure_pair(op_ctx *c, const tn_compare_opts *o, int lib_too, double *tdef, double *tlib, double *sp_lo,
+                        double *sp_hi)
+{
+    int rounds = o->reps < COMPARE_ROUNDS ? o->reps : COMPARE_ROUNDS;
+    double md[COMPARE_ROUNDS], ml[COMPARE_ROUNDS];
+    *sp_lo = INFINITY;
+    *sp_hi = 0;
+    for (int r = 0; r < rounds; r++) {
+        int reps = o->reps / rounds + (r < o->reps % rounds), warm = r == 0 ? o->warmup : 1, rc;
+        for (int k = 0; k < 2; k++) {
+            int lib = (k + r) % 2; /* even rounds: default first */
+            if (lib && !lib_too)
+                continue;
+            c->library = lib;
+            if ((rc = measure(c, o, warm, reps, lib ? &ml[r] : &md[r])) != MPI_SUCCESS)
+                return rc;
+        }
+        if (!lib_too)
+            ml[r] = md[r];
+        double sp = ml[r] > 0 ? md[r] / ml[r] : 0;
+        *sp_lo = sp < *sp_lo ? sp : *sp_lo;
+        *sp_hi = sp > *sp_hi ? sp : *sp_hi;
+    }
+    *tdef = median_of(md, rounds);
+    *tlib = median_of(ml, rounds);
     return MPI_SUCCESS;
 }
 
@@ -149,8 +205,8 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
     int have_bound = bound && tn_compare_bounds(comm, members, o->platform, o->hostfile, o->costs, o->sizes,
                                                 o->nsizes, o->root_mode != 0, bound, out) == 0;
     if (me == 0)
-        fprintf(out, "%10s %12s %14s %8s %12s %10s  %s\n", "size", "default_us", "topobcast_us", "speedup", "bound_us",
-                "efficiency", "algorithm");
+        fprintf(out, "%10s %12s %14s %8s %13s %12s %10s  %s\n", "size", "default_us", "topobcast_us", "speedup",
+                "rounds", "bound_us", "efficiency", "algorithm");
     /* warm-up of both paths (connections, the library's communicator state,
      * first touch of the buffer) before anything is timed */
     tbtime_warm_up(comm, buf, maxb, 1);
@@ -174,14 +230,8 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
          * PMPI_Bcast: one timing serves both columns (timed twice, the
          * noise between two runs of one call read as speedups of 0.7-2.6x) */
         int is_default = strncmp(alg, "default", 7) == 0;
-        double tdef = 0, tlib = 0;
-        c.library = 0;
-        int rc = measure(&c, o, &tdef);
-        c.library = 1;
-        if (is_default)
-            tlib = tdef;
-        else if (rc == MPI_SUCCESS)
-            rc = measure(&c, o, &tlib);
+        double tdef = 0, tlib = 0, sp_lo = 0, sp_hi = 0;
+        int rc = measure_pair(&c, o, !is_default, &tdef, &tlib, &sp_lo, &sp_hi);
         if (bad || rc != MPI_SUCCESS)
             status = bad == 1 ? 1 : (status ? status : 2);
         if (me != 0)
@@ -198,16 +248,19 @@ static int compare_one(MPI_Comm comm, const char *label, const int *members, con
                            : lib_below                     ? "  TOPOBCAST TIME BELOW THE BOUND"
                            : def_below                     ? "  DEFAULT TIME BELOW THE BOUND"
                                                            : "";
-        fprintf(out, "%10zu %12.2f %14.2f %8.3f %12.2f %10.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, bd * 1e6,
-                eff, alg, note);
+        char spread[32];
+        snprintf(spread, sizeof spread, "%.2f-%.2f", sp_lo, sp_hi);
+        fprintf(out, "%10zu %12.2f %14.2f %8.3f %13s %12.2f %10.3f  %s%s\n", c.bytes, tdef * 1e6, tlib * 1e6, sp, spread,
+                bd * 1e6, eff, alg, note);
         fflush(out);
         if (csv) {
             fprintf(csv, "%s,%d,%s,%zu,%.3f,%.3f,%.4f,", label, size, keys, c.bytes, tdef * 1e6, tlib * 1e6, sp);
             csv_quoted(csv, alg);
             if (have_bound)
-                fprintf(csv, ",%.3f,%.4f\n", bd * 1e6, eff);
+                fprintf(csv, ",%.3f,%.4f", bd * 1e6, eff);
             else
-                fprintf(csv, ",,\n");
+                fprintf(csv, ",,");
+            fprintf(csv, ",%.4f,%.4f\n", sp_lo, sp_hi);
         }
         if (eff > 0 && c.bytes >= 1024 * 1024) {
             logeff_big += log(eff);
@@ -295,8 +348,11 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
         fprintf(out, "\n");
         if (st->forced)
             fprintf(out, "# note: TOPOBCAST_ALGORITHM is set and overrides the table\n");
-        fprintf(out, "# %d repetitions (+%d warm-up) per size and side, root %s; time = max over ranks, median\n",
-                o->reps, o->warmup, o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
+        fprintf(out, "# %d repetitions (+%d warm-up) per size and side in %d interleaved round%s, root %s; time = max over "
+                     "ranks, the median of the rounds' medians; rounds: the lowest and highest of the rounds' speedups\n",
+                o->reps, o->warmup, o->reps < COMPARE_ROUNDS ? o->reps : COMPARE_ROUNDS,
+                (o->reps < COMPARE_ROUNDS ? o->reps : COMPARE_ROUNDS) == 1 ? "" : "s",
+                o->root_mode == 0 ? "0" : o->root_mode == 1 ? "rotating" : "0 and rotating");
         if (o->csv) {
             csv = fopen(o->csv, "w");
             if (!csv) {
@@ -304,7 +360,8 @@ int tn_compare_run(const tn_compare_opts *o, FILE *out)
                 csv_failed = 1;
             }
             else
-                fprintf(csv, "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency\n");
+                fprintf(csv, "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency,"
+                             "speedup_lo,speedup_hi\n");
         }
     }
     int status = csv_failed;

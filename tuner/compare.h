@@ -28,9 +28,12 @@ typedef struct tn_compare_opts {
 
 /* \brief Collective over MPI_COMM_WORLD: for each communicator the tuner
  *        would time (the same shapes.h choice), the library against
- *        PMPI_Bcast at every size, printed per shape with its summaries and
- *        written to the CSV (shape,nprocs,shape_keys,size,default_us,
- *        topobcast_us,speedup,algorithm,bound_us,efficiency).  With a
+ *        PMPI_Bcast at every size, the two sides in interleaved rounds
+ *        (5 natively, 1 under SMPI: reps split among them; each side the
+ *        median of its rounds' medians), printed per shape with its
+ *        summaries and written to the CSV (shape,nprocs,shape_keys,size,
+ *        default_us,topobcast_us,speedup,algorithm,bound_us,efficiency,
+ *        speedup_lo,speedup_hi: the rounds' lowest and highest speedup).  With a
  *        machine (platform or costs) each size also gets the lower bound of
  *        that communicator's broadcast and the efficiency bound / topobcast
  *        time (compare_bound.h).  The library must already have its
