@@ -124,12 +124,13 @@ run compare --compare "$tmp/t.yaml" --csv "$tmp/c.csv" --sizes $SIZES --reps 5 -
 check "compare exits 0" [ "$RC" -eq 0 ]
 check "compare uses the table" has "configuration $tmp/t.yaml, 1 communicator: job \\(2\\)\$"
 check "compare prints a geometric mean" has "geometric-mean speedup"
-check "compare CSV header" [ "$(head -1 "$tmp/c.csv")" = "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency" ]
-check "compare CSV: one row of 10 fields per size, the job's shape, no bound without a machine" python3 - "$tmp/c.csv" <<'EOF'
+check "compare CSV header" [ "$(head -1 "$tmp/c.csv")" = "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency,speedup_lo,speedup_hi" ]
+check "compare CSV: one row of 12 fields per size, the job's shape, no bound without a machine, the rounds' spread around the speedup" python3 - "$tmp/c.csv" <<'EOF'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))[1:]
 sizes = [1, 3072, 65536]
-ok = len(rows) == len(sizes) and all(len(r) == 10 and r[8] == "" and r[9] == "" for r in rows)
+ok = len(rows) == len(sizes) and all(len(r) == 12 and r[8] == "" and r[9] == "" for r in rows)
+ok = ok and all(0 < float(r[10]) <= float(r[11]) for r in rows)
 ok = ok and all(r[0] == "job" and r[1] == "2" and r[2].startswith("size=2 nodes=1 ppn=2 ") for r in rows)
 rows = [r[3:] for r in rows]
 ok = ok and [int(r[0]) for r in rows] == sizes and all(float(r[1]) > 0 and float(r[2]) > 0 for r in rows)

@@ -112,8 +112,8 @@ for how in platform measurements; do
     printf '%s\n' "$OUT" | grep -E "^# bound|^ +[0-9]+ " | sed 's/^/# /'
     check "--compare names the bound's machine ($how)" has "^# bound \(least time any broadcast needs, root 0\): $how"
     check "--compare with the bound from the $how: efficiency in (0, 1] at 3 sizes of the job and every shape, none below the bound" \
-        awk -F, 'NR == 1 { ok = $0 == "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency"; next }
-            { n += $1 == "job"; if (!($(NF - 1) > 0 && $NF > 0 && $NF <= 1 && $6 >= $(NF - 1) && $5 >= $(NF - 1))) ok = 0 }
+        awk -F, 'NR == 1 { ok = $0 == "shape,nprocs,shape_keys,size,default_us,topobcast_us,speedup,algorithm,bound_us,efficiency,speedup_lo,speedup_hi"; next }
+            { n += $1 == "job"; b = $(NF - 3); e = $(NF - 2); if (!(b > 0 && e > 0 && e <= 1 && $6 >= b && $5 >= b)) ok = 0 }
             END { exit !(ok && n == 3) }' "$tmp/cmp-$how.csv"
 done
 
