@@ -56,7 +56,16 @@ static void check_rules(const tb_config *cfg)
 
 static void check_topology(const tb_config *cfg)
 {
+    /* a site's topology has no leaves: check it as the job of one rank on
+     * every PU of every host (what tb_topology_expand lays out) */
     const tb_topology *t = &cfg->topo;
+    tb_topology expanded;
+    memset(&expanded, 0, sizeof expanded);
+    if (t->site) {
+        CHECK(t->nleaves == 0 && t->nprocs == 0 && t->nhosts >= 1);
+        CHECK(tb_topology_expand(t, &expanded) == 0);
+        t = &expanded;
+    }
     int n = t->nleaves;
     CHECK(n == t->nprocs && n >= 1 && t->nlevels >= 1 && t->nlevels <= TB_MAX_LEVELS && t->nhosts >= 1);
     for (int i = 0; i < n; i++)
@@ -126,6 +135,7 @@ static void check_topology(const tb_config *cfg)
     tb_hier_free(&h2);
     tb_hier_free(&h);
     free(ids);
+    tb_topology_release(&expanded);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

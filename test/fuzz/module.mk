@@ -9,7 +9,7 @@ FUZZ_BIN     := $(BUILD)/fuzz/fuzz_config
 # The loader and what it reaches: the descriptor table reaches every tree,
 # plan and exchange builder (plain C, no MPI call).
 FUZZ_SRCS    := test/fuzz/fuzz_config.c $(addprefix libtopobcast/src/config/,yaml_tree.c yaml_node.c read_topology.c \
-                read_selection.c load.c file.c select.c shape.c) $(addprefix libtopobcast/src/topo/,derive.c index.c hier.c) \
+                read_selection.c load.c file.c config.c shape.c) $(addprefix libtopobcast/src/topo/,derive.c topo.c hier.c) \
                 $(wildcard $(addprefix libtopobcast/src/plan/,algorithm.c alg_desc.c tree*.c plan*.c xchg*.c))
 # topo/map.h includes mpi.h; nothing MPI is linked (no PMPI call is reached)
 FUZZ_MPI_INC  = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
