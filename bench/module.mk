@@ -82,3 +82,20 @@ bench-scale-smpi: smpi $(SCALE_SMPI_PROGS)
 # make simgrid, make simgrid-check: the patched SimGrid for the simulations at
 # scale (bench/simgrid/module.mk)
 include bench/simgrid/module.mk
+
+#   make bench-site       a simulated site calibrated once, then 20 random
+#                         jobs that use its table (bench/site/run.sh,
+#                         bench/site/README.md): data, hierarchy against the
+#                         platform's truth, speed against MPI's broadcast
+#                         and against tables tuned for 6 of the jobs alone
+#                         (SITE_OUT, SITE_SEED, SITE_JOBS, SITE_STEPS;
+#                         its cost: bench/site/README.md)
+SITE_HIER := $(SMPI_DIR)/bin/site_hier
+
+$(SITE_HIER): $(SMPI_DIR)/obj/bench/site/site_hier.o $(SMPI_TT_A) $(SMPI_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_CFLAGS) -o $@ $^ $(DEP_LIBS)
+
+.PHONY: bench-site
+bench-site: all smpi $(SITE_HIER)
+	BUILD=$(BUILD) bench/site/run.sh

@@ -170,38 +170,40 @@ static void add_previous_winner(tn_run *T, int c, tn_item *it, const tn_item *pr
     T->total_prune++;
 }
 
-/* Members of comm: validates and times every spec rank 0 lists for one
- * item (prev: the same communicator's previous size, or NULL); rank 0
- * records each result at once. */
+/* Rank 0: the index in it->spec of the next candidate to time, from
+ * *cursor on (those with a result are skipped: resumed, or timed under
+ * another name), or -1 when none is left. */
+static int next_candidate(tn_run *T, int c, tn_item *it, int *cursor)
+{
+    for (; *cursor < it->ntime; ++*cursor)
+        if (!tn_results_find(&T->rs, c + 1, it->bytes, it->spec[*cursor]))
+            return (*cursor)++;
+    return -1;
+}
+
+/* Members of comm: validates and times the candidates of one item, one at
+ * a time as rank 0 names them (prev: the same communicator's previous
+ * size, or NULL); rank 0 records each result at once, and what the timing
+ * cost in MPI_Wtime and wall time. */
 static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t bytes, unsigned char *buf,
                       tn_progress *prog)
 {
     const tn_opts *o = &T->o;
     MPI_Comm comm = T->comms[c].comm;
-    int me;
+    int me, cursor = 0;
     MPI_Comm_rank(comm, &me);
-    /* rank 0 says what still needs timing, one spec per line */
-    char *list = NULL;
-    int len = 0;
-    if (T->wrank == 0) {
-        if (!o->exhaustive)
-            add_previous_winner(T, c, it, prev);
-        size_t cap = (size_t)it->ntime * TN_CAND_TEXT + 1, n = 0;
-        list = malloc(cap);
-        for (int j = 0; list && j < it->ntime; j++)
-            if (!tn_results_find(&T->rs, c + 1, bytes, it->spec[j]))
-                n += (size_t)snprintf(list + n, cap - n, "%s\n", it->spec[j]);
-        len = list ? (int)n : -1;
-    }
-    MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-    if (len < 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    if (T->wrank != 0 && !(list = malloc((size_t)len + 1)))
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    if (len > 0) /* nothing left (--resume): SMPI's ompi pipeline divides by a zero count */
-        MPI_Bcast(list, len, MPI_CHAR, 0, comm);
-    list[len] = '\0';
-    for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+    if (T->wrank == 0 && !o->exhaustive)
+        add_previous_winner(T, c, it, prev);
+    for (;;) {
+        /* rank 0 names the next candidate; an empty name ends the item */
+        char t[TN_CAND_TEXT] = "";
+        int j = -1;
+        if (T->wrank == 0 && (j = next_candidate(T, c, it, &cursor)) >= 0)
+            snprintf(t, sizeof t, "%s", it->spec[j]);
+        MPI_Bcast(t, (int)sizeof t, MPI_CHAR, 0, comm);
+        if (!t[0])
+            break;
+        const double w0 = tn_progress_now(), s0 = MPI_Wtime();
         op_ctx oc = {buf, bytes, T->comms[c].size, 0, comm, {0}};
         char err[256];
         tn_result r;
@@ -229,11 +231,10 @@ static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t
         }
         if (T->wrank != 0)
             continue;
-        int j = 0;
-        while (j < it->ntime && strcmp(it->spec[j], t))
-            j++;
-        if (j < it->ntime)
-            r.predicted = it->pred[j];
+        it->sim_seconds += MPI_Wtime() - s0;
+        it->wall_seconds += tn_progress_now() - w0;
+        it->nrun++;
+        r.predicted = it->pred[j];
         tn_results_put(&T->rs, &r);
         tn_results_write_line(T->pf, &r);
         fflush(T->pf);
@@ -247,9 +248,12 @@ static void time_item(tn_run *T, int c, tn_item *it, const tn_item *prev, size_t
         char what[200], hs[32];
         human_size(r.bytes, hs, sizeof hs);
         snprintf(what, sizeof what, "%s P=%d %s %.60s", T->comms[c].label, T->comms[c].size, hs, t);
-        tn_progress_add(prog, j < it->ntime ? item_work(o, it, j) : 0, what);
+        tn_progress_add(prog, item_work(o, it, j), what);
+        if (o->verbose)
+            fprintf(stderr, "tuner: timed %s P=%d %zu B %s: %.2f us, predicted %.2f us; %.3f s simulated, %.1f s wall\n",
+                    T->comms[c].label, T->comms[c].size, bytes, t, tn_result_score(&r) * 1e6, it->pred[j] * 1e6,
+                    MPI_Wtime() - s0, tn_progress_now() - w0);
     }
-    free(list);
 }
 
 /* All ranks: warm-up, then every item of every communicator. */

@@ -54,6 +54,49 @@ static void print_counts(const tn_run *T, const tn_prune_check *pc)
                exp(pc->logsum / (double)pc->cases), pc->worst);
 }
 
+/* What the timing cost: per size (every communicator) and per
+ * communicator, the candidates timed in this run, their MPI_Wtime (the
+ * simulated time under SMPI: what the same timings take on a machine of
+ * this size) and their wall time here; then the run's wall time by phase. */
+static void print_cost(const tn_run *T)
+{
+    const tn_opts *o = &T->o;
+    printf("\ntiming cost of this run (wtime: MPI_Wtime of the timed calls with their barriers and data checks, "
+           "simulated under SMPI: what the same timings take on a machine of this size; wall: here):\n");
+    printf("  %10s %7s %13s %10s\n", "size", "timed", "wtime_s", "wall_s");
+    int runs = 0;
+    double sim = 0, wall = 0;
+    for (int s = 0; s < o->nsizes; s++) {
+        int n = 0;
+        double si = 0, wa = 0;
+        for (int c = 0; c < T->ncomm; c++) {
+            const tn_item *it = &T->items[c * o->nsizes + s];
+            n += it->nrun, si += it->sim_seconds, wa += it->wall_seconds;
+        }
+        printf("  %10zu %7d %13.4f %10.1f\n", o->sizes[s], n, si, wa);
+        runs += n, sim += si, wall += wa;
+    }
+    printf("  %10s %7d %13.4f %10.1f\n", "all", runs, sim, wall);
+    for (int c = 0; c < T->ncomm; c++) {
+        int n = 0;
+        double si = 0, wa = 0;
+        for (int s = 0; s < o->nsizes; s++) {
+            const tn_item *it = &T->items[c * o->nsizes + s];
+            n += it->nrun, si += it->sim_seconds, wa += it->wall_seconds;
+        }
+        printf("  %-14s %5d processes: %5d timed, %10.4f s wtime, %8.1f s wall\n", T->comms[c].label,
+               T->comms[c].size, n, si, wa);
+    }
+    char a[32], b[32], c[32], d[32];
+    tn_progress_duration(T->setup_seconds, a, sizeof a);
+    tn_progress_duration(T->plan_seconds, b, sizeof b);
+    tn_progress_duration(T->seconds, c, sizeof c);
+    tn_progress_duration(tn_progress_now() - T->start, d, sizeof d);
+    printf("wall time: set-up %s, pricing %s, timing %s (of it %.1f s in the candidates, the rest warm-up and "
+           "waits), %s in all\n",
+           a, b, c, wall, d);
+}
+
 /* --site: the grid's decisions as t's rules and check entries (t->comm
  * replaced by the grid's points); the cost of the calibration.  0 or -1. */
 static int site_table(tn_run *T, tn_table *t)
@@ -154,6 +197,7 @@ int tn_output_write(tn_run *T)
     if (T->have_costs)
         tn_model_error_report(&T->rs, stdout);
     print_counts(T, &pc);
+    print_cost(T);
     if (o->site && site_table(T, &t) != 0) {
         fprintf(stderr, "topobcast-tuner: out of memory\n");
         tn_table_free(&t);

@@ -198,6 +198,7 @@ void tn_plan_all(tn_run *T)
     grid.max_segments = o->max_segments;
     tn_progress pp;
     tn_progress_start(&pp, T->nitems, 1);
+    const double t0 = tn_progress_now();
     for (int c = 0, k = 0; c < T->ncomm; c++)
         for (int s = 0; s < o->nsizes; s++, k++) {
             tn_item *it = &T->items[k];
@@ -218,6 +219,7 @@ void tn_plan_all(tn_run *T)
             tn_progress_add(&pp, 1, what);
         }
     tn_progress_finish(&pp);
+    T->plan_seconds = tn_progress_now() - t0;
     printf("# candidates: %ld (exhaustive), %ld distinct schedules; within %.2fx of the best prediction "
            "(feeds=F plans of theirs) + default: %ld%s\n",
            T->total_cand, T->total_distinct, o->factor, T->total_prune,

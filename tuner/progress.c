@@ -19,6 +19,11 @@ static double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double tn_progress_now(void)
+{
+    return wall();
+}
+
 void tn_progress_duration(double s, char *buf, int len)
 {
     if (s < 0)

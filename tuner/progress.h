@@ -19,6 +19,8 @@ void tn_progress_add(tn_progress *p, double work, const char *what);
 void tn_progress_finish(tn_progress *p);
 /* Seconds since start. */
 double tn_progress_elapsed(const tn_progress *p);
+/* Wall-clock seconds (CLOCK_MONOTONIC, also under SMPI). */
+double tn_progress_now(void);
 /* "1h02m", "3m05s", "12s". */
 void tn_progress_duration(double s, char *buf, int len);
 

@@ -52,6 +52,9 @@ typedef struct tn_item {
     char *pruned;                   /* [ntime]: kept by pruning */
     double best_pred;
     char best_pred_spec[TN_CAND_TEXT];
+    int nrun;                       /* timed in this run (not resumed) */
+    double sim_seconds;             /* MPI_Wtime of this run's timings (simulated under SMPI) */
+    double wall_seconds;            /* wall time of them */
 } tn_item;
 
 typedef struct tn_run {
@@ -77,6 +80,9 @@ typedef struct tn_run {
     int prior;                      /* results loaded from it (--resume) */
     long new_runs, failed;
     int lost_writes;                /* the partial file or --model-csv is not whole (rank 0) */
+    double start;                   /* wall clock at start (tn_progress_now) */
+    double setup_seconds;           /* wall, start to the plan */
+    double plan_seconds;            /* wall, of the plan (pricing) */
     double seconds;                 /* of timing, wall */
     double wtime_seconds;           /* of timing, MPI_Wtime (simulated under SMPI) */
 } tn_run;

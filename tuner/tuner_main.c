@@ -33,6 +33,7 @@
 #include "measure.h"
 #include "output.h"
 #include "plan.h"
+#include "progress.h"
 #include "run.h"
 #include "setup.h"
 #include "site.h"
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &T.wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &T.wsize);
+    T.start = tn_progress_now();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (tn_options_parse(&T.o, argc, argv, &help, err, sizeof err) != 0 || help) {
         /* a bad argument: its one line, not buried under the usage */
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
     if (T.wrank == 0) {
         tn_setup_print(&T);
         tn_setup_machine(&T);
+        T.setup_seconds = tn_progress_now() - T.start;
         tn_plan_all(&T);
         if (T.o.site)
             tn_site_plan_print(&T, stdout);
