@@ -46,11 +46,10 @@ void tn_cand_grid_default(tn_cand_grid *g)
     const int feeds[] = {2, 4};
     /* what feeds save is copies through a host's memory, which bound only
      * large messages; below 1 MiB the model's replay gives them a gain
-     * they do not have (stop 26, FRAM-like, 16 ranks, 1 MiB: interpipe
-     * with feeds=2 predicted 161.6 us, measured 220.0 us; the winner,
-     * 152.2 us without feeds, then fell outside the pruning factor).  From
-     * 1 MiB: ARM1-like, 96 ranks, 1 MiB, the NUMA domains entered twice
-     * measured 1184 us, 1.18x the bound, the best without feeds 1252 us */
+     * they do not have.  From 1 MiB they can win: ARM1-like, 96 ranks,
+     * 1 MiB, the NUMA domains entered twice measured 1184 us, 1.18x the
+     * bound, the best without feeds 1252 us (plan.c prunes them against
+     * the best of their own) */
     g->feeds_min = 1024 * 1024;
     for (int i = 0; i < 2; i++)
         g->feeds[g->nfeeds++] = feeds[i];

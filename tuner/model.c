@@ -65,7 +65,7 @@ static double send_one(sender *s, const tn_edge_cost *ep, double own_gbw, int cl
      * the transfers of the messages in flight before it */
     double hold = rendezvous && nonblocking ? e.gbw : e.g;
     /* its bytes' share of the class's aggregate bandwidth ends at port;
-     * with f = 1 this is one message after the other, as before.  The
+     * with f = 1 this is one message after the other.  The
      * class holds the bytes at the sender's own rate (own_gbw: a receiver
      * of two trees takes each at half its way in, share_rx, but its
      * sender's way out is not halved) */

@@ -64,9 +64,8 @@ static int prune(const tn_opts *o, int max_timed, int strict, const tn_costs *co
         it->ntime = it->nprune = 1;
     }
     /* the best prediction without and with feeds: each class is pruned
-     * against its own, as their model errors are their own (stop 26,
-     * FRAM-like, 16 ranks, 1 MiB: feeds=2 predicted 161.6 us, measured
-     * 220.0 us, and the winner without feeds, 152.2 us, fell outside the
+     * against its own, as their model errors are their own (a feeds plan
+     * predicted too low would push the winner without feeds outside the
      * factor of it) */
     double best[2] = {-1.0, -1.0};
     for (int k = 0; k < np; k++) {

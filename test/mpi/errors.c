@@ -5,18 +5,19 @@
  * "ok errors ..." / "not ok errors ..." from rank 0, exit status 1 when any
  * failed.
  *   truncate  two ranks; the root sends more than the other receives: the
- *             receiver gets MPI_ERR_TRUNCATE, through its handler (before,
- *             a library algorithm returned the error without calling it)
+ *             receiver gets MPI_ERR_TRUNCATE, through its handler (a library
+ *             algorithm must call it, not only return the error)
  *   self      a one-process communicator and an uncommitted type:
- *             MPI_ERR_TYPE (before: success, nothing checked)
+ *             MPI_ERR_TYPE (checked, not success)
  *   nullbuf   (MPICH) NULL buffer with data on every rank: MPI_ERR_BUFFER
- *             on every rank (before: scatter_allgather crashed in UCX)
- *   inplace   (Open MPI) MPI_IN_PLACE: an error on every rank (before: the
- *             library's algorithms crashed)
+ *             on every rank (no algorithm, scatter_allgather included, hands
+ *             it to UCX to crash)
+ *   inplace   (Open MPI) MPI_IN_PLACE: an error on every rank (no library
+ *             algorithm runs on it)
  *   cancel    MPI_Cancel of an MPI_Ibcast request (erroneous: MPICH returns
  *             an error, Open MPI ignores it): no effect, the data whole
- *             after MPI_Wait (before: the library's placeholder request was
- *             cancelled and the broadcast wrote on after it)
+ *             after MPI_Wait (the library's placeholder request is not
+ *             cancelled under a broadcast that writes on)
  * Every case keeps the ranks in step: the errors are on every rank that
  * takes part, or only where no other rank waits for the failed rank. */
 #include <mpi.h>

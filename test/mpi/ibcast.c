@@ -910,9 +910,9 @@ static void case_proc_null(void)
 
 /* MPI_Comm_free while an MPI_Ibcast on the communicator is in progress
  * (legal: it completes as usual): rank 0 starts its part, frees the
- * communicator, and only then tells the others to start theirs.  The
- * library used to run the broadcast to its end inside MPI_Comm_free, which
- * waited for the others: a hang. */
+ * communicator, and only then tells the others to start theirs.  A
+ * library that ran the broadcast to its end inside MPI_Comm_free would
+ * wait there for the others: a hang. */
 static void case_free_while_running(void)
 {
     MPI_Comm c;

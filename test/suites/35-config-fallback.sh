@@ -38,7 +38,7 @@ run_mpi 2 60 TOPOBCAST_CONFIG="$D/missing.yaml" TOPOBCAST_STATS=1 -- "$APP"
 expect_fallback "missing file" "$D/missing.yaml"
 
 # Paths that are not regular files, or too large: one warning and MPI_Bcast
-# within the timeout (/dev/zero used to feed the loader forever).
+# within the timeout (/dev/zero would feed a loader that reads it forever).
 mkfifo "$D/fifo"
 mkdir "$D/dir"
 for p in /dev/zero:"a character device" /dev/urandom:"a character device" "$D/fifo":"a FIFO" \

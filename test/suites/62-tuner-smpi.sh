@@ -71,9 +71,8 @@ echo "# topology's levels: $tlevels; the communicator's: $clevels"
 check "tuner with --topology: the communicator's levels are the topology's (2 or more of $tlevels: $clevels)" \
     awk -v t="$tlevels" -v c="$clevels" 'BEGIN { nt = split(t, a, "/"); nc = split(c, b, "/"); for (i = 1; i <= nt; i++) in_t[a[i]] = 1
         ok = nc >= 2; for (i = 1; i <= nc; i++) ok = ok && (b[i] in in_t); exit !ok }'
-# (issue 18: the winner or one within 3%; before the model shared a class's
-# bandwidth among the messages in flight and one CPU between two trees, it
-# missed the 64 KiB winner here by 4.7%)
+# pruning picks the winner or one within 3% (tuner/README.md, "Pruning
+# against exhaustive")
 pr=$(grep '^pruning at' <<<"$OUT")
 echo "# $pr"
 check "pruning's choices within 3% of the exhaustive winners' time at every size" awk -v s="$pr" \

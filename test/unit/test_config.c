@@ -406,7 +406,7 @@ static void test_errors(void)
          "  distance: {unit: us, levels: [5, 1], within: 0.5}\n",
          "  distance:\n    - [0, 1, 5, 5]\n    - [1, 0, 5, 5]\n    - [5, 5, 0, 1]\n    - [5, 5, 1, 0]\n",
          "t.yaml:14:5: expected the distance classes {unit: us, levels: [...], within: x}; a per-pair distance matrix "
-         "(format 1) is no longer read: re-run topobcast-probe", NULL},
+         "(format 1) is not read: re-run topobcast-probe", NULL},
         {"distance classes: one per level", &base_topo,
          "levels: [5, 1]", "levels: [5, 1, 0.5]",
          "t.yaml:13:32: expected 2 distances, one per level (coarsest first), got 3", NULL},
@@ -469,7 +469,7 @@ static void test_errors(void)
         {"topology in a format-1 file", &base_topo,
          "topobcast: 2", "topobcast: 1",
          "t.yaml:3:3: expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, a P x P "
-         "distance matrix) is no longer read: re-run topobcast-probe", NULL},
+         "distance matrix) is not read: re-run topobcast-probe", NULL},
     };
     expect_edit_errors(topology_edits, sizeof topology_edits / sizeof topology_edits[0]);
     {

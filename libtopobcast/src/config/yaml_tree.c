@@ -292,7 +292,7 @@ int tb_yaml_read_tree(tb_yaml_loader *L, const char *data, size_t len, long *roo
             if (is_seq && in_topology && R.nframes == 2 && key && strcmp(key, "distance") == 0) {
                 rc = tb_yaml_fail_at(L, &ev.start_mark,
                              "expected the distance classes {unit: us, levels: [...], within: x}; a per-pair distance "
-                             "matrix (format 1) is no longer read: re-run topobcast-probe, or 'topobcast-probe "
+                             "matrix (format 1) is not read: re-run topobcast-probe, or 'topobcast-probe "
                              "--analyze' on its saved measurements");
                 break;
             }

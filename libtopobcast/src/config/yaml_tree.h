@@ -22,7 +22,7 @@ struct tb_config;
 
 #define TB_YAML_FORMAT1_TOPOLOGY                                                                                     \
     "expected a topology of format 2 ('topobcast: 2'); format 1 (one mapping per leaf, a P x P distance matrix) "     \
-    "is no longer read: re-run topobcast-probe, or 'topobcast-probe --analyze' on its saved measurements, then "      \
+    "is not read: re-run topobcast-probe, or 'topobcast-probe --analyze' on its saved measurements, then "            \
     "topobcast-tuner"
 
 enum { Y_SCALAR = 1, Y_LIST, Y_MAP, Y_INTS };
