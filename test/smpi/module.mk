@@ -84,7 +84,7 @@ smpi: smpi-check-compiler $(SMPI_BINS)
 
 # Larger simulations, not in CI: the level ping-pongs of every platform and
 # the full probe/tuner/compare pipeline (test/smpi/pipeline.sh) at the sizes
-# of issues 5 and 7: FRAM- and BETZY-like at P=512 round-robin, the ARM1-like
+# FRAM- and BETZY-like at P=512 round-robin, the ARM1-like
 # node's 96 cores socket-interleaved (24 ranks per NUMA domain, where SMPI's
 # mpich selector deadlocks: the pipeline names it and compares against
 # MPICH's rules instead).  A run is PLATFORM:HOSTFILE:NP[:MAX_SEGMENTS].

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole topobcast pipeline on a simulated machine (issues #6, #7):
+# The whole topobcast pipeline on a simulated machine:
 #
 #   probe -> topology.yaml -> tuner -> table.yaml -> compare the tuned
 #   library against SMPI's mpich and ompi selectors and against every SMPI
@@ -185,8 +185,8 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     base=(--shapes "$PIPE_SHAPES" --send nonblocking)
     TUNER_OPTS=("${base[@]}" --max-timed 8)
     # above 64 ranks, the 3 best: with the dbt, bine and circulant bases
-    # and per-level segments, 8 kept ARM1 at P=96 timing 1181 candidates
-    # (4.5 h predicted); 3 took 630 s (tuner/README.md)
+    # and per-level segments, the 8 best of every size make a simulated
+    # run of hours from P=96 on
     [ "$NP" -gt 64 ] && TUNER_OPTS=("${base[@]}" --max-timed 3)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
     [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms

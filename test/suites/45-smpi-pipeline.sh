@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The simulated pipeline at CI size (issue #7): test/smpi/pipeline.sh on the
+# The simulated pipeline at CI size: test/smpi/pipeline.sh on the
 # FRAM-like platform, P=64 round-robin (one rank per socket, both islands),
 # sizes up to PIPE_MAX_SIZE, two communicator shapes (the whole job and a
 # grid row of 8 ranks: PIPE_SHAPES, to keep the run short).  Asserts
