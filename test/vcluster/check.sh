@@ -13,7 +13,11 @@
 #       nodes and the 2 islands (validated against the ground truth), the
 #       tuner writes a table for that topology, --compare runs the library
 #       with it (data checked), and the correctness matrix runs under that
-#       table with no fallback to MPI_Bcast.
+#       table with no fallback to MPI_Bcast;
+#   (e) a site calibrated once (network pass, node pass, --compose,
+#       topobcast-tuner --site on all 4 nodes) and jobs that calibrate
+#       nothing on 2 and 3 of its nodes: the site's rules, no fallback; a job
+#       on a host a 3-node site lacks falls back with one warning naming it.
 # Prints ok / not ok lines and ends with "N passed, N failed".  Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -229,12 +233,13 @@ TUNE_ARGS=(--sizes "$TUNE_SIZES" --comm-sizes "$VC_NODES" --reps 5 --warmup 1 --
 rm -f "$PIPE"/truth.txt "$PIPE"/topo.yaml "$PIPE"/meas.txt "$PIPE"/table.yaml "$PIPE"/table.yaml.partial \
     "$PIPE"/compare.csv
 
-# Runs a pipeline step across all nodes into LOG_DIR/TAG.log; reports a failed
-# run (with the log's tail) and returns its status.
+# Runs a pipeline step across all nodes (PIPE_NODES: those listed) into
+# LOG_DIR/TAG.log; reports a failed run (with the log's tail) and returns
+# its status.
 pipe_step() { # tag command...
     local tag=$1 log="$LOG_DIR/$1.log" rc t0=$SECONDS
     shift
-    VC_TIMEOUT=${VC_PIPE_TIMEOUT:-150} vc_mpirun all "$@" >"$log" 2>&1
+    VC_TIMEOUT=${VC_PIPE_TIMEOUT:-150} vc_mpirun "${PIPE_NODES:-all}" "$@" >"$log" 2>&1
     rc=$?
     echo "# $tag: $((SECONDS - t0)) s"
     if [ "$rc" -ne 0 ]; then
@@ -320,6 +325,133 @@ elif pipe_step probe "$PROBE" "${PROBE_ARGS[@]}" --truth "$PIPE/truth.txt" --val
             result $? "matrix-table: the table's rules were used, no fallback to MPI_Bcast"
         fi
     fi
+fi
+
+# (e) ----------------------------------------------------------------------
+# A site, as an administrator calibrates it once (examples/slurm/site.sbatch):
+# a network pass (one rank on each of the 4 nodes), a node pass (the 2
+# ranks per node the other checks use, on tbnode0: one node type), their
+# composition, and topobcast-tuner --site over all 4 nodes x 2 ranks.  Then
+# jobs that calibrate nothing read that one file: 2 nodes x 1 rank and 3
+# nodes x 2 ranks.  A second site, composed from a network pass over 3 of
+# the nodes, is given a job touching the 4th: it falls back, saying which.
+SITE=$PIPE/site
+SITE_NODE_TYPE=vc2
+SITE_TUNE_ARGS=(--sizes "${VC_SITE_SIZES:-1K,64K}" --reps 3 --warmup 1 --site-shapes "${VC_SITE_SHAPES:-8}"
+    --site-top 1)
+rm -rf "$SITE" && mkdir -p "$SITE"
+# The library reads PREFIX/etc/topobcast/site.yaml only when TOPOBCAST_CONFIG
+# is unset: beside build/lib/libtopobcast.so that is build/etc/topobcast/.
+DEFAULT_SITE=$VC_BUILD/etc/topobcast/site.yaml
+if [ ! -x "$PROBE" ] || [ ! -x "$TUNER" ] || [ ! -x "$MATRIX" ] || [ ! -f "$VC_BUILD/lib/libtopobcast.so" ]; then
+    result 1 "site: $PROBE, $TUNER, $MATRIX or the library not built"
+else
+    site_start=$SECONDS
+    site_ok=0
+    if pipe_step site-net "$PROBE" "${PROBE_ARGS[@]}" --truth "$PIPE/truth.txt" -o "$SITE/network.yaml" &&
+        PIPE_NODES=0 VC_PPN=2 pipe_step site-node "$PROBE" -M 64K -R 3 --gsat-max 4K --gsat-cap 32 --max-insert 0 \
+            --progress none -o "$SITE/node-$SITE_NODE_TYPE.yaml"; then
+        "$PROBE" --compose "$SITE/network.yaml" --node-pass "$SITE_NODE_TYPE=$SITE/node-$SITE_NODE_TYPE.yaml" \
+            --node-type "$SITE_NODE_TYPE=tbnode[0-3]" -o "$SITE/site-topology.yaml" >"$LOG_DIR/site-compose.log" 2>&1
+        rc=$?
+        sed 's/^/#   /' "$LOG_DIR/site-compose.log"
+        [ "$rc" -eq 0 ] && grep -q "a site's topology of 4 hosts, levels: .*; 1 node type" "$LOG_DIR/site-compose.log"
+        result $? "site: --compose of the network pass (4 nodes) and the node pass (tbnode0 x 2): 4 hosts, type $SITE_NODE_TYPE"
+        if [ "$rc" -eq 0 ] &&
+            PIPE_NODES=all VC_PPN=2 pipe_step site-tuner "$TUNER" --site --topology "$SITE/site-topology.yaml" \
+                "${SITE_TUNE_ARGS[@]}" -o "$SITE/site.yaml"; then
+            site_ok=1
+        fi
+    fi
+    site_secs=$((SECONDS - site_start))
+    echo "# site calibration (network pass, node pass, compose, tuner --site): $site_secs s"
+    if [ "$site_ok" -eq 1 ]; then
+        grep -E '^(table:|site calibration cost)' "$LOG_DIR/site-tuner.log" | sed 's/^/#   /'
+        # (its rules key on nodes, ppn and bytes where an algorithm beat
+        # default here; a table of default alone is one rule)
+        "$PROBE" --check "$SITE/site.yaml" >"$LOG_DIR/site-check.log" 2>&1 &&
+            grep -q "a site's topology of 4 hosts, 1 node type" "$LOG_DIR/site-check.log" &&
+            grep -q '^selection:' "$SITE/site.yaml" && grep -q 'it loads and selects every decision' "$LOG_DIR/site-tuner.log"
+        result $? "site: tuner --site wrote the site's table, with its topology ($(head -1 "$LOG_DIR/site-check.log"))"
+        sed -n '/^selection:/,$p' "$SITE/site.yaml" | sed 's/^/#   /'
+
+        # What a job on tbnode0 and tbnode2 (one island each) gets, no MPI:
+        # 2 ranks per host, so that the site's levels show; one rank per
+        # host is the shape of the 2-node job below.
+        chk=$LOG_DIR/site-check-hosts.log
+        "$PROBE" --check "$SITE/site.yaml" --hosts tbnode0,tbnode2 --ppn 2 >"$chk" 2>&1
+        rc=$?
+        sed 's/^/#   /' "$chk"
+        [ "$rc" -eq 0 ] && grep -qE '^  [a-z]+ \(2 groups\): \[0, 1\] \[2, 3\]$' "$chk" &&
+            grep -q '^  shape: size=4 nodes=2 ppn=2 ' "$chk" && grep -qE '^    .*: rule [0-9]+ \(line [0-9]+\): ' "$chk"
+        result $? "site: --check --hosts tbnode0,tbnode2 --ppn 2: a level of 2 hosts, the shape, the table's rules (status $rc)"
+        # the rules it predicts for one rank on each of the two hosts
+        predicted=$(awk '/^[^ ]/ { s = /^one rank per host/ } s && match($0, /: rule [0-9]+ /) {
+            print substr($0, RSTART + 7, RLENGTH - 8) }' "$chk" | sort -u | tr '\n' ' ')
+
+        # Jobs that calibrate nothing: TOPOBCAST_CONFIG names the site file,
+        # and no site file is installed where the library would look without
+        # it, so the rules the stats name can only come from TOPOBCAST_CONFIG.
+        [ ! -e "$DEFAULT_SITE" ]
+        result $? "site: no default site file ($DEFAULT_SITE): the jobs read TOPOBCAST_CONFIG alone"
+        # Asserted: the matrix passes; the library says nothing but its stats
+        # (no warning, no fallback); every rule counted is the site file's;
+        # every algorithm counted is the one a counted rule names (which may
+        # be default, MPI's own broadcast chosen by the table: a fallback is
+        # counted apart, as "fallback calls").
+        site_job() { # tag nodes ppn [rules the job may use]
+            local tag=$1 log="$LOG_DIR/$1.log" algs rules lines a r bad="" other
+            VC_PPN=$3
+            VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_CONFIG=$SITE/site.yaml" "TOPOBCAST_STATS=1")
+            mpi_case "$tag" "$2" "$MATRIX" "${MATRIX_ARGS[@]}"
+            VC_GENV=()
+            VC_PPN=1
+            grep '^topobcast: ' "$log" | sed 's/^/#   /'
+            algs=$(sed -n 's/^topobcast: stats: algorithm=\([^ ]*\) calls=.*/\1/p' "$log" | tr '\n' ' ')
+            rules=$(sed -n "s|^topobcast: stats: rule=\([0-9]*\) line=[0-9]* source=$SITE/site.yaml calls=.*|\1|p" "$log" |
+                tr '\n' ' ')
+            lines=$(sed -n "s|^topobcast: stats: rule=[0-9]* line=\([0-9]*\) source=$SITE/site.yaml calls=.*|\1|p" "$log")
+            other=$(grep '^topobcast: ' "$log" | grep -vc '^topobcast: stats: \(algorithm\|rule\)=')
+            for a in $algs; do
+                for r in $lines; do
+                    sed -n "${r}p" "$SITE/site.yaml" | grep -qE "algorithm: \"?$a([:\", }]|\$)" && continue 2
+                done
+                bad="$bad $a"
+            done
+            if [ -n "${4:-}" ]; then
+                for r in $rules; do [[ " $4 " == *" $r "* ]] || bad="$bad rule$r"; done
+            fi
+            [ "$other" -eq 0 ] && [ -n "$rules" ] && [ -n "$algs" ] && [ -z "$bad" ] &&
+                [ "$(grep -c '^topobcast: stats: rule=' "$log")" -eq "$(wc -w <<<"$rules")" ]
+            rules=${rules% } algs=${algs% }
+            result $? "$tag: the site's rules ran (rules ${rules:-none} of $SITE_RULES${4:+, --check predicts $4}; algorithms ${algs:-none}), no warning, no fallback${bad:+; not as the table says:$bad}"
+        }
+        SITE_RULES=$(grep -cE '^  - \{' "$SITE/site.yaml")
+        site_job site-job-2x1 0,2 1 "${predicted% }"
+        site_job site-job-3x2 0,1,3 2
+    fi
+
+    # A host the site lacks: a site of tbnode0-2 (network pass over those 3,
+    # the same node pass), a job on tbnode0 and tbnode3.
+    if [ -s "$SITE/node-$SITE_NODE_TYPE.yaml" ] &&
+        PIPE_NODES=0,1,2 pipe_step site3-net "$PROBE" -M 4K -R 2 --gsat-max 4K --gsat-cap 32 --max-insert 0 \
+            --progress none -o "$SITE/network3.yaml" &&
+        "$PROBE" --compose "$SITE/network3.yaml" --node-pass "$SITE_NODE_TYPE=$SITE/node-$SITE_NODE_TYPE.yaml" \
+            --node-type "$SITE_NODE_TYPE=tbnode[0-2]" -o "$SITE/site3.yaml" >"$LOG_DIR/site3-compose.log" 2>&1; then
+        VC_GENV=("LD_PRELOAD=$VC_BUILD/lib/libtopobcast.so" "TOPOBCAST_CONFIG=$SITE/site3.yaml" "TOPOBCAST_STATS=1")
+        mpi_case site3-job-tbnode3 0,3 "$MATRIX" --counts=1,65539 --types=byte --roots=0,last --comms=world \
+            --sequences=1
+        VC_GENV=()
+        log=$LOG_DIR/site3-job-tbnode3.log
+        grep '^topobcast: ' "$log" | sed 's/^/#   /'
+        warn="^topobcast: host tbnode3 (world rank 1) is not in the topology of $SITE/site3.yaml (3 hosts: tbnode0 ... tbnode2): recalibrate, or probe it and merge (topobcast-probe --merge); using MPI_Bcast\$"
+        [ "$(grep -c '^topobcast: host ' "$log")" -eq 1 ] && grep -q "$warn" "$log" &&
+            grep -q '^topobcast: stats: fallback calls=' "$log"
+        result $? "site3-job-tbnode3: one warning naming tbnode3, MPI_Bcast used"
+    else
+        result 1 "site3: a site of tbnode0-2 (see $LOG_DIR/site3-net.log, $LOG_DIR/site3-compose.log)"
+    fi
+    echo "# site case: $((SECONDS - site_start)) s"
 fi
 
 vc_session_end
