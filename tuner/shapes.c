@@ -374,25 +374,47 @@ static uint64_t mix(uint64_t *x)
 
 int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *members, int *node)
 {
-    int m = s->nodes, k = s->ppn, got = 0;
-    if (m < 1 || k < 1 || sn->n < 1 || sn->ppn0 < k)
+    int m = s->nodes, k = s->ppn, got = 0, size = 0;
+    if (m < 1 || k < 1 || sn->n < 1 || sn->ppn_max < k)
         return -1;
-    int *sel = malloc(sizeof(int) * (size_t)m);
-    if (!sel)
+    int *sel = malloc(sizeof(int) * (size_t)m), *cnt = malloc(sizeof(int) * (size_t)m);
+    if (!sel || !cnt) {
+        free(sel), free(cnt);
         return -1;
-    for (int j = 0; j < sn->n && got < m; j++) {
-        int i = s->draw == TN_DRAW_PACKED ? j : sn->spread[j];
-        if (sn->start[i + 1] - sn->start[i] >= k)
-            sel[got++] = i;
     }
-    int size = got == m ? m * k : -1;
-    for (int c = 0; c < size; c++) {
-        /* compact: node c / k, its slot c % k; otherwise round robin */
-        int i = s->place == TN_PLACE_SCATTERED ? sel[c % m] : sel[c / k];
-        int slot = s->place == TN_PLACE_SCATTERED ? c / m : c % k;
-        members[c] = sn->rank[sn->start[i] + slot];
-        if (node)
-            node[c] = sn->rank[sn->start[i]];
+    /* node 0 (world rank 0's) always, with as many of k as it holds */
+    for (int j = 0; j < sn->n && got < m; j++) {
+        int i = s->draw == TN_DRAW_PACKED ? j : sn->spread[j], have = sn->start[i + 1] - sn->start[i];
+        if (have >= k || i == 0) {
+            cnt[got] = have < k ? have : k;
+            size += cnt[got];
+            sel[got++] = i;
+        }
+    }
+    if (got < m)
+        size = -1;
+    /* compact: each node's ranks in turn; otherwise round robin over the
+     * nodes that have a rank left at that slot */
+    if (size > 0) {
+        int c = 0;
+        if (s->place == TN_PLACE_SCATTERED) {
+            for (int slot = 0; slot < k; slot++)
+                for (int a = 0; a < m; a++)
+                    if (slot < cnt[a]) {
+                        members[c] = sn->rank[sn->start[sel[a]] + slot];
+                        if (node)
+                            node[c] = sn->rank[sn->start[sel[a]]];
+                        c++;
+                    }
+        } else {
+            for (int a = 0; a < m; a++)
+                for (int slot = 0; slot < cnt[a]; slot++) {
+                    members[c] = sn->rank[sn->start[sel[a]] + slot];
+                    if (node)
+                        node[c] = sn->rank[sn->start[sel[a]]];
+                    c++;
+                }
+        }
     }
     if (size > 0 && s->place == TN_PLACE_RANDOM) { /* world rank 0 stays first */
         uint64_t x = (uint64_t)size * 1000003u + (uint64_t)m;
@@ -404,7 +426,7 @@ int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *member
                 t = node[c], node[c] = node[j], node[j] = t;
         }
     }
-    free(sel);
+    free(sel), free(cnt);
     return size;
 }
 
@@ -416,7 +438,7 @@ static void add_timed(const tn_site_nodes *sn, int nodes, int ppn, int place, tn
         place = TN_PLACE_COMPACT;
     if (nodes == 1)
         place = TN_PLACE_COMPACT;
-    if (*n >= cap || nodes < 1 || ppn < 1 || nodes * ppn < 2 || ppn > sn->ppn0)
+    if (*n >= cap || nodes < 1 || ppn < 1 || nodes * ppn < 2 || ppn > sn->ppn_max)
         return;
     int fit = 0;
     for (int i = 0; i < sn->n; i++)
@@ -466,6 +488,18 @@ int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int c
         for (int c = 0; c < 3; c++)
             add_timed(sn, order[r], first[c][0], first[c][1], out, &n, cap);
     add_timed(sn, 1, full, TN_PLACE_COMPACT, out, &n, cap);
+    /* nodes of more cores than the first (a partition of two node types):
+     * all of theirs, on as many of them as have that many and on 2, with
+     * world rank 0's node (every timed shape holds it) as full as it is */
+    if (sn->ppn_max > full) {
+        int fit = 0;
+        for (int i = 0; i < sn->n; i++)
+            fit += sn->start[i + 1] - sn->start[i] >= sn->ppn_max;
+        const int most[2] = {fit, 2};
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 2; c++)
+                add_timed(sn, most[r], sn->ppn_max, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, out, &n, cap);
+    }
     for (int r = 0; r < 2 && r < no; r++)
         for (int c = 0; c < 2; c++)
             add_timed(sn, order[r], second[c][0], second[c][1], out, &n, cap);
@@ -482,14 +516,15 @@ int tn_site_picks(const tn_site_nodes *sn, const tn_site_shape *s, int n, tn_sha
 {
     int k = 0;
     for (int i = 0; i < n && k < cap; i++) {
-        int size = s[i].nodes * s[i].ppn;
-        int *m = malloc(sizeof *m * (size_t)size), *node = malloc(sizeof *node * (size_t)size);
+        int cap_size = s[i].nodes * s[i].ppn;
+        int *m = malloc(sizeof *m * (size_t)cap_size), *node = malloc(sizeof *node * (size_t)cap_size);
         if (!m || !node) {
             free(m), free(node);
             tn_shape_picks_free(out, k);
             return -1;
         }
-        if (tn_site_members(sn, &s[i], m, node) != size) {
+        int size = tn_site_members(sn, &s[i], m, node);
+        if (size < 2) {
             free(m), free(node);
             continue;
         }

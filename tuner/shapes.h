@@ -141,10 +141,13 @@ const char *tn_site_label(const tn_site_shape *s, char *buf, size_t len);
 
 /* \brief The members of shape s (world ranks in its rank order, world rank
  *        0 first) into members[0..nodes*ppn), and each member's node (its
- *        lowest world rank) into node (may be NULL): the first s->nodes
- *        nodes of the draw's order holding at least s->ppn ranks, the
- *        lowest s->ppn ranks of each, numbered by the placement.
- * \return the size, or -1 when node 0 or too few nodes hold s->ppn ranks. */
+ *        lowest world rank) into node (may be NULL): node 0 and the first
+ *        s->nodes - 1 other nodes of the draw's order holding at least
+ *        s->ppn ranks, the lowest s->ppn ranks of each (of node 0, as many
+ *        of them as it holds: a partition of two node types times the
+ *        larger one's ranks per node with world rank 0 on the smaller),
+ *        numbered by the placement.
+ * \return the size, or -1 when too few nodes hold s->ppn ranks. */
 int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *members, int *node);
 
 /* \brief The picks of shapes s[0..n) (tn_site_members, labelled by

@@ -495,6 +495,32 @@ static double margin_of(const tn_run *T, const tn_site_grid *g, int f, int s, co
     return (1.0 + T->o.tie) * exp(e);
 }
 
+/* The margin of the envelope test (passes): the candidate's family's
+ * error and the proxies' (every family's) per unit of distance along each
+ * axis, so that what default's own jumps between algorithms cost the
+ * ratio's errors (q_ratio) does not count; -1 beyond the model's reach or
+ * without errors. */
+static double envelope_margin(const tn_run *T, const tn_site_grid *g, int f, const tn_site_shape *a,
+                              const tn_site_shape *x, double db)
+{
+    double d[TN_SITE_AXES] = {M_LN2, 0, db}, e = 0;
+    axis_distance(a, x, d);
+    for (int ax = 0; ax < TN_SITE_BYTES; ax++)
+        if (d[ax] > g->span[ax] + 1e-9)
+            return -1;
+    if (T->o.site_margin > 0)
+        return T->o.site_margin;
+    if (d[TN_SITE_NODES] == 0 && d[TN_SITE_PPN] == 0 && memcmp(a, x, sizeof *a) != 0)
+        d[TN_SITE_NODES] = M_LN2; /* another draw or order: as far as one doubling of nodes */
+    for (int ax = 0; ax < TN_SITE_AXES; ax++) {
+        double q = q_of(g, ax, f);
+        if (q < 0 || g->q_all[ax] < 0)
+            return -1;
+        e += (q + g->q_all[ax]) * d[ax];
+    }
+    return (1.0 + T->o.tie) * exp(e);
+}
+
 /* ---- the grid -------------------------------------------------------------- */
 
 static void add_point(tn_site_cell *c, int nodes, int ppn, int place, int draw)
@@ -514,7 +540,9 @@ static void make_cell(tn_site_cell *c, int kind, int place, long nlo, long nhi, 
                       const tn_site_nodes *sn)
 {
     c->kind = kind, c->place = place, c->nlo = nlo, c->nhi = nhi, c->klo = klo, c->khi = khi, c->anchor = -1;
-    int ntop = nhi < sn->n ? (int)nhi : sn->n, ktop = khi < sn->ppn0 ? (int)khi : sn->ppn0;
+    /* the last bucket of ranks per node reaches the most any node holds */
+    int ntop = nhi < sn->n ? (int)nhi : sn->n;
+    int ktop = khi == LONG_MAX ? sn->ppn_max : khi < sn->ppn0 ? (int)khi : sn->ppn0;
     add_point(c, n, k, place, TN_DRAW_SPREAD);
     add_point(c, (int)nlo, k, place, TN_DRAW_SPREAD);
     add_point(c, ntop, k, place, TN_DRAW_SPREAD);
@@ -545,13 +573,13 @@ int tn_site_grid_axis(int lo, int full, int *out, int cap)
 
 static int make_grid(const tn_site_nodes *sn, tn_site_grid *g)
 {
-    int an[64], ak[64];
+    int an[64] = {0}, ak[64] = {0};
     long nlo[64], nhi[64], klo[64], khi[64];
     int mn = sn->n >= 2 ? tn_site_grid_axis(2, sn->n, an, 64) : 0;
     int mk = sn->ppn0 >= 2 ? tn_site_grid_axis(2, sn->ppn0, ak, 64) : 0; /* several ranks per node */
     g->mn = mn, g->mk = mk;
     tn_site_buckets(an, mn, LONG_MAX, nlo, nhi);
-    tn_site_buckets(ak, mk, sn->ppn0 == sn->ppn_max ? LONG_MAX : sn->ppn0, klo, khi);
+    tn_site_buckets(ak, mk, LONG_MAX, klo, khi);
     g->cell = calloc((size_t)(mk + mn + 2 * mn * mk + 1), sizeof *g->cell);
     if (!g->cell)
         return -1;
@@ -577,6 +605,7 @@ typedef struct at_size {
     int *is_anchor;                         /* [npt] */
     tn_price_memo (*memo)[3];               /* [npt][v] */
     double (*proxy)[3];                     /* [npt][v], -2: not priced yet */
+    double (*env)[3];                       /* [npt][v]: the fastest proxy, -2: not priced yet */
     size_t bytes[3];                        /* 0: no such end */
     int s;                                  /* the size's index */
     tn_site_shape anchor_shape;
@@ -591,6 +620,32 @@ static double pred_at(const tn_run *T, at_size *z, int x, int v, const tb_alg_sp
     if (tn_price(costs_of(T), &z->p[x].c, spec, z->bytes[v], &z->memo[x][v], &t, &rp, err, sizeof err) < 0)
         return -1;
     return t;
+}
+
+/* The fastest of default's proxies predicted at point x and size v (memo:
+ * z->env), < 0 none. */
+static double envelope_at(const tn_run *T, at_size *z, int x, int v, long *priced)
+{
+    if (z->env[x][v] < -1.5) {
+        double best = -1;
+        for (int k = 0; k < NPROXY; k++) {
+            double t = proxy_pred(costs_of(T), &z->p[x].c, z->bytes[v], &z->memo[x][v], k, priced);
+            if (t > 0 && (best < 0 || t < best))
+                best = t;
+        }
+        z->env[x][v] = best;
+    }
+    return z->env[x][v];
+}
+
+/* The fastest of default's proxies predicted at an anchor, < 0 none. */
+static double anchor_envelope(const anchor *a)
+{
+    double best = -1;
+    for (int k = 0; k < NPROXY; k++)
+        if (a->proxy[k] > 0 && (best < 0 || a->proxy[k] < best))
+            best = a->proxy[k];
+    return best;
 }
 
 /* Whether A (measured at the anchor: a->v[i]) is clearly faster than
@@ -615,13 +670,28 @@ static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c,
                 if (z->proxy[x][v] < -1.5)
                     z->proxy[x][v] = proxy_pred(costs_of(T), &z->p[x].c, z->bytes[v], &z->memo[x][v], k, priced);
                 double pa = pred_at(T, z, x, v, &A->spec, priced);
-                if (A->pred <= 0 || pa <= 0 || a->proxy[k] <= 0 || z->proxy[x][v] <= 0)
+                if (A->pred <= 0 || pa <= 0)
                     return 0;
-                double m = margin_of(T, g, A->spec.id, z->s, &z->anchor_shape, &c->pt[x],
-                                     fabs(log((double)z->bytes[v] / (double)z->bytes[0])));
-                ratio = (mD * z->proxy[x][v] / a->proxy[k]) / (mA * pa / A->pred);
-                if (m < 0 || ratio < m)
-                    return 0;
+                double db = fabs(log((double)z->bytes[v] / (double)z->bytes[0]));
+                double m = margin_of(T, g, A->spec.id, z->s, &z->anchor_shape, &c->pt[x], db);
+                ratio = a->proxy[k] > 0 && z->proxy[x][v] > 0
+                            ? (mD * z->proxy[x][v] / a->proxy[k]) / (mA * pa / A->pred)
+                            : -1;
+                if (m < 0 || ratio < m) {
+                    /* default's proxy did not follow it there: whatever
+                     * default runs, it is at least as slow as the fastest
+                     * of the algorithms MPI libraries broadcast with
+                     * (scaled down by as much as default beat them where
+                     * it was measured); the candidate's prediction scaled
+                     * up by as much as it was slower than predicted */
+                    double ea = envelope_at(T, z, x, v, priced), e0 = anchor_envelope(a);
+                    double me = envelope_margin(T, g, A->spec.id, &z->anchor_shape, &c->pt[x], db);
+                    if (ea <= 0 || e0 <= 0 || me < 0)
+                        return 0;
+                    ratio = ea * fmin(1.0, mD / e0) / (pa * fmax(1.0, mA / A->pred));
+                    if (ratio < me)
+                        return 0;
+                }
             }
             if (x == 0 && v == 0)
                 *gain = ratio;
@@ -686,7 +756,7 @@ static int decide_cell(const tn_run *T, tn_site_grid *g, tn_site_cell *c, const 
     tn_site_point p[TN_SITE_POINTS];
     int ok[TN_SITE_POINTS] = {0}, is_anchor[TN_SITE_POINTS] = {0};
     tn_price_memo memo[TN_SITE_POINTS][3];
-    double proxy[TN_SITE_POINTS][3];
+    double proxy[TN_SITE_POINTS][3], env[TN_SITE_POINTS][3];
     memset(memo, 0, sizeof memo);
     if (!c->win || !c->gain)
         return -1;
@@ -710,11 +780,11 @@ static int decide_cell(const tn_run *T, tn_site_grid *g, tn_site_cell *c, const 
         is_anchor[x] = c->anchor >= 0 && !memcmp(&c->pt[x], &timed[c->anchor], sizeof c->pt[x]);
     }
     for (int s = 0; rc == 0 && c->anchor >= 0 && s < ns; s++) {
-        at_size z = {p, ok, is_anchor, memo, proxy, {0, 0, 0}, s, timed[c->anchor]};
+        at_size z = {p, ok, is_anchor, memo, proxy, env, {0, 0, 0}, s, timed[c->anchor]};
         size_ends(&T->o, s, z.bytes);
         for (int x = 0; x < c->npt; x++)
             for (int v = 0; v < 3; v++) {
-                proxy[x][v] = -2;
+                proxy[x][v] = env[x][v] = -2;
                 if (ok[x] && tn_price_memo_init(&memo[x][v], 64) != 0)
                     rc = -1;
             }

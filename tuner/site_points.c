@@ -78,7 +78,7 @@ int tn_site_point_make(const tn_site_base *b, const tn_site_shape *s, tn_site_po
         tn_site_point_free(p);
         return -1;
     }
-    if (size < 2 || tn_site_members(b->nodes, s, p->members, p->node) != size) {
+    if (size < 2 || (size = tn_site_members(b->nodes, s, p->members, p->node)) < 2) {
         tn_site_point_free(p);
         return 1;
     }

@@ -277,6 +277,44 @@ static int same_levels(const tb_hier *a, const tb_hier *b)
     return ok;
 }
 
+/* Two node types: world rank 0 on a node of 4 ranks, 5 nodes of 6 */
+static void test_members_two_types(void)
+{
+    int node_of[34], r = 0;
+    for (int i = 0; i < 4; i++)
+        node_of[r++] = 0;
+    for (int n = 1; n <= 5; n++)
+        for (int i = 0; i < 6; i++)
+            node_of[r++] = 4 + 6 * (n - 1);
+    tn_site_nodes sn;
+    int rc = tn_site_nodes_make(34, node_of, 0, NULL, NULL, &sn);
+    TAP_OK(rc == 0 && sn.ppn0 == 4 && sn.ppn_max == 6, "two node types: the first node's 4 ranks, at most 6");
+    int m[34], nd[34], ok = 1;
+    for (int place = 0; place < TN_PLACE_COUNT; place++) {
+        tn_site_shape s = {3, 6, place, TN_DRAW_PACKED};
+        int size = tn_site_members(&sn, &s, m, nd);
+        tb_shape sh;
+        ok &= size == 16 && m[0] == 0 && tb_shape_derive(NULL, nd, size, NULL, &sh) == 0 && sh.nodes == 3 &&
+              sh.ppn_min == 4 && sh.ppn_max == 6;
+        for (int i = 0; i < size; i++)
+            for (int j = 0; j < i; j++)
+                ok &= m[i] != m[j] && nd[i] == node_of[m[i]];
+    }
+    TAP_OK(ok, "3 nodes x 6 ranks: world rank 0's node with its 4, two others with 6, every placement");
+    tn_site_shape many = {6, 6, TN_PLACE_COMPACT, TN_DRAW_SPREAD}, five = {6, 5, TN_PLACE_COMPACT, TN_DRAW_SPREAD};
+    TAP_OK(tn_site_members(&sn, &many, m, nd) == 34 && tn_site_members(&sn, &five, m, nd) == 29,
+           "6 nodes x 6: every rank; x 5: 4 + 5 x 5");
+    tn_site_shape s7 = {2, 7, TN_PLACE_COMPACT, TN_DRAW_SPREAD}, n7 = {7, 6, TN_PLACE_COMPACT, TN_DRAW_SPREAD};
+    TAP_OK(tn_site_members(&sn, &s7, m, nd) == -1 && tn_site_members(&sn, &n7, m, nd) == -1,
+           "more ranks per node than any node holds, more nodes than there are: none");
+    tn_site_shape t[32];
+    int n = tn_site_timed(&sn, 64, t, 32), six = 0;
+    for (int i = 0; i < n; i++)
+        six += t[i].ppn == 6;
+    TAP_OK(six >= 3, "the timed shapes hold the larger nodes' 6 ranks per node (%d of %d)", six, n);
+    tn_site_nodes_free(&sn);
+}
+
 static void test_restrict(void)
 {
     tb_config cfg;
@@ -730,6 +768,7 @@ int main(void)
     test_nodes();
     test_timed();
     test_members();
+    test_members_two_types();
     test_restrict();
     test_rules();
     test_decide();
