@@ -550,6 +550,10 @@ static void make_cell(tn_site_cell *c, int kind, int place, long nlo, long nhi, 
     add_point(c, n, ktop, place, TN_DRAW_SPREAD);
     if (n > 1 && n < sn->n)
         add_point(c, n, k, place, TN_DRAW_PACKED);
+    /* the most ranks per node on the lowest nodes: the fullest groups a
+     * level above the nodes holds (both sockets of a host, say) */
+    if (n > 1 && n < sn->n && ktop != k)
+        add_point(c, n, ktop, place, TN_DRAW_PACKED);
     if (place == TN_PLACE_SCATTERED)
         add_point(c, n, k, TN_PLACE_RANDOM, TN_DRAW_SPREAD);
 }

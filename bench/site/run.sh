@@ -138,7 +138,7 @@ if step_on calibrate; then
     # host of the contiguous hostfile), the model on the platform's links
     # shellcheck disable=SC2206
     TUNER_OPTS=(--site --topology "$CAL/site-topology.yaml" --platform "$PLAT" --hostfile "$CAL/cores.txt"
-        --max-size "$MAX" "${TIME[@]}" --send nonblocking --max-segments 64 ${SITE_TUNER_OPTS:-})
+        --max-size "$MAX" "${TIME[@]}" --send nonblocking --max-segments 64 --site-shapes 28 ${SITE_TUNER_OPTS:-})
     echo "${TUNER_OPTS[*]}" | sed "s|$OUT/||g" >"$CAL/tuner.opts.new"
     resume=()
     if [ "$REUSE" = 1 ] && [ -s "$CAL/site.yaml.partial" ] && cmp -s "$CAL/tuner.opts" "$CAL/tuner.opts.new"; then
