@@ -408,7 +408,7 @@ done
 # speedup,algorithm,bound_us,efficiency,speedup_lo,speedup_hi (the algorithm
 # quoted, holding commas: the fields after it are counted from the end).
 awk -F, -v sizes="$SIZES" -v shapes="$shapes" -v tsel="$PIPE_TUNE_SELECTOR" '
-    function alg(line,  k) { for (k = 0; k < 7; k++) line = substr(line, index(line, ",") + 1); sub(/(,[^,]*){4}$/, "", line); return line }
+    function alg(line,  k) { for (k = 0; k < 7; k++) line = substr(line, index(line, ",") + 1); for (k = 0; k < 4; k++) sub(/,[^,]*$/, "", line); return line }
     function v(a, z) { return (z in a) ? a[z] : "-" }
     FILENAME == ARGV[1] { if (FNR > 1) { k = $1 SUBSEP $4; mp[k] = $5; tm[k] = $6; am[k] = alg($0); np[$1] = $2; if ($(NF - 3) != "") bd[k] = $(NF - 3) }; next }
     FILENAME == ARGV[2] { if (FNR > 1) { k = $1 SUBSEP $4; om[k] = $5; to[k] = $6; ao[k] = alg($0); np[$1] = $2; if ($(NF - 3) != "") bd[k] = $(NF - 3) }; next }

@@ -87,6 +87,8 @@ if nonempty compare.csv && msg=$(awk -F, -v n="$nsizes" '
     NR == 1 { if ($0 != "shape,nprocs,size,mpich_us,ompi_us,best_builtin_us,best_builtin,topobcast_us,algorithm,mpich_rules_us,bound_us,efficiency") { print "header: " $0; bad = 1 }; next }
     {
         sh = $1; rows[sh]++
+        line = $0; gsub(/"[^"]*"/, "A", line)
+        if (split(line, f, ",") != 12) { print sh " row " rows[sh] ": " split(line, f, ",") " fields, the algorithm quoted as one"; bad = 1 }
         if (sh == "job" && $2 != 64 || sh == "rows" && $2 != 8 || sh != "job" && sh != "rows") { print "shape " sh " of " $2 " ranks"; bad = 1 }
         if ($3 != 2 ^ (rows[sh] - 1)) { print sh " row " rows[sh] ": size " $3; bad = 1 }
         # the algorithm (column 9) is quoted and holds commas: mpich_rules_us,
