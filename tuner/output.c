@@ -54,6 +54,22 @@ static void print_counts(const tn_run *T, const tn_prune_check *pc)
                exp(pc->logsum / (double)pc->cases), pc->worst);
 }
 
+/* The timing cost of count items from T->items[first] on, stride apart. */
+typedef struct item_cost {
+    int runs;
+    double wtime, wall;
+} item_cost;
+
+static item_cost cost_of(const tn_run *T, int first, int stride, int count)
+{
+    item_cost sum = {0, 0, 0};
+    for (int i = 0; i < count; i++) {
+        const tn_item *it = &T->items[first + i * stride];
+        sum.runs += it->nrun, sum.wtime += it->sim_seconds, sum.wall += it->wall_seconds;
+    }
+    return sum;
+}
+
 /* What the timing cost: per size (every communicator) and per
  * communicator, the candidates timed in this run, their MPI_Wtime (the
  * simulated time under SMPI: what the same timings take on a machine of
@@ -64,28 +80,16 @@ static void print_cost(const tn_run *T)
     printf("\ntiming cost of this run (wtime: MPI_Wtime of the timed calls with their barriers and data checks, "
            "simulated under SMPI: what the same timings take on a machine of this size; wall: here):\n");
     printf("  %10s %7s %13s %10s\n", "size", "timed", "wtime_s", "wall_s");
-    int runs = 0;
-    double sim = 0, wall = 0;
-    for (int s = 0; s < o->nsizes; s++) {
-        int n = 0;
-        double si = 0, wa = 0;
-        for (int c = 0; c < T->ncomm; c++) {
-            const tn_item *it = &T->items[c * o->nsizes + s];
-            n += it->nrun, si += it->sim_seconds, wa += it->wall_seconds;
-        }
-        printf("  %10zu %7d %13.4f %10.1f\n", o->sizes[s], n, si, wa);
-        runs += n, sim += si, wall += wa;
+    for (int s = 0; s < o->nsizes; s++) { /* items are per communicator, then per size */
+        item_cost k = cost_of(T, s, o->nsizes, T->ncomm);
+        printf("  %10zu %7d %13.4f %10.1f\n", o->sizes[s], k.runs, k.wtime, k.wall);
     }
-    printf("  %10s %7d %13.4f %10.1f\n", "all", runs, sim, wall);
+    item_cost all = cost_of(T, 0, 1, T->nitems);
+    printf("  %10s %7d %13.4f %10.1f\n", "all", all.runs, all.wtime, all.wall);
     for (int c = 0; c < T->ncomm; c++) {
-        int n = 0;
-        double si = 0, wa = 0;
-        for (int s = 0; s < o->nsizes; s++) {
-            const tn_item *it = &T->items[c * o->nsizes + s];
-            n += it->nrun, si += it->sim_seconds, wa += it->wall_seconds;
-        }
+        item_cost k = cost_of(T, c * o->nsizes, 1, o->nsizes);
         printf("  %-14s %5d processes: %5d timed, %10.4f s wtime, %8.1f s wall\n", T->comms[c].label,
-               T->comms[c].size, n, si, wa);
+               T->comms[c].size, k.runs, k.wtime, k.wall);
     }
     char a[32], b[32], c[32], d[32];
     tn_progress_duration(T->setup_seconds, a, sizeof a);
@@ -94,7 +98,7 @@ static void print_cost(const tn_run *T)
     tn_progress_duration(tn_progress_now() - T->start, d, sizeof d);
     printf("wall time: set-up %s, pricing %s, timing %s (of it %.1f s in the candidates, the rest warm-up and "
            "waits), %s in all\n",
-           a, b, c, wall, d);
+           a, b, c, all.wall, d);
 }
 
 /* --site: the grid's decisions as t's rules and check entries (t->comm

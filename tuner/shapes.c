@@ -372,6 +372,25 @@ static uint64_t mix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+/* Node i's rank at slot as member *c (its node, named by its lowest rank,
+ * into node when given). */
+static void put_member(const tn_site_nodes *sn, int i, int slot, int *members, int *node, int *c)
+{
+    members[*c] = sn->rank[sn->start[i] + slot];
+    if (node)
+        node[*c] = sn->rank[sn->start[i]];
+    ++*c;
+}
+
+/* How many nodes hold at least k ranks. */
+static int nodes_holding(const tn_site_nodes *sn, int k)
+{
+    int n = 0;
+    for (int i = 0; i < sn->n; i++)
+        n += sn->start[i + 1] - sn->start[i] >= k;
+    return n;
+}
+
 int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *members, int *node)
 {
     int m = s->nodes, k = s->ppn, got = 0, size = 0;
@@ -400,20 +419,12 @@ int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *member
         if (s->place == TN_PLACE_SCATTERED) {
             for (int slot = 0; slot < k; slot++)
                 for (int a = 0; a < m; a++)
-                    if (slot < cnt[a]) {
-                        members[c] = sn->rank[sn->start[sel[a]] + slot];
-                        if (node)
-                            node[c] = sn->rank[sn->start[sel[a]]];
-                        c++;
-                    }
+                    if (slot < cnt[a])
+                        put_member(sn, sel[a], slot, members, node, &c);
         } else {
             for (int a = 0; a < m; a++)
-                for (int slot = 0; slot < cnt[a]; slot++) {
-                    members[c] = sn->rank[sn->start[sel[a]] + slot];
-                    if (node)
-                        node[c] = sn->rank[sn->start[sel[a]]];
-                    c++;
-                }
+                for (int slot = 0; slot < cnt[a]; slot++)
+                    put_member(sn, sel[a], slot, members, node, &c);
         }
     }
     if (size > 0 && s->place == TN_PLACE_RANDOM) { /* world rank 0 stays first */
@@ -440,10 +451,7 @@ static void add_timed(const tn_site_nodes *sn, int nodes, int ppn, int place, tn
         place = TN_PLACE_COMPACT;
     if (*n >= cap || nodes < 1 || ppn < 1 || nodes * ppn < 2 || ppn > sn->ppn_max)
         return;
-    int fit = 0;
-    for (int i = 0; i < sn->n; i++)
-        fit += sn->start[i + 1] - sn->start[i] >= ppn;
-    if (fit < nodes)
+    if (nodes_holding(sn, ppn) < nodes)
         return;
     for (int i = 0; i < *n; i++)
         if (out[i].nodes == nodes && out[i].ppn == ppn && out[i].place == place)
@@ -492,10 +500,7 @@ int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int c
      * all of theirs, on as many of them as have that many and on 2, with
      * world rank 0's node (every timed shape holds it) as full as it is */
     if (sn->ppn_max > full) {
-        int fit = 0;
-        for (int i = 0; i < sn->n; i++)
-            fit += sn->start[i + 1] - sn->start[i] >= sn->ppn_max;
-        const int most[2] = {fit, 2};
+        const int most[2] = {nodes_holding(sn, sn->ppn_max), 2};
         for (int r = 0; r < 2; r++)
             for (int c = 0; c < 2; c++)
                 add_timed(sn, most[r], sn->ppn_max, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, out, &n, cap);

@@ -473,15 +473,28 @@ static double q_of(const tn_site_grid *g, int ax, int f)
  * makes it safe).  Without pairs on the grid's axes: the model's error
  * whatever the distance (only other draws or orders of a timed shape are
  * in reach), with the bytes axis's. */
+/* x's distance from anchor a along every axis into d (db: along message
+ * bytes; a or x NULL: one doubling of nodes, in reach).  0, or -1 when x
+ * lies further from a on the nodes or ranks-per-node axis than any
+ * extrapolation measured there (beyond the model's reach). */
+static int reach(const tn_site_grid *g, const tn_site_shape *a, const tn_site_shape *x, double db, double *d)
+{
+    d[TN_SITE_NODES] = M_LN2, d[TN_SITE_PPN] = 0, d[TN_SITE_BYTES] = db;
+    if (!a || !x)
+        return 0;
+    axis_distance(a, x, d);
+    for (int ax = 0; ax < TN_SITE_BYTES; ax++)
+        if (d[ax] > g->span[ax] + 1e-9)
+            return -1;
+    return 0;
+}
+
 static double margin_of(const tn_run *T, const tn_site_grid *g, int f, int s, const tn_site_shape *a,
                         const tn_site_shape *x, double db)
 {
-    double d[TN_SITE_AXES] = {M_LN2, 0, db}, e = 0; /* a or x NULL: one doubling of nodes, in reach */
-    if (a && x)
-        axis_distance(a, x, d);
-    for (int ax = 0; a && x && ax < TN_SITE_BYTES; ax++)
-        if (d[ax] > g->span[ax] + 1e-9)
-            return -1;
+    double d[TN_SITE_AXES], e = 0;
+    if (reach(g, a, x, db, d) != 0)
+        return -1;
     if (T->o.site_margin > 0)
         return T->o.site_margin;
     int moved = d[TN_SITE_NODES] > 0 || d[TN_SITE_PPN] > 0 || !a || !x || memcmp(a, x, sizeof *a) != 0;
@@ -503,11 +516,9 @@ static double margin_of(const tn_run *T, const tn_site_grid *g, int f, int s, co
 static double envelope_margin(const tn_run *T, const tn_site_grid *g, int f, const tn_site_shape *a,
                               const tn_site_shape *x, double db)
 {
-    double d[TN_SITE_AXES] = {M_LN2, 0, db}, e = 0;
-    axis_distance(a, x, d);
-    for (int ax = 0; ax < TN_SITE_BYTES; ax++)
-        if (d[ax] > g->span[ax] + 1e-9)
-            return -1;
+    double d[TN_SITE_AXES], e = 0;
+    if (reach(g, a, x, db, d) != 0)
+        return -1;
     if (T->o.site_margin > 0)
         return T->o.site_margin;
     if (d[TN_SITE_NODES] == 0 && d[TN_SITE_PPN] == 0 && memcmp(a, x, sizeof *a) != 0)
@@ -626,30 +637,28 @@ static double pred_at(const tn_run *T, at_size *z, int x, int v, const tb_alg_sp
     return t;
 }
 
+/* The least of default's proxies' predictions t[0..NPROXY) that exist
+ * (> 0): the fastest, -1 none. */
+static double fastest_proxy(const double *t)
+{
+    double best = -1;
+    for (int k = 0; k < NPROXY; k++)
+        if (t[k] > 0 && (best < 0 || t[k] < best))
+            best = t[k];
+    return best;
+}
+
 /* The fastest of default's proxies predicted at point x and size v (memo:
  * z->env), < 0 none. */
 static double envelope_at(const tn_run *T, at_size *z, int x, int v, long *priced)
 {
     if (z->env[x][v] < -1.5) {
-        double best = -1;
-        for (int k = 0; k < NPROXY; k++) {
-            double t = proxy_pred(costs_of(T), &z->p[x].c, z->bytes[v], &z->memo[x][v], k, priced);
-            if (t > 0 && (best < 0 || t < best))
-                best = t;
-        }
-        z->env[x][v] = best;
+        double t[NPROXY];
+        for (int k = 0; k < NPROXY; k++)
+            t[k] = proxy_pred(costs_of(T), &z->p[x].c, z->bytes[v], &z->memo[x][v], k, priced);
+        z->env[x][v] = fastest_proxy(t);
     }
     return z->env[x][v];
-}
-
-/* The fastest of default's proxies predicted at an anchor, < 0 none. */
-static double anchor_envelope(const anchor *a)
-{
-    double best = -1;
-    for (int k = 0; k < NPROXY; k++)
-        if (a->proxy[k] > 0 && (best < 0 || a->proxy[k] < best))
-            best = a->proxy[k];
-    return best;
 }
 
 /* Whether A (measured at the anchor: a->v[i]) is clearly faster than
@@ -688,7 +697,7 @@ static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c,
                      * (scaled down by as much as default beat them where
                      * it was measured); the candidate's prediction scaled
                      * up by as much as it was slower than predicted */
-                    double ea = envelope_at(T, z, x, v, priced), e0 = anchor_envelope(a);
+                    double ea = envelope_at(T, z, x, v, priced), e0 = fastest_proxy(a->proxy);
                     double me = envelope_margin(T, g, A->spec.id, &z->anchor_shape, &c->pt[x], db);
                     if (ea <= 0 || e0 <= 0 || me < 0)
                         return 0;
