@@ -65,7 +65,11 @@ static int print_hier(const tb_hier *h)
             start[g + 1] += start[g];
         for (int r = 0; r < n; r++)
             members[start[h->group[l][r]]++] = r;
-        printf("  %s (%d group%s):", h->level_name[l], ng, ng == 1 ? "" : "s");
+        printf("  %s", h->level_name[l]);
+        for (int i = 0; i < h->nalias; i++)
+            if (h->alias_of[i] == l)
+                printf(" = %s", h->alias[i]);
+        printf(" (%d group%s):", ng, ng == 1 ? "" : "s");
         for (int g = 0, at = 0; g < ng; g++) {
             if (g < 16)
                 put_members(members + at, start[g] - at);

@@ -120,12 +120,12 @@ void tn_site_print(const tn_run *T, const tn_site_grid *g, FILE *f);
  * \return 0, or -1 out of memory. */
 int tn_site_table_comms(const tn_site_grid *g, const size_t *sizes, int nsizes, tn_table *t);
 
-/* \brief t->rule: the cells' decisions as shape-keyed rules (nodes, ppn,
- *        consecutive where the placements differ, bytes): adjacent cells
- *        with the same decisions merged into ranges, default left to the
- *        last rule; then, for shapes whose nodes hold different numbers of
- *        ranks, per range of nodes the algorithm every cell of several
- *        ranks per node agrees on (ppn: 2-inf).
+/* \brief t->rule: the cells' decisions as shape-keyed rules (nodes,
+ *        ppn_max: the fullest node's ranks, consecutive where the
+ *        placements differ, bytes): adjacent cells with the same
+ *        decisions merged into ranges, default left to the last rule.  A
+ *        shape whose nodes hold different numbers of ranks takes the
+ *        decisions of its fullest node's bucket.
  * \return 0, or -1 out of memory. */
 int tn_site_rules(const tn_site_grid *g, const size_t *sizes, int nsizes, const tb_config *cfg, tn_table *t);
 

@@ -35,12 +35,7 @@ int tn_site_hier_restrict(const tb_hier *world, const int *members, int n, tb_hi
         tb_hier_free(out);
         return -1;
     }
-    /* a level that refines the one above without splitting it repeats it */
-    for (int l = 1; l < out->nlevels;)
-        if (out->ngroups[l] == out->ngroups[l - 1])
-            tb_hier_drop_level(out, l);
-        else
-            l++;
+    tb_hier_drop_repeats(out);
     return 0;
 }
 

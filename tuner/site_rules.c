@@ -35,12 +35,15 @@ static void cell_rules_free(cell_rules *cr)
 }
 
 /* A block's keys: nodes and ranks-per-node ranges (0..LONG_MAX: any), a
- * placement (-1 any). */
+ * placement (-1 any).  Ranks per node key on the fullest node (ppn_max):
+ * a job whose nodes hold different numbers of ranks takes the decisions
+ * of its fullest node's bucket, which prices the node stage it waits
+ * for. */
 static tb_shape_cond keys(long nlo, long nhi, long klo, long khi, int place)
 {
     tb_shape_cond c;
     tb_shape_cond_any(&c);
-    c.nodes_lo = nlo, c.nodes_hi = nhi, c.ppn_lo = klo, c.ppn_hi = khi;
+    c.nodes_lo = nlo, c.nodes_hi = nhi, c.pmax_lo = klo, c.pmax_hi = khi;
     c.consecutive = place < 0 ? -1 : place == TN_PLACE_COMPACT;
     return c;
 }
@@ -150,61 +153,14 @@ static int multi_blocks(blocks *b, const tn_site_grid *g, const cell_rules *cr)
     return rc;
 }
 
-/* Shapes whose nodes hold different numbers of ranks (no ppn rule of a
- * bucket matches them): per nodes bucket and placement, at each size the
- * algorithm every ranks-per-node bucket chose, else default. */
-static int uneven_blocks(blocks *b, const tn_site_grid *g, const size_t *sizes, int ns, cell_rules *fall)
-{
-    int mn = g->mn, rc = 0;
-    char(*win)[TN_CAND_TEXT] = malloc(sizeof *win * (size_t)(ns ? ns : 1));
-    int *idx = malloc(sizeof(int) * 2 * (size_t)(mn ? mn : 1));
-    if (!win || !idx) {
-        free(win), free(idx);
-        return -1;
-    }
-    for (int p = 0; p < 2 && rc == 0; p++)
-        for (int i = 0; i < mn && rc == 0; i++) {
-            for (int s = 0; s < ns; s++) {
-                const char *w = g->cell[multi(g, p, 0, i)].win[s];
-                for (int j = 1; j < g->mk && strcmp(w, "default") != 0; j++)
-                    if (strcmp(g->cell[multi(g, p, j, i)].win[s], w) != 0)
-                        w = "default";
-                snprintf(win[s], TN_CAND_TEXT, "%s", w);
-            }
-            rc = cell_rules_make((const char(*)[TN_CAND_TEXT])win, sizes, ns, &fall[p * mn + i]);
-        }
-    for (int i = 0; i < mn && rc == 0; i++)
-        idx[i] = i, idx[mn + i] = mn + i;
-    /* runs() reads the ranges of g's cells: the fallbacks share the
-     * multi-node cells' nodes buckets (ppn bucket 0) */
-    const char *what = "nodes holding different numbers of ranks";
-    if (rc == 0 && mn > 0) {
-        tn_site_grid view = *g;
-        tn_site_cell *cells = malloc(sizeof *cells * 2 * (size_t)mn);
-        if (!cells)
-            rc = -1;
-        for (int k = 0; rc == 0 && k < 2 * mn; k++)
-            cells[k] = g->cell[multi(g, k / mn, 0, k % mn)];
-        view.cell = cells;
-        if (rc == 0 && same_row(fall, idx, idx + mn, mn))
-            rc = runs(b, &view, fall, idx, mn, 0, 2, LONG_MAX, -1, what);
-        else if (rc == 0 && (rc = runs(b, &view, fall, idx, mn, 0, 2, LONG_MAX, TN_PLACE_COMPACT, what)) == 0)
-            rc = runs(b, &view, fall, idx + mn, mn, 0, 2, LONG_MAX, TN_PLACE_SCATTERED, what);
-        free(cells);
-    }
-    free(win), free(idx);
-    return rc;
-}
-
 int tn_site_rules(const tn_site_grid *g, const size_t *sizes, int ns, const tb_config *cfg, tn_table *t)
 {
     (void)cfg;
     int rc = 0, nc = g->ncell, mn = g->mn;
     cell_rules *cr = calloc((size_t)(nc ? nc : 1), sizeof *cr);
-    cell_rules *fall = calloc((size_t)(mn > 0 ? 2 * mn : 1), sizeof *fall);
     int *idx = malloc(sizeof(int) * (size_t)(nc ? nc : 1));
     blocks b = {0};
-    if (!cr || !fall || !idx)
+    if (!cr || !idx)
         rc = -1;
     for (int k = 0; k < nc && rc == 0; k++)
         rc = cell_rules_make((const char(*)[TN_CAND_TEXT])g->cell[k].win, sizes, ns, &cr[k]);
@@ -219,17 +175,13 @@ int tn_site_rules(const tn_site_grid *g, const size_t *sizes, int ns, const tb_c
         rc = runs(&b, g, cr, idx, mn, 0, 1, 1, -1, "one rank per node");
     if (rc == 0)
         rc = multi_blocks(&b, g, cr);
-    if (rc == 0 && g->mk > 1)
-        rc = uneven_blocks(&b, g, sizes, ns, fall);
     if (rc == 0) {
         t->site = 1;
         rc = tn_table_build_blocks(t, b.v, b.n, 1);
     }
     for (int k = 0; cr && k < nc; k++)
         cell_rules_free(&cr[k]);
-    for (int k = 0; fall && k < 2 * mn; k++)
-        cell_rules_free(&fall[k]);
-    free(cr), free(fall), free(idx), free(b.v);
+    free(cr), free(idx), free(b.v);
     return rc;
 }
 

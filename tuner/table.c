@@ -375,6 +375,10 @@ int tn_table_cond_keys(const tb_shape_cond *c, const tb_config *cfg, char *buf, 
         tn_count_range(c->ppn_lo, c->ppn_hi, r, sizeof r);
         PUT("%sppn: %s", o ? ", " : "", r);
     }
+    if (c->pmax_lo != any.pmax_lo || c->pmax_hi != any.pmax_hi) {
+        tn_count_range(c->pmax_lo, c->pmax_hi, r, sizeof r);
+        PUT("%sppn_max: %s", o ? ", " : "", r);
+    }
     if (c->consecutive >= 0)
         PUT("%sconsecutive: %s", o ? ", " : "", c->consecutive ? "yes" : "no");
     if (c->has_levels) {

@@ -21,6 +21,7 @@
 typedef struct tb_shape_cond {
     long nodes_lo, nodes_hi;   /* nodes: LO-HI; any: 0-LONG_MAX */
     long ppn_lo, ppn_hi;       /* ppn: every node's rank count in LO-HI; any: 0-LONG_MAX */
+    long pmax_lo, pmax_hi;     /* ppn_max: the fullest node's rank count in LO-HI; any: 0-LONG_MAX */
     int consecutive;           /* consecutive: -1 any, 0 no, 1 yes */
     int has_levels;            /* levels: given, then the shape's levels must equal `levels` */
     unsigned levels;           /* bit l: level l of the configuration's list */

@@ -17,6 +17,11 @@ typedef struct tb_hier {
     int **group;    /* group[l][r]: group of rank r at level l, 0..ngroups[l]-1; level l+1 refines level l */
     double *dclass; /* optional nlevels + 1 distance classes, NULL if none: [l] between ranks whose
                        coarsest differing level is l, [nlevels] inside a finest group; non-increasing */
+    /* names of levels that group this communicator's ranks exactly as a kept
+     * level does (tb_hier_drop_repeats): alias[i] is level alias_of[i] */
+    int nalias;
+    int alias_of[TB_MAX_LEVELS];
+    char alias[TB_MAX_LEVELS][TB_LEVEL_NAME_MAX];
 } tb_hier;
 
 /* \brief Allocates a hierarchy of size ranks with nlevels levels, every
@@ -59,11 +64,19 @@ double tb_hier_distance(const tb_hier *h, int a, int b);
  * repeats the level above).
  * \return nothing; l outside 0..nlevels-1 is ignored. */
 void tb_hier_drop_level(tb_hier *h, int l);
+/* \brief Drops every level that refines the one above without splitting
+ * any of its groups (one package per node, one node per island in this
+ * communicator): it would only add an empty step to every hierarchical
+ * tree.  Its name (and its own aliases) become aliases of the level it
+ * repeats, so that a spec naming it (levels=node) still finds that level.
+ * \return nothing. */
+void tb_hier_drop_repeats(tb_hier *h);
 /* \brief Whether h's distance classes never grow toward finer levels
  * (what distance_tree needs; the loader guarantees it for files).
  * \return 1 (also without classes), or 0. */
 int tb_hier_classes_monotone(const tb_hier *h);
-/* \brief Index of the level called name.
+/* \brief Index of the level called name, or of the level it repeats in
+ * this communicator (an alias left by tb_hier_drop_repeats).
  * \return the index, or -1 (also for h or name NULL). */
 int tb_hier_level_index(const tb_hier *h, const char *name);
 /* \brief pos[r] = place of rank r in an order fixed by the physical layout

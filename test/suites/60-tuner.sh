@@ -268,7 +268,7 @@ check "--site on one host: the table loads, with the topology; its rules (if any
     bash -c 'grep -q "^table: $2/site.yaml .*it loads and selects every decision" <<<"$1" &&
              grep -qE "fingerprint: \{nprocs: 2, hosts: \[\"?$3\"?\]\}" "$2/site.yaml" &&
              r=$(sed -n "/^selection:/,\$p" "$2/site.yaml" | grep "^  - {" | head -n -1) &&
-             ! grep -vE "^  - \{nodes: 1, ppn: 2(-inf)?, bytes: " <<<"$r" | grep -q . &&
+             ! grep -vE "^  - \{nodes: 1, ppn_max: 2(-inf)?, bytes: " <<<"$r" | grep -q . &&
              tail -1 "$2/site.yaml" | grep -q "^  - {algorithm: default}$"' _ "$OUT" "$tmp" "$host"
 bad_arg site-shapes-alone "topobcast-tuner: --site-shapes, --site-top and --site-margin go with --site" \
     --site-shapes 4 --dry-run

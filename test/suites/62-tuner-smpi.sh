@@ -208,8 +208,8 @@ check "--site: the table loads and selects every decision at every shape priced"
 check "--site: the table carries the site topology (hosts, host groups, no leaves)" \
     bash -c 'grep -q "^  fingerprint: {hosts: \[fram-n00-s0, " "$1" && grep -q "^    island: \[\[0-31\], \[32-63\]\]" "$1" &&
              ! grep -q "leaves:" "$1" && ! grep -q "nprocs" <(sed -n "/^topology:/,/^selection:/p" "$1")' _ "$tmp/site.yaml"
-check "--site: rules key on nodes and ranks per node, never on comm; the last one is default" \
-    bash -c 'r=$(sed -n "/^selection:/,\$p" "$1" | grep "^  - {"); [ "$(grep -c "nodes: .*ppn: " <<<"$r")" -ge 1 ] &&
+check "--site: rules key on nodes and the fullest node's ranks (ppn_max), never on comm; the last one is default" \
+    bash -c 'r=$(sed -n "/^selection:/,\$p" "$1" | grep "^  - {"); [ "$(grep -c "nodes: .*ppn_max: " <<<"$r")" -ge 1 ] &&
              ! grep -q "comm:" <<<"$r" && [ "$(tail -1 <<<"$r")" = "  - {algorithm: default}" ]' _ "$tmp/site.yaml"
 # a job of another shape, on 8 of the hosts, 3 ranks on each, round robin
 grep -v '^#' "$ROOT/test/platforms/fram-truth.txt" | awk 'NR % 8 == 1 { print $1 }' >"$tmp/h8.hosts"
@@ -239,6 +239,7 @@ for row in csv.DictReader(open(sys.argv[2])):
     for r in rules:
         if "nodes" in r and not rng(r["nodes"])[0] <= nodes <= rng(r["nodes"])[1]: continue
         if "ppn" in r and not (rng(r["ppn"])[0] <= pmin and pmax <= rng(r["ppn"])[1]): continue
+        if "ppn_max" in r and not rng(r["ppn_max"])[0] <= pmax <= rng(r["ppn_max"])[1]: continue
         if "consecutive" in r and (r["consecutive"] == "yes") != (shape["consecutive"] == "yes"): continue
         if "bytes" in r and not rng(r["bytes"])[0] <= size <= rng(r["bytes"])[1]: continue
         want = r["algorithm"]; break

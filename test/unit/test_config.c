@@ -299,7 +299,7 @@ static void test_errors(void)
     static const edit_case selection_edits[] = {
         {"unknown key in a rule", &base_sel,
          "algorithm: binary", "algoritm: binary",
-         "t.yaml:5:21: expected one of the keys comm, bytes, nodes, ppn, consecutive, levels, groups, algorithm in a selection rule, got 'algoritm'", NULL},
+         "t.yaml:5:21: expected one of the keys comm, bytes, nodes, ppn, ppn_max, consecutive, levels, groups, algorithm in a selection rule, got 'algoritm'", NULL},
         {"unknown algorithm", &base_sel,
          "algorithm: binary", "algorithm: binomail",
          "t.yaml:5:32: expected a valid algorithm: unknown algorithm 'binomail'", "binomial"},
@@ -1315,6 +1315,33 @@ static void test_shape_rules(void)
     rc = load_text(ppn_pair, &cfg, err, sizeof err);
     TAP_OK(rc == 0 && pick_shape(&cfg, mk(9, 2, 3, 6, 1, 0, 0, 0), 1) == 2,
            "not shadowed: ppn 2-8 after 1-4 and 5-inf still takes nodes of 3 and 6 ranks (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    /* ppn_max keys on the fullest node alone: nodes of 1 and 2 ranks take
+     * the rule of 2; after ppn_max 2 and ppn_max 3-inf, a rule for
+     * ppn_max 2-9 cannot match */
+    const char *pmax = "topobcast: 1\nselection:\n"
+                       "  - {ppn: 1, algorithm: binomial}\n"
+                       "  - {ppn_max: 2, algorithm: chain}\n"
+                       "  - {ppn_max: 3-inf, consecutive: no, algorithm: flat}\n"
+                       "  - {algorithm: default}\n";
+    rc = load_text(pmax, &cfg, err, sizeof err);
+    TAP_OK(rc == 0 && cfg.rules[1].shape.pmax_lo == 2 && cfg.rules[1].shape.pmax_hi == 2 &&
+               cfg.rules[1].shape.ppn_lo == 0 && pick_shape(&cfg, mk(3, 2, 1, 2, 1, 0, 0, 0), 1) == 1 &&
+               pick_shape(&cfg, mk(2, 2, 1, 1, 1, 0, 0, 0), 1) == 0 && pick_shape(&cfg, mk(9, 2, 3, 6, 0, 0, 0, 0), 1) == 2 &&
+               pick_shape(&cfg, mk(9, 2, 1, 8, 0, 0, 0, 0), 1) == 2 && pick_shape(&cfg, mk(9, 2, 1, 8, 1, 0, 0, 0), 1) == 3,
+           "ppn_max: the fullest node decides (1-2 -> rule 1, 1-8 not compact -> rule 2, compact -> 3) (%s)", err);
+    if (rc == 0)
+        tb_config_free(&cfg);
+    const char *pmax_shadow = "topobcast: 1\nselection:\n"
+                              "  - {ppn: 1, algorithm: binomial}\n"
+                              "  - {ppn_max: 2, algorithm: chain}\n"
+                              "  - {ppn_max: 3-inf, algorithm: flat}\n"
+                              "  - {ppn_max: 2-9, consecutive: no, algorithm: binary}\n"
+                              "  - {algorithm: default}\n";
+    rc = load_text(pmax_shadow, &cfg, err, sizeof err);
+    TAP_OK(rc != 0 && strstr(err, "t.yaml:6:5: expected a rule that can match"),
+           "shadowed: ppn_max 2-9 after ppn_max 2 and ppn_max 3-inf (%s)", err);
     if (rc == 0)
         tb_config_free(&cfg);
     /* not shadowed: a rule without shape keys after shape rules that cover

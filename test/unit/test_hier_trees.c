@@ -825,6 +825,30 @@ static void test_levels_selection(void)
            "magpie:levels=rack (absent) still builds a spanning tree of all %d ranks", NPOS);
     if (rc == 0)
         tb_plan_free(&p);
+    /* a level that groups these ranks as a coarser one does (one node per
+     * island here) is that level: levels=node is levels=island, not the
+     * flat tree of a communicator without levels */
+    {
+        const int *p_rep[3] = {phys_island, phys_island, phys_socket};
+        const char *n_rep[3] = {"island", "node", "socket"};
+        tb_hier rep = make_hier(NPOS, 3, p_rep, n_rep, pos);
+        tb_hier_drop_repeats(&rep);
+        TAP_OK(rep.nlevels == 2 && tb_hier_level_index(&rep, "node") == 0 && tb_hier_level_index(&rep, "island") == 0 &&
+                   tb_hier_level_index(&rep, "socket") == 1,
+               "drop_repeats: node repeats island and is found as level 0 (nlevels %d, node %d)", rep.nlevels,
+               tb_hier_level_index(&rep, "node"));
+        const char *alias[][2] = {{"interpipe:levels=node,base=dbt/flat", "interpipe:levels=island,base=dbt/flat"},
+                                  {"magpie2:levels=node/socket,base=binary/chain", "magpie2:base=binary/chain"}};
+        int ok = 1;
+        for (int c = 0; c < 2; c++)
+            for (int root = 0; root < NPOS; root++)
+                ok &= same_plan(alias[c][0], alias[c][1], NPOS, root, &rep);
+        TAP_OK(ok, "levels=node builds the trees of levels=island, every root, when node repeats island");
+        tb_hier_drop_level(&rep, 0);
+        TAP_OK(rep.nlevels == 1 && tb_hier_level_index(&rep, "node") == -1 && tb_hier_level_index(&rep, "socket") == 0,
+               "dropping a level drops its aliases and renumbers the others");
+        tb_hier_free(&rep);
+    }
     s = spec_of("magpie2:levels=island//node");
     rc = build(&p, NPOS, 0, &s, &h, err, sizeof err);
     TAP_OK(rc != 0 && strstr(err, "bad level name ''"), "empty level name is an error: %s", err);

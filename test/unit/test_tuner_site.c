@@ -3,7 +3,7 @@
  * the same on every rank; the hierarchies of shapes built as data against
  * the library's own derivation; the rules of a grid of decisions (every
  * nodes x ranks-per-node x placement selects its cell's decisions, equal
- * neighbours merged, shapes with uneven nodes, default left to the last
+ * neighbours merged, shapes with uneven nodes by their fullest node, default left to the last
  * rule); and the decisions on a synthetic run (an algorithm where the
  * measurements and the model agree it is faster by more than the margin,
  * default where default is best or the model's error is large, nothing
@@ -511,24 +511,37 @@ static void test_rules(void)
         const tb_rule *r = &cfg.rules[i];
         defaults += r->spec.id == TB_ALG_DEFAULT;
         merged += r->spec.id == TB_ALG_PIPELINE && r->shape.nodes_lo == 2 && r->shape.nodes_hi == LONG_MAX &&
-                  r->shape.ppn_lo == 3 && r->shape.ppn_hi == LONG_MAX && r->shape.consecutive == 1;
+                  r->shape.pmax_lo == 3 && r->shape.pmax_hi == LONG_MAX && r->shape.consecutive == 1;
     }
     TAP_OK(defaults == 1 && tb_rule_matches_all(&cfg.rules[cfg.nrules - 1]),
            "default appears once, as the last rule matching everything");
-    TAP_OK(merged == 1, "cells deciding alike merged: {nodes: 2-inf, ppn: 3-inf, consecutive: yes} once (%d)", merged);
-    /* nodes holding different numbers of ranks: the algorithm every bucket
-     * of ranks per node agrees on, default where they differ */
-    tb_shape u = uniform(8, 3, 1);
-    u.ppn_min = 2, u.ppn_max = 4;
-    const tb_rule *r1 = tb_config_select(&cfg, &u, 65536, NULL), *r2 = tb_config_select(&cfg, &u, 1 << 20, NULL);
-    tb_shape u2 = uniform(2, 3, 1);
-    u2.ppn_min = 2, u2.ppn_max = 4;
-    const tb_rule *r3 = tb_config_select(&cfg, &u2, 1 << 20, NULL);
-    u2.ppn_min = 1;
-    const tb_rule *r4 = tb_config_select(&cfg, &u2, 65536, NULL);
-    TAP_OK(r1 && r1->spec.id == TB_ALG_BINOMIAL && r2 && r2->spec.id == TB_ALG_PIPELINE && r3 &&
-               r3->spec.id == TB_ALG_DEFAULT && r4 && r4->spec.id == TB_ALG_DEFAULT,
-           "uneven nodes (2-4 ranks): what every bucket agrees on, else default; a node of one rank: default");
+    TAP_OK(merged == 1, "cells deciding alike merged: {nodes: 2-inf, ppn_max: 3-inf, consecutive: yes} once (%d)", merged);
+    /* nodes holding different numbers of ranks: the decision of the cell
+     * of their fullest node (ppn_max) */
+    int uneven = 0, uneven_wrong = 0;
+    for (int nodes = 2; nodes <= 12; nodes++)
+        for (int lo = 1; lo < 6; lo++)
+            for (int hi = lo + 1; hi <= 6; hi++)
+                for (int compact = 0; compact < 2; compact++) {
+                    int k = cell_of(&g, nodes, hi, compact);
+                    tb_shape s = uniform(nodes, hi, compact);
+                    s.ppn_min = lo;
+                    for (int b = 0; b < 7 && k >= 0; b++) {
+                        int si = probe[b] <= 8192 ? 0 : probe[b] <= 262144 ? 1 : 2;
+                        const tb_rule *r = tb_config_select(&cfg, &s, probe[b], NULL);
+                        tb_alg_spec want;
+                        char e[128];
+                        tb_alg_spec_parse(g.cell[k].win[si], &want, e, sizeof e);
+                        uneven++;
+                        if (!r || !tb_alg_spec_equal(&r->spec, &want))
+                            if (uneven_wrong++ < 3)
+                                printf("#   %dx%d-%d %s %zu B: want %s\n", nodes, lo, hi,
+                                       compact ? "compact" : "scattered", probe[b], g.cell[k].win[si]);
+                    }
+                }
+    TAP_OK(uneven_wrong == 0 && uneven > 1000,
+           "nodes of different rank counts (1-6) select the decision of their fullest node's cell (%d cases, %d wrong)",
+           uneven, uneven_wrong);
     /* a shape unknown (nodes not derived): default */
     tb_shape unk;
     tb_shape_unknown(&unk, 64);

@@ -26,7 +26,7 @@ int tb_config_level_names(const tb_config *cfg, const char (**names)[TB_LEVEL_NA
 void tb_shape_cond_any(tb_shape_cond *c)
 {
     memset(c, 0, sizeof *c);
-    c->nodes_hi = c->ppn_hi = LONG_MAX;
+    c->nodes_hi = c->ppn_hi = c->pmax_hi = LONG_MAX;
     c->consecutive = -1;
     for (int l = 0; l < TB_MAX_LEVELS; l++)
         c->groups_hi[l] = LONG_MAX;
@@ -35,7 +35,7 @@ void tb_shape_cond_any(tb_shape_cond *c)
 int tb_shape_cond_equal(const tb_shape_cond *a, const tb_shape_cond *b)
 {
     int eq = a->nodes_lo == b->nodes_lo && a->nodes_hi == b->nodes_hi && a->ppn_lo == b->ppn_lo &&
-             a->ppn_hi == b->ppn_hi && a->consecutive == b->consecutive && a->has_levels == b->has_levels &&
+             a->ppn_hi == b->ppn_hi && a->pmax_lo == b->pmax_lo && a->pmax_hi == b->pmax_hi && a->consecutive == b->consecutive && a->has_levels == b->has_levels &&
              (!a->has_levels || a->levels == b->levels);
     for (int l = 0; eq && l < TB_MAX_LEVELS; l++)
         eq = a->groups_lo[l] == b->groups_lo[l] && a->groups_hi[l] == b->groups_hi[l];
@@ -45,7 +45,8 @@ int tb_shape_cond_equal(const tb_shape_cond *a, const tb_shape_cond *b)
 /* ppn_min <= ppn_max, so both lie in the range when these two do */
 int tb_shape_cond_matches(const tb_shape_cond *c, const tb_shape *s)
 {
-    if (s->nodes < c->nodes_lo || s->nodes > c->nodes_hi || s->ppn_min < c->ppn_lo || s->ppn_max > c->ppn_hi)
+    if (s->nodes < c->nodes_lo || s->nodes > c->nodes_hi || s->ppn_min < c->ppn_lo || s->ppn_max > c->ppn_hi ||
+        s->ppn_max < c->pmax_lo || s->ppn_max > c->pmax_hi)
         return 0;
     if ((c->consecutive >= 0 && s->consecutive != c->consecutive) || (c->has_levels && s->levels != c->levels))
         return 0;
@@ -219,12 +220,13 @@ static void rule_box(const tb_rule *r, box *b)
     const tb_shape_cond *c = &r->shape;
     b->lo[AX_COMM] = ulong_of(r->comm_lo), b->hi[AX_COMM] = ulong_of(r->comm_hi);
     b->lo[AX_NODES] = ulong_of(c->nodes_lo), b->hi[AX_NODES] = ulong_of(c->nodes_hi);
-    b->lo[AX_PPN_MIN] = b->lo[AX_PPN_MAX] = ulong_of(c->ppn_lo);
-    b->hi[AX_PPN_MIN] = b->hi[AX_PPN_MAX] = ulong_of(c->ppn_hi);
+    b->lo[AX_PPN_MIN] = ulong_of(c->ppn_lo), b->hi[AX_PPN_MIN] = ulong_of(c->ppn_hi);
+    b->lo[AX_PPN_MAX] = ulong_of(c->ppn_lo > c->pmax_lo ? c->ppn_lo : c->pmax_lo);
+    b->hi[AX_PPN_MAX] = ulong_of(c->ppn_hi < c->pmax_hi ? c->ppn_hi : c->pmax_hi);
     /* unknown (-1), no, yes -> 0, 1, 2; a rule that wants a node count or
      * ranks per node only meets shapes whose nodes are known, and those
      * know whether they are consecutive */
-    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1) : (uint64_t)c->consecutive + 1;
+    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1 || c->pmax_lo >= 1) : (uint64_t)c->consecutive + 1;
     b->hi[AX_CONSECUTIVE] = c->consecutive < 0 ? 2 : (uint64_t)c->consecutive + 1;
     b->lo[AX_LEVELS] = c->has_levels ? c->levels : 0;
     b->hi[AX_LEVELS] = c->has_levels ? c->levels : UINT64_MAX;

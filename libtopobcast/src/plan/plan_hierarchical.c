@@ -299,10 +299,12 @@ static int build_group(hier_ctx *c, int j, int s, int e, int x)
 }
 
 /* Resolves spec->levels into used[] (indexes into h, coarsest first).  A
- * named level missing from h is skipped: it does not split this
- * communicator (a sub-communicator inside one island has no island level),
- * so leaving it out is what using it would mean.  Names are checked against
- * the topology when a configuration file is loaded (config/load.c). */
+ * level that groups this communicator's ranks as a coarser one does (one
+ * node per island) is that level (tb_hier_level_index).  A named level
+ * missing from h otherwise is skipped: it does not split this communicator
+ * (a sub-communicator inside one island has no island level), so leaving
+ * it out is what using it would mean.  Names are checked against the
+ * topology when a configuration file is loaded (config/load.c). */
 static int select_levels(const tb_plan_env *env, const tb_hier *h, const tb_alg_spec *spec, int *used, char *err,
                          size_t errlen)
 {

@@ -21,26 +21,13 @@ static int say(char *why, size_t whylen, const char *fmt, ...)
     return -1;
 }
 
-/* Levels that refine the one above without splitting anything are
- * repeats (one package per node, one NUMA node per package): they would
- * only add an empty step to every hierarchical tree. */
-static void drop_repeated_levels(tb_hier *h)
-{
-    for (int l = 1; l < h->nlevels;) {
-        if (h->ngroups[l] == h->ngroups[l - 1])
-            tb_hier_drop_level(h, l);
-        else
-            l++;
-    }
-}
-
 static int finish(tb_hier *h, char *why, size_t whylen)
 {
     if (tb_hier_normalize(h) != 0) {
         tb_hier_free(h);
         return say(why, whylen, "the derived hierarchy is inconsistent");
     }
-    drop_repeated_levels(h);
+    tb_hier_drop_repeats(h);
     return 0;
 }
 

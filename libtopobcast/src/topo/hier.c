@@ -164,10 +164,37 @@ void tb_hier_drop_level(tb_hier *h, int l)
         h->ngroups[k] = h->ngroups[k + 1];
         memcpy(h->level_name[k], h->level_name[k + 1], TB_LEVEL_NAME_MAX);
     }
+    int kept = 0;
+    for (int i = 0; i < h->nalias; i++) {
+        if (h->alias_of[i] == l)
+            continue; /* a dropped level's aliases go with it */
+        h->alias_of[kept] = h->alias_of[i] - (h->alias_of[i] > l);
+        memmove(h->alias[kept], h->alias[i], TB_LEVEL_NAME_MAX);
+        kept++;
+    }
+    h->nalias = kept;
     h->group[h->nlevels - 1] = NULL;
     if (h->dclass)
         memmove(h->dclass + l, h->dclass + l + 1, sizeof(double) * (size_t)(h->nlevels - l));
     h->nlevels--;
+}
+
+void tb_hier_drop_repeats(tb_hier *h)
+{
+    for (int l = 1; l < h->nlevels;) {
+        if (h->ngroups[l] != h->ngroups[l - 1]) {
+            l++;
+            continue;
+        }
+        for (int i = 0; i < h->nalias; i++)
+            if (h->alias_of[i] == l)
+                h->alias_of[i] = l - 1;
+        if (h->nalias < TB_MAX_LEVELS) {
+            h->alias_of[h->nalias] = l - 1;
+            memcpy(h->alias[h->nalias++], h->level_name[l], TB_LEVEL_NAME_MAX);
+        }
+        tb_hier_drop_level(h, l);
+    }
 }
 
 int tb_hier_classes_monotone(const tb_hier *h)
@@ -202,6 +229,9 @@ int tb_hier_level_index(const tb_hier *h, const char *name)
     for (int l = 0; l < h->nlevels; l++)
         if (strncmp(h->level_name[l], name, TB_LEVEL_NAME_MAX) == 0)
             return l;
+    for (int i = 0; i < h->nalias; i++)
+        if (strncmp(h->alias[i], name, TB_LEVEL_NAME_MAX) == 0)
+            return h->alias_of[i];
     return -1;
 }
 
