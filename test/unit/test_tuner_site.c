@@ -465,6 +465,30 @@ static const char *w_mixed(int kind, int place, int i, int j, int s)
     return "pipeline:segment=64K";
 }
 
+/* Whether a shape of nodes x (lo..hi ranks per node) selects, around
+ * every calibrated size, the decision of the cell of its fullest node;
+ * counts the cases in *cases, returns the wrong ones (the first printed). */
+static int selects_cell(const tb_config *cfg, const tn_site_grid *g, int nodes, int lo, int hi, int compact,
+                        int *cases)
+{
+    static const size_t probe[] = {1, 1024, 20000, 65536, 200000, 1 << 20, 64 << 20};
+    int k = cell_of(g, nodes, hi, compact), wrong = 0;
+    tb_shape s = uniform(nodes, hi, compact);
+    s.ppn_min = lo;
+    for (int b = 0; b < 7 && k >= 0; b++) {
+        int si = probe[b] <= 8192 ? 0 : probe[b] <= 262144 ? 1 : 2;
+        const tb_rule *r = tb_config_select(cfg, &s, probe[b], NULL);
+        tb_alg_spec want;
+        char e[128];
+        tb_alg_spec_parse(g->cell[k].win[si], &want, e, sizeof e);
+        ++*cases;
+        if ((!r || !tb_alg_spec_equal(&r->spec, &want)) && wrong++ == 0)
+            printf("#   %dx%d-%d %s %zu B: want %s\n", nodes, lo, hi, compact ? "compact" : "scattered", probe[b],
+                   g->cell[k].win[si]);
+    }
+    return wrong;
+}
+
 static void test_rules(void)
 {
     const size_t sizes[3] = {1024, 65536, 1 << 20};
@@ -480,28 +504,11 @@ static void test_rules(void)
     TAP_OK(1, "the grid's rules load (%d rules)", nrules);
     /* every uniform shape of the partition and beyond, at sizes around
      * every calibrated one, selects its cell's decision */
-    const size_t probe[] = {1, 1024, 20000, 65536, 200000, 1 << 20, 64 << 20};
     for (int nodes = 1; nodes <= 12; nodes++)
         for (int ppn = 1; ppn <= 6; ppn++)
-            for (int compact = 0; compact < 2; compact++) {
-                if (nodes == 1 && ppn == 1)
-                    continue;
-                int k = cell_of(&g, nodes, ppn, compact);
-                tb_shape s = uniform(nodes, ppn, compact);
-                for (int b = 0; b < 7 && k >= 0; b++) {
-                    int si = probe[b] <= 8192 ? 0 : probe[b] <= 262144 ? 1 : 2;
-                    const tb_rule *r = tb_config_select(&cfg, &s, probe[b], NULL);
-                    tb_alg_spec want;
-                    char e[128];
-                    tb_alg_spec_parse(g.cell[k].win[si], &want, e, sizeof e);
-                    cases++;
-                    if (!r || !tb_alg_spec_equal(&r->spec, &want)) {
-                        if (wrong++ < 3)
-                            printf("#   %dx%d %s %zu B: want %s\n", nodes, ppn, compact ? "compact" : "scattered",
-                                   probe[b], g.cell[k].win[si]);
-                    }
-                }
-            }
+            for (int compact = 0; compact < 2; compact++)
+                if (nodes > 1 || ppn > 1)
+                    wrong += selects_cell(&cfg, &g, nodes, ppn, ppn, compact, &cases);
     TAP_OK(wrong == 0 && cases > 700, "every nodes (1-12) x ranks per node (1-6) x placement selects its cell's "
                                       "decision around every size (%d cases, %d wrong)", cases, wrong);
     /* default only as the last rule; merged: the compact cells of 3+
@@ -522,23 +529,8 @@ static void test_rules(void)
     for (int nodes = 2; nodes <= 12; nodes++)
         for (int lo = 1; lo < 6; lo++)
             for (int hi = lo + 1; hi <= 6; hi++)
-                for (int compact = 0; compact < 2; compact++) {
-                    int k = cell_of(&g, nodes, hi, compact);
-                    tb_shape s = uniform(nodes, hi, compact);
-                    s.ppn_min = lo;
-                    for (int b = 0; b < 7 && k >= 0; b++) {
-                        int si = probe[b] <= 8192 ? 0 : probe[b] <= 262144 ? 1 : 2;
-                        const tb_rule *r = tb_config_select(&cfg, &s, probe[b], NULL);
-                        tb_alg_spec want;
-                        char e[128];
-                        tb_alg_spec_parse(g.cell[k].win[si], &want, e, sizeof e);
-                        uneven++;
-                        if (!r || !tb_alg_spec_equal(&r->spec, &want))
-                            if (uneven_wrong++ < 3)
-                                printf("#   %dx%d-%d %s %zu B: want %s\n", nodes, lo, hi,
-                                       compact ? "compact" : "scattered", probe[b], g.cell[k].win[si]);
-                    }
-                }
+                for (int compact = 0; compact < 2; compact++)
+                    uneven_wrong += selects_cell(&cfg, &g, nodes, lo, hi, compact, &uneven);
     TAP_OK(uneven_wrong == 0 && uneven > 1000,
            "nodes of different rank counts (1-6) select the decision of their fullest node's cell (%d cases, %d wrong)",
            uneven, uneven_wrong);
