@@ -193,16 +193,20 @@ static void emit_segments(gen *G, const tb_alg_spec *s, int with_zero)
 }
 
 /* levels= text for a subset (bitmask over h's levels, coarsest = bit 0);
- * every level -> "" (all levels, whatever their names). */
+ * every level -> "" (all levels, whatever their names).  Each level by its
+ * finest name: where this communicator's hosts each sit on their own node,
+ * levels=host (not node) names the groups timed here on a job whose hosts
+ * share nodes; and there every level is named, so that such a job runs the
+ * stages timed here, not one more. */
 static void levels_text(const tb_hier *h, unsigned mask, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (mask == (1u << h->nlevels) - 1)
+    if (mask == (1u << h->nlevels) - 1 && h->nalias == 0)
         return;
     size_t o = 0;
     for (int l = 0; l < h->nlevels; l++)
         if (mask & (1u << l))
-            o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? "/" : "", h->level_name[l]);
+            o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? "/" : "", tb_hier_finest_name(h, l));
 }
 
 static int popcount(unsigned x)

@@ -75,6 +75,12 @@ void tb_hier_drop_repeats(tb_hier *h);
  * (what distance_tree needs; the loader guarantees it for files).
  * \return 1 (also without classes), or 0. */
 int tb_hier_classes_monotone(const tb_hier *h);
+/* \brief The finest name of level l: the last level that tb_hier_drop_repeats
+ * merged into it (host, where a communicator's hosts each sit on their own
+ * node of their own island), else its own.  A spec naming it keeps the
+ * groups it was measured with on communicators where the names differ.
+ * \return the name (l must be a level of h). */
+const char *tb_hier_finest_name(const tb_hier *h, int l);
 /* \brief Index of the level called name, or of the level it repeats in
  * this communicator (an alias left by tb_hier_drop_repeats).
  * \return the index, or -1 (also for h or name NULL). */

@@ -837,6 +837,9 @@ static void test_levels_selection(void)
                    tb_hier_level_index(&rep, "socket") == 1,
                "drop_repeats: node repeats island and is found as level 0 (nlevels %d, node %d)", rep.nlevels,
                tb_hier_level_index(&rep, "node"));
+        TAP_OK(strcmp(tb_hier_finest_name(&rep, 0), "node") == 0 && strcmp(tb_hier_finest_name(&rep, 1), "socket") == 0,
+               "the finest name of level 0 is node, of level 1 socket (%s, %s)", tb_hier_finest_name(&rep, 0),
+               tb_hier_finest_name(&rep, 1));
         const char *alias[][2] = {{"interpipe:levels=node,base=dbt/flat", "interpipe:levels=island,base=dbt/flat"},
                                   {"magpie2:levels=node/socket,base=binary/chain", "magpie2:base=binary/chain"}};
         int ok = 1;

@@ -222,6 +222,15 @@ double tb_hier_distance(const tb_hier *h, int a, int b)
     return (double)(h->nlevels - shared + 1);
 }
 
+const char *tb_hier_finest_name(const tb_hier *h, int l)
+{
+    const char *name = h->level_name[l];
+    for (int i = 0; i < h->nalias; i++) /* appended coarse to fine */
+        if (h->alias_of[i] == l)
+            name = h->alias[i];
+    return name;
+}
+
 int tb_hier_level_index(const tb_hier *h, const char *name)
 {
     if (!h || !name)
