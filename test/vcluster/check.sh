@@ -376,13 +376,14 @@ else
         sed -n '/^selection:/,$p' "$SITE/site.yaml" | sed 's/^/#   /'
 
         # What a job on tbnode0 and tbnode2 (one island each) gets, no MPI:
-        # 2 ranks per host, so that the site's levels show; one rank per
-        # host is the shape of the 2-node job below.
+        # 2 ranks per host, so that the site's levels show (the island level,
+        # which the node level repeats: "island = node"); one rank per host
+        # is the shape of the 2-node job below.
         chk=$LOG_DIR/site-check-hosts.log
         "$PROBE" --check "$SITE/site.yaml" --hosts tbnode0,tbnode2 --ppn 2 >"$chk" 2>&1
         rc=$?
         sed 's/^/#   /' "$chk"
-        [ "$rc" -eq 0 ] && grep -qE '^  [a-z]+ \(2 groups\): \[0, 1\] \[2, 3\]$' "$chk" &&
+        [ "$rc" -eq 0 ] && grep -qE '^  [a-z]+( = [a-z]+)* \(2 groups\): \[0, 1\] \[2, 3\]$' "$chk" &&
             grep -q '^  shape: size=4 nodes=2 ppn=2 ' "$chk" && grep -qE '^    .*: rule [0-9]+ \(line [0-9]+\): ' "$chk"
         result $? "site: --check --hosts tbnode0,tbnode2 --ppn 2: a level of 2 hosts, the shape, the table's rules (status $rc)"
         # the rules it predicts for one rank on each of the two hosts
