@@ -462,17 +462,6 @@ static double q_of(const tn_site_grid *g, int ax, int f)
     return g->q_fam[ax][f] >= 0 ? g->q_fam[ax][f] : g->q_all[ax];
 }
 
-/* The margin a point x priced by the model needs for family f at size
- * s, from anchor a (x != a) and db from that size (|log| of the ratio of
- * message sizes): exp of the errors measured per unit of distance along
- * each axis (of the ratio default / candidate where MIN_PAIRS were
- * measured at that size, else A's family's plus default's) times x's
- * distance from a on it (an order or draw of the same
- * counts as far as one doubling of nodes), times (1 + tie).  Beyond the
- * longest extrapolation measured on an axis of the grid: -1 (no margin
- * makes it safe).  Without pairs on the grid's axes: the model's error
- * whatever the distance (only other draws or orders of a timed shape are
- * in reach), with the bytes axis's. */
 /* x's distance from anchor a along every axis into d (db: along message
  * bytes; a or x NULL: one doubling of nodes, in reach).  0, or -1 when x
  * lies further from a on the nodes or ranks-per-node axis than any
@@ -489,6 +478,17 @@ static int reach(const tn_site_grid *g, const tn_site_shape *a, const tn_site_sh
     return 0;
 }
 
+/* The margin a point x priced by the model needs for family f at size
+ * s, from anchor a (x != a) and db from that size (|log| of the ratio of
+ * message sizes): exp of the errors measured per unit of distance along
+ * each axis (of the ratio default / candidate where MIN_PAIRS were
+ * measured at that size, else A's family's plus default's) times x's
+ * distance from a on it (an order or draw of the same
+ * counts as far as one doubling of nodes), times (1 + tie).  Beyond the
+ * longest extrapolation measured on an axis of the grid: -1 (no margin
+ * makes it safe).  Without pairs on the grid's axes: the model's error
+ * whatever the distance (only other draws or orders of a timed shape are
+ * in reach), with the bytes axis's. */
 static double margin_of(const tn_run *T, const tn_site_grid *g, int f, int s, const tn_site_shape *a,
                         const tn_site_shape *x, double db)
 {

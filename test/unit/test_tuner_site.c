@@ -3,8 +3,8 @@
  * the same on every rank; the hierarchies of shapes built as data against
  * the library's own derivation; the rules of a grid of decisions (every
  * nodes x ranks-per-node x placement selects its cell's decisions, equal
- * neighbours merged, shapes with uneven nodes by their fullest node, default left to the last
- * rule); and the decisions on a synthetic run (an algorithm where the
+ * neighbours merged, shapes with uneven nodes by their fullest node,
+ * default left to the last rule); and the decisions on a synthetic run (an algorithm where the
  * measurements and the model agree it is faster by more than the margin,
  * default where default is best or the model's error is large, nothing
  * beyond the model's reach, the same decisions twice). */

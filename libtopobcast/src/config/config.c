@@ -35,7 +35,8 @@ void tb_shape_cond_any(tb_shape_cond *c)
 int tb_shape_cond_equal(const tb_shape_cond *a, const tb_shape_cond *b)
 {
     int eq = a->nodes_lo == b->nodes_lo && a->nodes_hi == b->nodes_hi && a->ppn_lo == b->ppn_lo &&
-             a->ppn_hi == b->ppn_hi && a->pmax_lo == b->pmax_lo && a->pmax_hi == b->pmax_hi && a->consecutive == b->consecutive && a->has_levels == b->has_levels &&
+             a->ppn_hi == b->ppn_hi && a->pmax_lo == b->pmax_lo && a->pmax_hi == b->pmax_hi &&
+             a->consecutive == b->consecutive && a->has_levels == b->has_levels &&
              (!a->has_levels || a->levels == b->levels);
     for (int l = 0; eq && l < TB_MAX_LEVELS; l++)
         eq = a->groups_lo[l] == b->groups_lo[l] && a->groups_hi[l] == b->groups_hi[l];
@@ -226,7 +227,8 @@ static void rule_box(const tb_rule *r, box *b)
     /* unknown (-1), no, yes -> 0, 1, 2; a rule that wants a node count or
      * ranks per node only meets shapes whose nodes are known, and those
      * know whether they are consecutive */
-    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1 || c->pmax_lo >= 1) : (uint64_t)c->consecutive + 1;
+    b->lo[AX_CONSECUTIVE] = c->consecutive < 0 ? (c->nodes_lo >= 1 || c->ppn_lo >= 1 || c->pmax_lo >= 1)
+                                               : (uint64_t)c->consecutive + 1;
     b->hi[AX_CONSECUTIVE] = c->consecutive < 0 ? 2 : (uint64_t)c->consecutive + 1;
     b->lo[AX_LEVELS] = c->has_levels ? c->levels : 0;
     b->hi[AX_LEVELS] = c->has_levels ? c->levels : UINT64_MAX;

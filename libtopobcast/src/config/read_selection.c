@@ -164,9 +164,9 @@ static int parse_yes_no(tb_yaml_loader *L, const tb_ynode *n, int *out)
 
 static int parse_rule(tb_yaml_loader *L, const tb_ynode *n, tb_rule *r)
 {
-    tb_yaml_field f[] = {{"comm", 0, 0, 0},   {"bytes", 0, 0, 0},       {"nodes", 0, 0, 0},
-                         {"ppn", 0, 0, 0},    {"ppn_max", 0, 0, 0},     {"consecutive", 0, 0, 0},
-                         {"levels", 0, 0, 0}, {"groups", 0, 0, 0},      {"algorithm", 1, 0, 0}};
+    tb_yaml_field f[] = {{"comm", 0, 0, 0},   {"bytes", 0, 0, 0},   {"nodes", 0, 0, 0},
+                         {"ppn", 0, 0, 0},    {"ppn_max", 0, 0, 0}, {"consecutive", 0, 0, 0},
+                         {"levels", 0, 0, 0}, {"groups", 0, 0, 0},  {"algorithm", 1, 0, 0}};
     if (tb_yaml_take_fields(L, n, f, 9, "a selection rule") != 0)
         return -1;
     r->comm_lo = 1;
@@ -181,7 +181,8 @@ static int parse_rule(tb_yaml_loader *L, const tb_ynode *n, tb_rule *r)
     tb_shape_cond_any(c);
     if ((f[2].val && parse_count_range(L, f[2].val, "a node-count range", "node counts", &c->nodes_lo, &c->nodes_hi) != 0) ||
         (f[3].val && parse_count_range(L, f[3].val, "a ranks-per-node range", "ranks per node", &c->ppn_lo, &c->ppn_hi) != 0) ||
-        (f[4].val && parse_count_range(L, f[4].val, "the fullest node's ranks-per-node range", "ranks per node", &c->pmax_lo, &c->pmax_hi) != 0) ||
+        (f[4].val && parse_count_range(L, f[4].val, "the fullest node's ranks-per-node range", "ranks per node",
+                                       &c->pmax_lo, &c->pmax_hi) != 0) ||
         (f[5].val && parse_yes_no(L, f[5].val, &c->consecutive) != 0) ||
         (f[6].val && parse_levels_key(L, f[6].val, c) != 0) || (f[7].val && parse_groups_key(L, f[7].val, c) != 0))
         return -1;
