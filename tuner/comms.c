@@ -19,7 +19,7 @@ static int site_picks(int wsize, const int *node_of, const tn_site_want *site, t
     if (n != 0)
         return -1;
     tn_site_shape *s = malloc(sizeof *s * (size_t)(cap > 0 ? cap : 1));
-    n = s ? tn_site_picks(&sn, s, tn_site_timed(&sn, site->budget, s, cap), picks, cap) : -1;
+    n = s ? tn_site_picks(&sn, s, tn_site_timed(&sn, site->budget, site->small, s, cap), picks, cap) : -1;
     free(s);
     if (nodes && n >= 0)
         *nodes = sn;

@@ -13,6 +13,7 @@
 /* What a site calibration (--site) draws its shapes from. */
 typedef struct tn_site_want {
     int budget;           /* shapes timed, at most (tn_site_timed) */
+    int small;            /* ... and the grid's shapes of at most this many ranks */
     const tb_hier *world; /* the job's hierarchy in world ranks (its levels spread the nodes), or NULL */
     int type;             /* this rank's node type (any integer, the same on every rank of a node) */
 } tn_site_want;

@@ -56,8 +56,11 @@ void tn_options_usage(FILE *f)
             "                     communicators of representative shapes (nodes, ranks per node,\n"
             "                     placement), prices the others with the model, and writes rules\n"
             "                     keyed on nodes, ppn and bytes for every job (tuner/README.md,\n"
-            "                     \"Site table\"); default sizes 1,16,256,4K,16K,64K,256K,1M,4M,16M\n"
+            "                     \"Site table\"); default sizes 1,16,256,4K,16K,64K,128K ... 16M\n"
             "  --site-shapes N    with --site: shapes timed, at most (default 24, up to 64)\n"
+            "  --site-small R     with --site: also time the grid's shapes of at most R ranks\n"
+            "                     (one, half or all ranks per node), to 64 shapes in all\n"
+            "                     (default 64; 0: none)\n"
             "  --site-top K       with --site: candidates timed per shape and size, the K best\n"
             "                     predicted within --factor (+ default; default 3 up to 64\n"
             "                     ranks, 2 up to 1024, 1 above; it stands for --max-timed)\n"
@@ -118,13 +121,15 @@ static int default_sizes(size_t max, size_t *out, int cap)
     return n;
 }
 
-/* A site calibration's default sizes: 1, 16, 256, 4K, then powers of 4 up
- * to max (and max): the latency-bound sizes sparsely, where a large
- * message's timing costs most, one size in four. */
+/* A site calibration's default sizes: 1, 16, 256, 4K, 16K, then powers of
+ * 2 from 64K up to max (and max): the latency-bound sizes sparsely, the
+ * large ones, where the algorithms' gains lie, densely, so that a decision
+ * there stands for sizes within a factor sqrt(2) of its measurement (its
+ * margin grows with that factor: site.c). */
 static int site_sizes(size_t max, size_t *out, int cap)
 {
     int n = 0;
-    for (size_t p = 1; p <= max && n < cap; p *= p < 4096 ? 16 : 4)
+    for (size_t p = 1; p <= max && n < cap; p *= p < 4096 ? 16 : p < 65536 ? 4 : 2)
         out[n++] = p;
     if (n < cap && out[n - 1] < max)
         out[n++] = max;
@@ -138,7 +143,7 @@ static int site_conflict(const tn_opts *o, int argc, char **argv, char *err, siz
     for (int i = 1; i < argc; i++)
         site_only |= !strncmp(argv[i], "--site-", 7);
     if (!o->site && site_only) {
-        snprintf(err, errlen, "--site-shapes, --site-top and --site-margin go with --site");
+        snprintf(err, errlen, "--site-shapes, --site-small, --site-top and --site-margin go with --site");
         return -1;
     }
     if (o->site && o->site_margin > 0 && o->site_margin < 1) {
@@ -197,7 +202,8 @@ typedef struct num_option {
 static int num_option_of(tn_opts *o, const char *a, num_option *n)
 {
     static const char *const names[] = {"--reps",        "--warmup",   "--max-segments", "--max-timed",  "--factor",
-                                        "--tie",         "--site-shapes", "--site-top",  "--site-margin"};
+                                        "--tie",         "--site-shapes", "--site-top",  "--site-margin",
+                                        "--site-small"};
     const num_option opts[] = {{&o->reps, NULL, 1, "a whole number of repetitions, at least 1"},
                                {&o->warmup, NULL, 0, "a whole number of warm-up repetitions, 0 or more"},
                                {&o->max_segments, NULL, 0, "a whole number of segments, 0 (no limit) or more"},
@@ -206,7 +212,8 @@ static int num_option_of(tn_opts *o, const char *a, num_option *n)
                                {NULL, &o->tie, 0.0, "a fraction of 0 or more"},
                                {&o->site_shapes, NULL, 1, "a whole number of shapes, at least 1"},
                                {&o->site_top, NULL, 1, "a whole number of candidates, at least 1"},
-                               {NULL, &o->site_margin, 0.0, "a factor of 1 or more, or 0 (from the model's error)"}};
+                               {NULL, &o->site_margin, 0.0, "a factor of 1 or more, or 0 (from the model's error)"},
+                               {&o->site_small, NULL, 0, "a whole number of ranks, 0 (none) or more"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k])) {
             *n = opts[k];
@@ -329,6 +336,7 @@ int tn_options_parse(tn_opts *o, int argc, char **argv, int *help, char *err, si
     o->send_variants = 2;
     o->shapes = -1;
     o->site_shapes = TN_SITE_SHAPES;
+    o->site_small = TN_SITE_SMALL;
     *help = 0;
     err[0] = 0;
     for (int i = 1; i < argc; i++) {

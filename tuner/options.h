@@ -11,6 +11,7 @@
 #define TN_MAX_COMMS 16       /* --comm-sizes */
 #define TN_MAX_TUNED 64       /* communicators timed in one run (site shapes included) */
 #define TN_SITE_SHAPES 24     /* --site-shapes: default budget of timed shapes */
+#define TN_SITE_SMALL 64      /* --site-small: the grid's shapes of at most this many ranks are timed too */
 
 typedef struct tn_opts {
     const char *topology, *measurements, *out, *partial, *compare, *csv, *model_csv, *algs;
@@ -26,6 +27,7 @@ typedef struct tn_opts {
     double factor, tie;
     int site;                   /* --site: a table for every job of the partition */
     int site_shapes;            /* --site-shapes: shapes timed at most */
+    int site_small;             /* --site-small: and the grid's shapes of at most this many ranks (0: none) */
     int site_top;               /* --site-top: candidates timed per shape and size (0: by size, tn_opts_site_top) */
     double site_margin;         /* --site-margin: a shape not timed gets an algorithm only predicted this many
                                    times faster than default (0: from the model's measured error) */

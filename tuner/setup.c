@@ -104,7 +104,7 @@ static int node_type(const tn_run *T)
  * or -1. */
 int tn_setup_comms(tn_run *T)
 {
-    tn_site_want want = {T->o.site_shapes, NULL, 0};
+    tn_site_want want = {T->o.site_shapes, T->o.site_small, NULL, 0};
     if (T->o.site) { /* the job's levels spread the nodes a shape takes */
         want.world = tb_tool_comm_hier(MPI_COMM_WORLD, NULL);
         want.type = node_type(T);

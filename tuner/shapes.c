@@ -355,6 +355,22 @@ int tn_site_axis(int lo, int full, int *out, int cap)
     return n;
 }
 
+/* The grid's counts from lo to full: tn_site_axis's and the midpoints
+ * 3 x 2^k between them (2, 3, 4, 6, 8, 12 ...), so that a cell's ends lie
+ * near its representative (a third of a doubling, not a half) and a cell
+ * that cannot keep an algorithm gives up a smaller range.  At most cap. */
+int tn_site_grid_axis(int lo, int full, int *out, int cap)
+{
+    int base[64], m = tn_site_axis(lo, full, base, 64), n = 0;
+    for (int i = 0; i < m && n < cap; i++) {
+        out[n++] = base[i];
+        int mid = base[i] + base[i] / 2; /* 3 x 2^k past a power of two */
+        if (i + 1 < m && (base[i] & (base[i] - 1)) == 0 && mid > base[i] && mid < base[i + 1] && n < cap)
+            out[n++] = mid;
+    }
+    return n;
+}
+
 const char *tn_site_label(const tn_site_shape *s, char *buf, size_t len)
 {
     static const char *const place[TN_PLACE_COUNT] = {"", "-scattered", "-random"};
@@ -481,9 +497,28 @@ static int bisection(const int *nodes, int n, int *out)
     return m;
 }
 
-int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int cap)
+/* The small cells' representatives (the site grid's: nodes on
+ * tn_site_grid_axis, one, half or all of node 0's ranks per node, compact
+ * and scattered) of at most `small` ranks, fewest ranks first (then fewest
+ * nodes), after those already in out, to cap: a few ranks cost little to
+ * time, and there the model's margin is as large as the gains. */
+static void add_small(const tn_site_nodes *sn, int small, tn_site_shape *out, int *n, int cap)
 {
-    int axis[64], order[64], n = 0;
+    int an[64], na = sn->n >= 2 ? tn_site_grid_axis(2, sn->n, an, 64) : 0;
+    const int ks[3] = {1, sn->ppn0 / 2, sn->ppn0};
+    for (int size = 2; size <= small && size <= sn->P && *n < cap; size++)
+        for (int i = -1; i < na; i++) /* -1: one node */
+            for (int j = 0; j < 3; j++) {
+                int nodes = i < 0 ? 1 : an[i], k = ks[j];
+                if (nodes * k == size)
+                    for (int c = 0; c < 2; c++)
+                        add_timed(sn, nodes, k, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, out, n, cap);
+            }
+}
+
+int tn_site_timed(const tn_site_nodes *sn, int budget, int small, tn_site_shape *out, int cap)
+{
+    int axis[64], order[64], n = 0, all = cap;
     int na = sn->n >= 2 ? tn_site_axis(2, sn->n, axis, 64) : 0;
     int no = bisection(axis, na, order);
     if (cap > budget && budget > 0)
@@ -514,6 +549,7 @@ int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int c
     for (int r = 2; r < no; r++)
         for (int c = 0; c < 3; c++)
             add_timed(sn, order[r], first[c][0], first[c][1], out, &n, cap);
+    add_small(sn, small, out, &n, all);
     return n;
 }
 

@@ -124,15 +124,25 @@ void tn_site_nodes_free(tn_site_nodes *sn);
  * \return how many were written to out[0..cap). */
 int tn_site_axis(int lo, int full, int *out, int cap);
 
+/* \brief The grid's counts from lo to full: tn_site_axis's, and the
+ *        midpoints 3 x 2^k between powers of two (2, 3, 4, 6, 8, 12, 16 ...),
+ *        so that a cell's ends lie within a third of a doubling of its
+ *        representative.
+ * \return how many were written to out[0..cap). */
+int tn_site_grid_axis(int lo, int full, int *out, int cap);
+
 /* \brief The shapes a site calibration times, most telling first, at most
  *        `budget` of them: the whole partition and 2 nodes, full (the ranks
  *        of node 0) and one rank per node, compact and scattered; one node
  *        full; then the same at half the ranks per node; then the node
  *        counts of tn_site_axis(2, nodes) between, by bisection, full and
- *        one per node.  All drawn spread; each only where the nodes have
- *        the ranks, and once.
+ *        one per node.  Then, up to cap, the shapes of at most `small`
+ *        ranks (0: none) on the grid (nodes on tn_site_grid_axis, one, half
+ *        or all of node 0's ranks per node, compact and scattered), fewest
+ *        ranks first.  All drawn spread; each only where the nodes have the
+ *        ranks, and once.
  * \return how many were written to out[0..cap). */
-int tn_site_timed(const tn_site_nodes *sn, int budget, tn_site_shape *out, int cap);
+int tn_site_timed(const tn_site_nodes *sn, int budget, int small, tn_site_shape *out, int cap);
 
 /* \brief A site shape's name: "NODESxPPN", with "-scattered", "-random"
  *        or "-packed" when it is not compact or not drawn spread.

@@ -164,11 +164,12 @@ static double median_of(vals *e)
     return tbtime_quantile(e->v, e->n, 0.5);
 }
 
-/* The timed shape of a communicator (its label), or -1 with none. */
-static int timed_shape(const tn_run *T, int ci, tn_site_shape *out)
+/* The timed shape of a communicator (its label) among those of
+ * tn_site_timed(..., small, ...), or -1 with none. */
+static int timed_shape(const tn_run *T, int ci, int small, tn_site_shape *out)
 {
     tn_site_shape s[TN_MAX_TUNED];
-    int n = tn_site_timed(&T->site_nodes, T->o.site_shapes, s, TN_MAX_TUNED);
+    int n = tn_site_timed(&T->site_nodes, T->o.site_shapes, small, s, TN_MAX_TUNED);
     char label[TN_SHAPE_LABEL];
     for (int i = 0; i < n; i++)
         if (!strcmp(tn_site_label(&s[i], label, sizeof label), T->comms[ci].label)) {
@@ -570,22 +571,6 @@ static void make_cell(tn_site_cell *c, int kind, int place, long nlo, long nhi, 
 }
 
 /* The cells of the partition (g->cell, g->ncell). */
-/* The grid's counts from lo to full: tn_site_axis's and the midpoints
- * 3 x 2^k between them (2, 3, 4, 6, 8, 12 ...), so that a cell's ends lie
- * near its representative (a third of a doubling, not a half) and a cell
- * that cannot keep an algorithm gives up a smaller range.  At most cap. */
-int tn_site_grid_axis(int lo, int full, int *out, int cap)
-{
-    int base[64], m = tn_site_axis(lo, full, base, 64), n = 0;
-    for (int i = 0; i < m && n < cap; i++) {
-        out[n++] = base[i];
-        int mid = base[i] + base[i] / 2; /* 3 x 2^k past a power of two */
-        if (i + 1 < m && (base[i] & (base[i] - 1)) == 0 && mid > base[i] && mid < base[i + 1] && n < cap)
-            out[n++] = mid;
-    }
-    return n;
-}
-
 static int make_grid(const tn_site_nodes *sn, tn_site_grid *g)
 {
     int an[64] = {0}, ak[64] = {0};
@@ -825,24 +810,34 @@ int tn_site_decide(const tn_run *T, const struct tb_config *cfg, tn_site_grid *g
     g->nsizes = T->o.nsizes;
     int ns = T->o.nsizes, rc = 0;
     tn_site_shape *timed = calloc((size_t)(T->ncomm ? T->ncomm : 1), sizeof *timed);
+    tn_site_shape *spaced = calloc((size_t)(T->ncomm ? T->ncomm : 1), sizeof *spaced);
     anchor *anc = calloc((size_t)(T->ncomm * ns > 0 ? T->ncomm * ns : 1), sizeof *anc);
     tn_machine wm;
     memset(&wm, 0, sizeof wm);
-    if (!timed || !anc || make_grid(&T->site_nodes, g) != 0) {
-        free(timed), free(anc);
+    if (!timed || !spaced || !anc || make_grid(&T->site_nodes, g) != 0) {
+        free(timed), free(spaced), free(anc);
         return -1;
     }
     tn_progress pp;
     tn_progress_start(&pp, g->ncell, 1);
     for (int c = 0; c < T->ncomm && rc == 0; c++) {
-        if (timed_shape(T, c, &timed[c]) != 0)
+        if (timed_shape(T, c, T->o.site_small, &timed[c]) != 0)
             timed[c].nodes = 0; /* not a site shape: anchors nothing */
+        /* the model's errors are measured between the list's shapes, a
+         * doubling or more apart, as far as the shapes it prices lie from
+         * an anchor; the small ones (--site-small), half a doubling apart,
+         * anchor their own cells but measure nothing: divided by half a
+         * doubling, the MPI library's own switches of algorithm with the
+         * process count between them made the error per doubling several
+         * times what the list's shapes measure (tuner/README.md) */
+        if (timed_shape(T, c, 0, &spaced[c]) != 0)
+            spaced[c].nodes = 0;
         for (int s = 0; s < ns && rc == 0; s++)
             rc = anchor_load(T, c, s, &anc[c * ns + s], &g->priced);
     }
     if (rc == 0) {
-        margins(T, timed, anc, g);
-        ratio_margins(T, timed, anc, g);
+        margins(T, spaced, anc, g);
+        ratio_margins(T, spaced, anc, g);
     }
     /* the job's machine, seen by every point */
     char err[512] = "";
@@ -867,7 +862,7 @@ int tn_site_decide(const tn_run *T, const struct tb_config *cfg, tn_site_grid *g
     for (int k = 0; k < T->ncomm * ns; k++)
         anchor_free(&anc[k]);
     free(anc);
-    free(timed);
+    free(timed), free(spaced);
     return rc;
 }
 
@@ -878,10 +873,10 @@ void tn_site_plan_print(const tn_run *T, FILE *f)
     long runs = 0;
     for (int k = 0; k < T->nitems; k++)
         runs += T->items[k].ntime;
-    fprintf(f, "# site plan: %d shapes timed (--site-shapes %d) of %d nodes (%d ranks on node 0, %d at most), %d sizes "
+    fprintf(f, "# site plan: %d shapes timed (--site-shapes %d, --site-small %d) of %d nodes (%d ranks on node 0, %d at most), %d sizes "
                "%zu..%zu B, per shape and size the K best predicted + default: %ld timed runs (and up to one more per "
                "size: the previous size's best)\n",
-            T->ncomm, o->site_shapes, sn->n, sn->ppn0, sn->ppn_max, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1],
+            T->ncomm, o->site_shapes, o->site_small, sn->n, sn->ppn0, sn->ppn_max, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1],
             runs);
     for (int c = 0; c < T->ncomm; c++) {
         long n = 0, cand = 0;

@@ -82,13 +82,6 @@ typedef struct tn_site_grid {
     int pairs[TN_SITE_AXES];         /* extrapolations measured between timed shapes */
 } tn_site_grid;
 
-/* \brief The grid's counts from lo to full: tn_site_axis's, and the
- *        midpoints 3 x 2^k between powers of two (2, 3, 4, 6, 8, 12, 16 ...),
- *        so that a cell's ends lie within a third of a doubling of its
- *        representative.
- * \return how many were written to out[0..cap). */
-int tn_site_grid_axis(int lo, int full, int *out, int cap);
-
 /* \brief The axes' buckets: lo[i]..hi[i] for axis[0..m) (ascending):
  *        lo[0] = axis[0], boundaries at the geometric means of neighbours,
  *        hi[m-1] = last_hi.

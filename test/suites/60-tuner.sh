@@ -261,7 +261,7 @@ check "topobcast-tuner --version: status $RC, 'topobcast-tuner VERSION (built fo
 run site --site --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" --sizes 1,64K --reps 3 --warmup 1 \
     -o "$tmp/site.yaml"
 check "--site on one host: status 0 (got $RC), the plan before timing: one shape, the node (1x2)" \
-    bash -c '[ "$1" -eq 0 ] && grep -q "^# site plan: 1 shapes timed (--site-shapes 24) of 1 nodes (2 ranks on node 0" <<<"$2" &&
+    bash -c '[ "$1" -eq 0 ] && grep -q "^# site plan: 1 shapes timed (--site-shapes 24, --site-small 64) of 1 nodes (2 ranks on node 0" <<<"$2" &&
              grep -qE "^#   1x2 +2 ranks, K = 3:" <<<"$2" && grep -q "^site calibration cost: 1 shapes timed, 2 sizes" <<<"$2"' \
     _ "$RC" "$OUT"
 check "--site on one host: the table loads, with the topology; its rules (if any) for one node, never comm" \
@@ -270,7 +270,7 @@ check "--site on one host: the table loads, with the topology; its rules (if any
              r=$(sed -n "/^selection:/,\$p" "$2/site.yaml" | grep "^  - {" | head -n -1) &&
              ! grep -vE "^  - \{nodes: 1, ppn_max: 2(-inf)?, bytes: " <<<"$r" | grep -q . &&
              tail -1 "$2/site.yaml" | grep -q "^  - {algorithm: default}$"' _ "$OUT" "$tmp" "$host"
-bad_arg site-shapes-alone "topobcast-tuner: --site-shapes, --site-top and --site-margin go with --site" \
+bad_arg site-shapes-alone "topobcast-tuner: --site-shapes, --site-small, --site-top and --site-margin go with --site" \
     --site-shapes 4 --dry-run
 bad_arg site-with-shapes "topobcast-tuner: --site chooses its own communicators" --site --shapes job --dry-run
 bad_arg site-margin "topobcast-tuner: --site-margin: invalid value '0.5'" --site --site-margin 0.5 --dry-run

@@ -196,12 +196,12 @@ grep -v '^#' "$ROOT/test/platforms/fram-truth.txt" | awk 'NR % 4 == 1 { for (k =
     >"$tmp/h16x4.txt"
 start=$(date +%s)
 sim "$tmp/h16x4.txt" 64 "${SMPI_COLL_OMPI[@]}" "$ROOT/$SBIN/topobcast-tuner" --site --topology "$tmp/site-topo.yaml" \
-    --sizes 1K,64K,1M --reps 1 --warmup 1 --roots 0 --send nonblocking --site-shapes 12 --site-top 1 \
+    --sizes 1K,64K,1M --reps 1 --warmup 1 --roots 0 --send nonblocking --site-shapes 12 --site-small 0 --site-top 1 \
     --max-segments 16 -o "$tmp/site.yaml"
 printf '%s\n' "$OUT" | grep -E "^(# site plan|site calibration cost|table:)" | sed 's/^/# /'
 check "--site: status 0 ($(($(date +%s) - start)) s wall)" [ "$RC" -eq 0 ]
 check "--site: the plan names 12 shapes before timing (16x4, 2x1, 16x4-scattered, 1x4 ...)" \
-    bash -c 'grep -q "^# site plan: 12 shapes timed (--site-shapes 12) of 16 nodes (4 ranks on node 0" <<<"$1" &&
+    bash -c 'grep -q "^# site plan: 12 shapes timed (--site-shapes 12, --site-small 0) of 16 nodes (4 ranks on node 0" <<<"$1" &&
              grep -qE "^#   16x4-scattered +64 ranks, K = 1:" <<<"$1" && grep -qE "^#   1x4 +4 ranks" <<<"$1"' _ "$OUT"
 check "--site: the table loads and selects every decision at every shape priced" \
     has "^table: $tmp/site.yaml \\([0-9]+ rules, with the topology\\); it loads and selects every decision"

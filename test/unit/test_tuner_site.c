@@ -120,10 +120,10 @@ static void test_nodes(void)
 }
 
 /* "label,label,..." of the timed shapes. */
-static void timed_labels(const tn_site_nodes *sn, int budget, char *buf, size_t len)
+static void timed_labels(const tn_site_nodes *sn, int budget, int small, char *buf, size_t len)
 {
     tn_site_shape s[64];
-    int n = tn_site_timed(sn, budget, s, 64);
+    int n = tn_site_timed(sn, budget, small, s, 64);
     size_t o = 0;
     buf[0] = 0;
     for (int i = 0; i < n && o < len; i++) {
@@ -140,39 +140,57 @@ static void test_timed(void)
     tn_site_nodes sn;
     tn_site_nodes_make(1024, node_of, w.nlevels, w.group, NULL, &sn);
     char got[2048];
-    timed_labels(&sn, 16, got, sizeof got);
-    timed_labels(&sn, 24, got, sizeof got);
+    timed_labels(&sn, 16, 0, got, sizeof got);
+    timed_labels(&sn, 24, 0, got, sizeof got);
     const char *want = "64x16,64x1,64x16-scattered,2x16,2x1,2x16-scattered,1x16,64x8,64x8-scattered,2x8,"
                        "2x8-scattered,1x8,8x16,8x1,8x16-scattered,4x16,4x1,4x16-scattered,16x16,16x1,16x16-scattered,"
                        "32x16,32x1,32x16-scattered";
     TAP_OK(!strcmp(got, want), "24 shapes of 64 nodes x 16: the partition and 2 nodes (full, one per node, "
                                "scattered), one node, half the ranks, then 8, 4, 16 and 32 nodes: %s", got);
-    timed_labels(&sn, 64, got, sizeof got);
+    timed_labels(&sn, 64, 0, got, sizeof got);
     int n = 1;
     for (const char *p = got; *p; p++)
         n += *p == ',';
     TAP_OK(n == 24 && !strstr(got, "32x8"), "no budget: the same 24 (half the ranks per node at 2 and 64 nodes only)");
-    timed_labels(&sn, 16, got, sizeof got);
+    timed_labels(&sn, 16, 0, got, sizeof got);
     TAP_OK(!strcmp(got, "64x16,64x1,64x16-scattered,2x16,2x1,2x16-scattered,1x16,64x8,64x8-scattered,2x8,"
                         "2x8-scattered,1x8,8x16,8x1,8x16-scattered,4x16"),
            "a budget of 16: the first 16 of them");
-    timed_labels(&sn, 1, got, sizeof got);
+    timed_labels(&sn, 1, 0, got, sizeof got);
     TAP_OK(!strcmp(got, "64x16"), "a budget of 1: the whole partition");
     /* determinism: the same inputs on another rank give the same shapes */
     tn_site_nodes sn2;
     tn_site_nodes_make(1024, node_of, w.nlevels, w.group, NULL, &sn2);
     char again[2048];
-    timed_labels(&sn2, 16, again, sizeof again);
+    timed_labels(&sn2, 16, 0, again, sizeof again);
     TAP_OK(!strcmp(got, "64x16") && !memcmp(sn.spread, sn2.spread, sizeof(int) * 64) &&
-               (timed_labels(&sn, 16, got, sizeof got), !strcmp(got, again)),
+               (timed_labels(&sn, 16, 0, got, sizeof got), !strcmp(got, again)),
            "the same nodes and shapes from the same inputs (every rank)");
+    /* the grid's small shapes: after the 24, fewest ranks first (then fewest nodes), each once */
+    timed_labels(&sn, 24, 64, got, sizeof got);
+    const char *small = ",3x1,6x1,12x1,3x8,3x8-scattered,24x1,4x8,4x8-scattered,3x16,3x16-scattered,6x8,"
+                        "6x8-scattered,48x1,8x8,8x8-scattered";
+    TAP_OK(!strncmp(got, want, strlen(want)) && !strcmp(got + strlen(want), small),
+           "--site-small 64: the 24, then the grid's shapes of at most 64 ranks not among them: %s",
+           got + strlen(want));
+    timed_labels(&sn, 24, 12, got, sizeof got);
+    TAP_OK(!strncmp(got, want, strlen(want)) && !strcmp(got + strlen(want), ",3x1,6x1,12x1"),
+           "--site-small 12: 3, 6 and 12 nodes x 1 (%s)", got + strlen(want));
+    timed_labels(&sn, 64, 1024, got, sizeof got);
+    n = 1;
+    for (const char *p = got; *p; p++)
+        n += *p == ',';
+    TAP_OK(n == 57, "--site-small of every rank: every shape of the grid once, 11 node counts x (1 + 2 x 2) + "
+                    "1x8 and 1x16 (%d)", n);
+    tn_site_shape cut[40];
+    TAP_OK(tn_site_timed(&sn, 24, 1024, cut, 40) == 40, "... cut at the cap (40 of 57)");
     tn_site_nodes_free(&sn2);
     tn_site_nodes_free(&sn);
     tb_hier_free(&w);
     /* one host of 2 ranks (60-tuner's machine): ranks per node only */
     int one[2] = {0, 0};
     tn_site_nodes_make(2, one, 0, NULL, NULL, &sn);
-    timed_labels(&sn, 16, got, sizeof got);
+    timed_labels(&sn, 16, 0, got, sizeof got);
     TAP_OK(!strcmp(got, "1x2"), "one host of 2 ranks: the node alone (%s)", got);
     tn_site_nodes_free(&sn);
 }
@@ -308,7 +326,7 @@ static void test_members_two_types(void)
     TAP_OK(tn_site_members(&sn, &s7, m, nd) == -1 && tn_site_members(&sn, &n7, m, nd) == -1,
            "more ranks per node than any node holds, more nodes than there are: none");
     tn_site_shape t[32];
-    int n = tn_site_timed(&sn, 64, t, 32), six = 0;
+    int n = tn_site_timed(&sn, 64, 0, t, 32), six = 0;
     for (int i = 0; i < n; i++)
         six += t[i].ppn == 6;
     TAP_OK(six >= 3, "the timed shapes hold the larger nodes' 6 ranks per node (%d of %d)", six, n);
@@ -624,7 +642,7 @@ static void run_make(int budget, double dfac, double (*cfac)(int))
     R.o.site = 1;
     R.o.site_shapes = budget;
     tn_site_shape s[TN_MAX_TUNED];
-    int n = tn_site_timed(&R.site_nodes, budget, s, TN_MAX_TUNED);
+    int n = tn_site_timed(&R.site_nodes, budget, 0, s, TN_MAX_TUNED);
     R.ncomm = tn_site_picks(&R.site_nodes, s, n, R.picks, TN_MAX_TUNED);
     R.items = calloc((size_t)R.ncomm * 3, sizeof *R.items);
     for (int c = 0; c < R.ncomm; c++) {
