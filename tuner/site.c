@@ -164,18 +164,14 @@ static double median_of(vals *e)
     return tbtime_quantile(e->v, e->n, 0.5);
 }
 
-/* The timed shape of a communicator (its label) among those of
- * tn_site_timed(..., small, ...), or -1 with none. */
-static int timed_shape(const tn_run *T, int ci, int small, tn_site_shape *out)
+/* The index in s[0..n) of a communicator's timed shape (by its label),
+ * or -1 with none. */
+static int timed_shape(const tn_run *T, int ci, const tn_site_shape *s, int n)
 {
-    tn_site_shape s[TN_MAX_TUNED];
-    int n = tn_site_timed(&T->site_nodes, T->o.site_shapes, small, s, TN_MAX_TUNED);
     char label[TN_SHAPE_LABEL];
     for (int i = 0; i < n; i++)
-        if (!strcmp(tn_site_label(&s[i], label, sizeof label), T->comms[ci].label)) {
-            *out = s[i];
-            return 0;
-        }
+        if (!strcmp(tn_site_label(&s[i], label, sizeof label), T->comms[ci].label))
+            return i;
     return -1;
 }
 
@@ -820,17 +816,25 @@ int tn_site_decide(const tn_run *T, const struct tb_config *cfg, tn_site_grid *g
     }
     tn_progress pp;
     tn_progress_start(&pp, g->ncell, 1);
+    /* the site's shapes: the list, then the small ones (--site-small) */
+    tn_site_shape list[TN_MAX_TUNED], first[TN_MAX_TUNED];
+    int nlist = tn_site_timed(&T->site_nodes, T->o.site_shapes, T->o.site_small, list, TN_MAX_TUNED);
+    int nspaced = tn_site_timed(&T->site_nodes, T->o.site_shapes, 0, first, TN_MAX_TUNED); /* list's prefix */
     for (int c = 0; c < T->ncomm && rc == 0; c++) {
-        if (timed_shape(T, c, T->o.site_small, &timed[c]) != 0)
+        int i = timed_shape(T, c, list, nlist);
+        if (i >= 0)
+            timed[c] = list[i];
+        else
             timed[c].nodes = 0; /* not a site shape: anchors nothing */
         /* the model's errors are measured between the list's shapes, a
          * doubling or more apart, as far as the shapes it prices lie from
-         * an anchor; the small ones (--site-small), half a doubling apart,
-         * anchor their own cells but measure nothing: divided by half a
-         * doubling, the MPI library's own switches of algorithm with the
-         * process count between them made the error per doubling several
-         * times what the list's shapes measure (tuner/README.md) */
-        if (timed_shape(T, c, 0, &spaced[c]) != 0)
+         * an anchor; the small ones, half a doubling apart, anchor their
+         * own cells but measure nothing: divided by half a doubling, the
+         * MPI library's own switches of algorithm with the process count
+         * between them made the error per doubling several times what the
+         * list's shapes measure (tuner/README.md) */
+        spaced[c] = timed[c];
+        if (i >= nspaced)
             spaced[c].nodes = 0;
         for (int s = 0; s < ns && rc == 0; s++)
             rc = anchor_load(T, c, s, &anc[c * ns + s], &g->priced);
@@ -873,11 +877,11 @@ void tn_site_plan_print(const tn_run *T, FILE *f)
     long runs = 0;
     for (int k = 0; k < T->nitems; k++)
         runs += T->items[k].ntime;
-    fprintf(f, "# site plan: %d shapes timed (--site-shapes %d, --site-small %d) of %d nodes (%d ranks on node 0, %d at most), %d sizes "
-               "%zu..%zu B, per shape and size the K best predicted + default: %ld timed runs (and up to one more per "
-               "size: the previous size's best)\n",
-            T->ncomm, o->site_shapes, o->site_small, sn->n, sn->ppn0, sn->ppn_max, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1],
-            runs);
+    fprintf(f, "# site plan: %d shapes timed (--site-shapes %d, --site-small %d) of %d nodes (%d ranks on node 0, "
+               "%d at most), %d sizes %zu..%zu B, per shape and size the K best predicted + default: %ld timed runs "
+               "(and up to one more per size: the previous size's best)\n",
+            T->ncomm, o->site_shapes, o->site_small, sn->n, sn->ppn0, sn->ppn_max, o->nsizes, o->sizes[0],
+            o->sizes[o->nsizes - 1], runs);
     for (int c = 0; c < T->ncomm; c++) {
         long n = 0, cand = 0;
         fprintf(f, "#   %-16s %6d ranks, K = %d:", T->comms[c].label, T->comms[c].size,
