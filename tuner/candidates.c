@@ -158,14 +158,15 @@ static int too_many_pieces(const gen *G, size_t seg)
     return pieces_over(G->bytes, seg, G->g->max_segments);
 }
 
-int tn_cand_too_many_pieces(const tb_alg_spec *s, size_t bytes, int max_segments)
+void tn_cand_fit_pieces(tb_alg_spec *s, size_t bytes, int max_segments)
 {
-    if (pieces_over(bytes, s->segment, max_segments))
-        return 1;
+    while (pieces_over(bytes, s->segment, max_segments))
+        s->segment *= 2;
     for (int l = 0; l < s->nlevel_seg && l < TB_MAX_LEVELS; l++)
-        if (pieces_over(bytes, s->level_seg[l], max_segments))
-            return 1;
-    return 0;
+        while (pieces_over(bytes, s->level_seg[l], max_segments))
+            s->level_seg[l] *= 2;
+    if (s->nlevel_seg >= 2)
+        s->segment = s->level_seg[0];
 }
 
 /* s with segment 0 and with every grid segment shorter than the message

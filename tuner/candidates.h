@@ -77,11 +77,10 @@ void tn_cand_grid_default(tn_cand_grid *g);
  * allocation failure. */
 int tn_cand_generate(const tn_cand_grid *g, const tb_hier *h, int comm_size, size_t bytes, tn_cand_list *out);
 
-/* \brief Whether s cuts a message of `bytes` into more than max_segments
- *        pieces (--max-segments): its segment, or any per-level segment,
- *        is shorter than bytes / max_segments.
- * \return 1 if so, 0 otherwise (always 0 when max_segments <= 0). */
-int tn_cand_too_many_pieces(const tb_alg_spec *s, size_t bytes, int max_segments);
+/* \brief Doubles s's segment, and each per-level segment, until a message
+ *        of `bytes` is cut into no more than max_segments pieces (nothing
+ *        when max_segments <= 0). */
+void tn_cand_fit_pieces(tb_alg_spec *s, size_t bytes, int max_segments);
 
 /* Appends one spec (parsed from text) unless an equal one is there.
  * Returns 1 if added, 0 if present, -1 on a bad spec or no memory. */

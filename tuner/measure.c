@@ -138,20 +138,23 @@ static void add_previous_winner(tn_run *T, int c, tn_item *it, const tn_item *pr
             (!best || tn_result_score(r) < tn_result_score(best)))
             best = r;
     }
-    for (int j = 0; best && j < it->ntime; j++)
-        if (!strcmp(it->spec[j], best->spec))
-            return;
     if (!best)
         return;
-    /* a winner in small segments at the previous size may cut this one
+    /* a winner in small segments at the previous size would cut this one
      * into more pieces than --max-segments lets any candidate have (FRAM
      * P=512: 8 KiB segments carried from 2 to 4 and 8 MiB, minutes of
-     * simulation per call) */
+     * simulation per call): it is carried with its segments doubled until
+     * the message fits (an interpipe winning at 4 MiB in 64 KiB segments
+     * is timed at 8 MiB in 128 KiB ones, not dropped) */
     tb_alg_spec bs;
-    char err[128];
-    if (tb_alg_spec_parse(best->spec, &bs, err, sizeof err) != 0 ||
-        tn_cand_too_many_pieces(&bs, it->bytes, T->o.max_segments))
+    char err[128], text[TN_CAND_TEXT];
+    if (tb_alg_spec_parse(best->spec, &bs, err, sizeof err) != 0)
         return;
+    tn_cand_fit_pieces(&bs, it->bytes, T->o.max_segments);
+    tb_alg_spec_format(&bs, text, sizeof text);
+    for (int j = 0; j < it->ntime; j++)
+        if (!strcmp(it->spec[j], text))
+            return;
     char (*spec)[TN_CAND_TEXT] = realloc(it->spec, sizeof *spec * (size_t)(it->ntime + 1));
     if (spec)
         it->spec = spec;
@@ -162,7 +165,7 @@ static void add_previous_winner(tn_run *T, int c, tn_item *it, const tn_item *pr
     if (!pruned)
         return; /* out of memory: time what pruning chose */
     it->pruned = pruned;
-    snprintf(it->spec[it->ntime], TN_CAND_TEXT, "%s", best->spec);
+    snprintf(it->spec[it->ntime], TN_CAND_TEXT, "%s", text);
     it->pred[it->ntime] = -1;
     it->pruned[it->ntime] = 1;
     it->ntime++;

@@ -211,6 +211,43 @@ check "--site: the table carries the site topology (hosts, host groups, no leave
 check "--site: rules key on nodes and the fullest node's ranks (ppn_max), never on comm; the last one is default" \
     bash -c 'r=$(sed -n "/^selection:/,\$p" "$1" | grep "^  - {"); [ "$(grep -c "nodes: .*ppn_max: " <<<"$r")" -ge 1 ] &&
              ! grep -q "comm:" <<<"$r" && [ "$(tail -1 <<<"$r")" = "  - {algorithm: default}" ]' _ "$tmp/site.yaml"
+# the previous size's winner is timed at the next size, its segments
+# doubled where they would cut it into more than --max-segments pieces
+check "--site: each shape's fastest at 64 KiB is timed at 1 MiB, with segments doubled to at most 16 pieces" \
+    python3 - "$tmp/site.yaml.partial" <<'PY'
+import re, sys
+def parse(spec):  # (the spec without its segments, the segments in bytes)
+    m = re.search(r"segment=([0-9KM/]+)", spec)
+    if not m:
+        return spec, ()
+    segs = tuple(int(x[:-1]) * (1024 if x[-1] == "K" else 1 << 20) if x[-1] in "KM" else int(x)
+                 for x in m.group(1).split("/"))
+    return spec[:m.start()] + spec[m.end():], segs
+best, timed = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or len(f) < 13 or f[2] != "0":
+        continue
+    comm, size, t, spec = f[0], int(f[1]), float(f[4]), f[12]
+    if size == 65536 and spec != "default" and (comm not in best or t < best[comm][0]):
+        best[comm] = (t, spec)
+    if size == 1 << 20:
+        timed.setdefault(comm, set()).add(parse(spec))
+grown = missing = 0
+for comm, (_, spec) in best.items():
+    rest, segs = parse(spec)
+    fit = []
+    for g in segs:
+        while g and (1 << 20) > 16 * g:
+            g *= 2
+        fit.append(g)
+    grown += tuple(fit) != segs
+    if (rest, tuple(fit)) not in timed.get(comm, set()):
+        missing += 1
+        print("# comm %s: %s not timed at 1 MiB as %s" % (comm, spec, fit))
+print("# %d shapes' 64 KiB winners, %d of them with segments grown, %d not timed" % (len(best), grown, missing))
+sys.exit(0 if best and grown and not missing else 1)
+PY
 # a job of another shape, on 8 of the hosts, 3 ranks on each, round robin
 grep -v '^#' "$ROOT/test/platforms/fram-truth.txt" | awk 'NR % 8 == 1 { print $1 }' >"$tmp/h8.hosts"
 for _ in 1 2 3; do cat "$tmp/h8.hosts"; done >"$tmp/h8x3.txt"

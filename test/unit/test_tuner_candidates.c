@@ -373,34 +373,46 @@ int main(void)
     g.shm = 0;
     tb_hier_free(&h);
 
-    /* --max-segments on a spec as text (the previous size's winner joins a
-     * timed set only within it, measure.c) */
+    /* --max-segments on a spec as text: the previous size's winner, timed
+     * at the next size, keeps its shape with its segments doubled until
+     * the message fits (measure.c); per-level segments each on its own */
     {
         struct {
             const char *text;
             size_t bytes;
-            int max, want;
+            int max;
+            const char *want;
         } t[] = {
-            {"interpipe:segment=8192,levels=node,base=dbt", 4 << 20, 64, 1},
-            {"interpipe:segment=8192,levels=node,base=dbt", 512 << 10, 64, 0},
-            {"interpipe:segment=8192,levels=node,base=dbt", 4 << 20, 0, 0},
-            {"interpipe:segment=64K/4K,levels=node/socket,base=dbt/binomial", 1 << 20, 64, 1},
-            {"interpipe:segment=64K/16K,levels=node/socket,base=dbt/binomial", 1 << 20, 64, 0},
-            {"binomial", 8 << 20, 64, 0},
+            {"interpipe:segment=65536,levels=host,base=dbt/binomial", 8 << 20, 64,
+             "interpipe:segment=131072,levels=host,base=dbt/binomial"},
+            {"interpipe:segment=8192,levels=node,base=dbt", 8 << 20, 64, "interpipe:segment=131072,levels=node,base=dbt"},
+            {"interpipe:segment=8192,levels=node,base=dbt", 512 << 10, 64, "interpipe:segment=8192,levels=node,base=dbt"},
+            {"interpipe:segment=8192,levels=node,base=dbt", 8 << 20, 0, "interpipe:segment=8192,levels=node,base=dbt"},
+            {"interpipe:segment=64K/4K,levels=node/socket,base=dbt/binomial", 1 << 20, 64,
+             "interpipe:segment=64K/16K,levels=node/socket,base=dbt/binomial"},
+            {"interpipe:segment=64K/16K,levels=node/socket,base=dbt/binomial", 1 << 20, 64,
+             "interpipe:segment=64K/16K,levels=node/socket,base=dbt/binomial"},
+            {"interpipe:segment=4K/64K,levels=node/socket,base=dbt/binomial", 1 << 20, 64,
+             "interpipe:segment=16K/64K,levels=node/socket,base=dbt/binomial"},
+            {"circulant:segment=262144", 8 << 20, 64, "circulant:segment=262144"},
+            {"binomial", 8 << 20, 64, "binomial"},
         };
         int bad = 0;
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-            tb_alg_spec sp;
-            char err[128];
-            int got = tb_alg_spec_parse(t[i].text, &sp, err, sizeof err) == 0
-                          ? tn_cand_too_many_pieces(&sp, t[i].bytes, t[i].max)
-                          : -1;
-            if (got != t[i].want) {
-                printf("# %s at %zu B, max %d: %d, want %d\n", t[i].text, t[i].bytes, t[i].max, got, t[i].want);
+            tb_alg_spec sp, want;
+            char err[128], got[256] = "?", exp[256] = "";
+            if (tb_alg_spec_parse(t[i].text, &sp, err, sizeof err) == 0 &&
+                tb_alg_spec_parse(t[i].want, &want, err, sizeof err) == 0) {
+                tn_cand_fit_pieces(&sp, t[i].bytes, t[i].max);
+                tb_alg_spec_format(&sp, got, sizeof got);
+                tb_alg_spec_format(&want, exp, sizeof exp);
+            }
+            if (strcmp(got, exp) != 0) {
+                printf("# %s at %zu B, max %d: %s, want %s\n", t[i].text, t[i].bytes, t[i].max, got, exp);
                 bad++;
             }
         }
-        TAP_OK(bad == 0, "tn_cand_too_many_pieces: segment and per-level segments against --max-segments");
+        TAP_OK(bad == 0, "tn_cand_fit_pieces: segments doubled until the message fits --max-segments");
     }
 
     /* a hierarchy of TB_MAX_LEVELS levels: a spec using all of them has
