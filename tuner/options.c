@@ -38,6 +38,10 @@ void tn_options_usage(FILE *f)
             "  --max-timed K      of them, only the K best predicted without feeds=F and the K\n"
             "                     best with, and the best predicted of every other algorithm,\n"
             "                     feeds=F plans apart (default 0: no cap)\n"
+            "  --top K            a strict budget instead: only the K best predicted without\n"
+            "                     feeds=F and the K best with (and default), no other algorithm\n"
+            "                     (for large simulated machines, where each candidate costs\n"
+            "                     minutes of wall; not with --max-timed or --exhaustive)\n"
             "  --max-segments N   segmented candidates cut the message into at most N segments\n"
             "                     (default 0: no limit; a budget for simulators, whose cost\n"
             "                     grows with segments x ranks)\n"
@@ -151,6 +155,11 @@ static int site_conflict(const tn_opts *o, int argc, char **argv, char *err, siz
                               "model's error))", o->site_margin);
         return -1;
     }
+    if (o->top && (o->site || o->max_timed || o->exhaustive)) {
+        snprintf(err, errlen, "--top is a budget of its own: not with --site (its budget is --site-top), --max-timed "
+                              "or --exhaustive");
+        return -1;
+    }
     if (o->site && (o->shapes >= 0 || o->ncomm_sizes || o->compare || o->exhaustive)) {
         snprintf(err, errlen, "--site chooses its own communicators and times a budget of candidates: not with "
                               "--shapes, --comm-sizes, --compare or --exhaustive");
@@ -203,7 +212,7 @@ static int num_option_of(tn_opts *o, const char *a, num_option *n)
 {
     static const char *const names[] = {"--reps",        "--warmup",   "--max-segments", "--max-timed",  "--factor",
                                         "--tie",         "--site-shapes", "--site-top",  "--site-margin",
-                                        "--site-small"};
+                                        "--site-small",  "--top"};
     const num_option opts[] = {{&o->reps, NULL, 1, "a whole number of repetitions, at least 1"},
                                {&o->warmup, NULL, 0, "a whole number of warm-up repetitions, 0 or more"},
                                {&o->max_segments, NULL, 0, "a whole number of segments, 0 (no limit) or more"},
@@ -213,7 +222,8 @@ static int num_option_of(tn_opts *o, const char *a, num_option *n)
                                {&o->site_shapes, NULL, 1, "a whole number of shapes, at least 1"},
                                {&o->site_top, NULL, 1, "a whole number of candidates, at least 1"},
                                {NULL, &o->site_margin, 0.0, "a factor of 1 or more, or 0 (from the model's error)"},
-                               {&o->site_small, NULL, 0, "a whole number of ranks, 0 (none) or more"}};
+                               {&o->site_small, NULL, 0, "a whole number of ranks, 0 (none) or more"},
+                               {&o->top, NULL, 1, "a whole number of candidates, at least 1"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k])) {
             *n = opts[k];

@@ -28,6 +28,7 @@ typedef struct tn_opts {
     int site;                   /* --site: a table for every job of the partition */
     int site_shapes;            /* --site-shapes: shapes timed at most */
     int site_small;             /* --site-small: and the grid's shapes of at most this many ranks (0: none) */
+    int top;                    /* --top: candidates timed per shape and size, a strict budget (0: none) */
     int site_top;               /* --site-top: candidates timed per shape and size (0: by size, tn_opts_site_top) */
     double site_margin;         /* --site-margin: a shape not timed gets an algorithm only predicted this many
                                    times faster than default (0: from the model's measured error) */

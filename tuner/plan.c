@@ -175,9 +175,9 @@ static int plan_one(const tn_opts *o, const tn_costs *costs, const tn_comm *ci, 
     it->ncand = ns + (def >= 0);
     it->ndistinct += def >= 0;
     qsort(pr, (size_t)np, sizeof *pr, cmp_pred);
-    /* --site: the K best predicted, a budget (tn_opts_site_top) */
-    if (o->site)
-        rc = prune(o, tn_opts_site_top(o, ci->size), 1, costs, &l, pr, np, def, it);
+    /* --site, --top: the K best predicted, a budget (tn_opts_site_top) */
+    if (o->site || o->top)
+        rc = prune(o, o->site ? tn_opts_site_top(o, ci->size) : o->top, 1, costs, &l, pr, np, def, it);
     else
         rc = prune(o, o->max_timed, 0, costs, &l, pr, np, def, it);
 out:

@@ -202,6 +202,7 @@ void tn_site_nodes_free(tn_site_nodes *sn)
     free(sn->start);
     free(sn->rank);
     free(sn->spread);
+    free(sn->whole);
     memset(sn, 0, sizeof *sn);
 }
 
@@ -253,7 +254,10 @@ static void renumber(int n, int *ids, int range, int *seen)
 
 /* sn->spread: the nodes sorted by their place read from the finest digit
  * up (type, then each level keeping nodes whole, then the node among its
- * siblings).  0, or -1 out of memory. */
+ * siblings); sn->whole: the same with the finest digit that varies below
+ * the coarsest level read last, so that the groups of the finest level
+ * above the nodes come whole (the spread order without such a level).
+ * 0, or -1 out of memory. */
 static int spread_order(tn_site_nodes *sn, int nlevels, int *const *group, const int *type_of)
 {
     int n = sn->n, nd = nlevels + 2, rc = -1;
@@ -263,7 +267,7 @@ static int spread_order(tn_site_nodes *sn, int nlevels, int *const *group, const
     int *col = malloc(sizeof(int) * (size_t)n);
     if (!digits || !prefix || !child || !key || !order || !seen || !col)
         goto out;
-    int d = 0;
+    int d = 0, kept = 0;
     for (int l = -1; l <= nlevels; l++) {
         if (l >= 0 && l < nlevels && !keeps_nodes(sn, group[l]))
             continue;
@@ -282,6 +286,7 @@ static int spread_order(tn_site_nodes *sn, int nlevels, int *const *group, const
                 child[order[k]] = id;
             }
         }
+        kept += l >= 0 && l < nlevels;
         renumber(n, child, l >= 0 && l < nlevels ? sn->P : n, seen);
         place_digit(n, prefix, child, col, key, order);
         for (int i = 0; i < n; i++)
@@ -293,6 +298,22 @@ static int spread_order(tn_site_nodes *sn, int nlevels, int *const *group, const
         memmove(&digits[(size_t)i * (size_t)d], &digits[(size_t)i * (size_t)nd + (size_t)(nd - d)],
                 sizeof(int) * (size_t)d);
     tb_sort_ranks_by_keys(digits, d, n, sn->spread);
+    /* the finest digit that varies below the coarsest level's (digits of
+     * levels whose groups are the nodes themselves are all 0) */
+    int f = -1;
+    for (int j = 0; j < kept && f < 0; j++)
+        for (int i = 0; i < n && f < 0; i++)
+            if (digits[(size_t)i * (size_t)d + (size_t)j])
+                f = j;
+    if (f >= 0) { /* read last: the finest level's groups come whole */
+        for (int i = 0; i < n; i++) {
+            int *x = &digits[(size_t)i * (size_t)d], v = x[f];
+            memmove(x + f, x + f + 1, sizeof(int) * (size_t)(d - 1 - f));
+            x[d - 1] = v;
+        }
+        tb_sort_ranks_by_keys(digits, d, n, sn->whole);
+    } else
+        memcpy(sn->whole, sn->spread, sizeof(int) * (size_t)n);
     rc = 0;
 out:
     free(digits), free(prefix), free(child), free(key), free(order), free(seen), free(col);
@@ -312,7 +333,8 @@ int tn_site_nodes_make(int P, const int *node_of, int nlevels, int *const *group
     if (ok) {
         sn->start = malloc(sizeof(int) * ((size_t)sn->n + 1));
         sn->spread = malloc(sizeof(int) * (size_t)sn->n);
-        ok = sn->start && sn->spread;
+        sn->whole = malloc(sizeof(int) * (size_t)sn->n);
+        ok = sn->start && sn->spread && sn->whole;
     }
     /* nodes in the order of their lowest ranks: ranks sorted by that */
     if (ok)
@@ -375,7 +397,7 @@ const char *tn_site_label(const tn_site_shape *s, char *buf, size_t len)
 {
     static const char *const place[TN_PLACE_COUNT] = {"", "-scattered", "-random"};
     snprintf(buf, len, "%dx%d%s%s", s->nodes, s->ppn, s->place >= 0 && s->place < TN_PLACE_COUNT ? place[s->place] : "",
-             s->draw == TN_DRAW_PACKED ? "-packed" : "");
+             s->draw == TN_DRAW_PACKED ? "-packed" : s->draw == TN_DRAW_WHOLE ? "-whole" : "");
     return buf;
 }
 
@@ -419,7 +441,8 @@ int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *member
     }
     /* node 0 (world rank 0's) always, with as many of k as it holds */
     for (int j = 0; j < sn->n && got < m; j++) {
-        int i = s->draw == TN_DRAW_PACKED ? j : sn->spread[j], have = sn->start[i + 1] - sn->start[i];
+        int i = s->draw == TN_DRAW_PACKED ? j : s->draw == TN_DRAW_WHOLE ? sn->whole[j] : sn->spread[j];
+        int have = sn->start[i + 1] - sn->start[i];
         if (have >= k || i == 0) {
             cnt[got] = have < k ? have : k;
             size += cnt[got];
@@ -457,9 +480,12 @@ int tn_site_members(const tn_site_nodes *sn, const tn_site_shape *s, int *member
     return size;
 }
 
-/* Appends s unless the nodes cannot hold it, it is invalid (ppn above one
- * on one node, a placement of one rank per node ...) or already there. */
-static void add_timed(const tn_site_nodes *sn, int nodes, int ppn, int place, tn_site_shape *out, int *n, int cap)
+/* Appends s, drawn `draw` (spread with one node or one rank per node),
+ * unless the nodes cannot hold it, it is invalid (ppn above one on one
+ * node, a placement of one rank per node ...) or its counts and placement
+ * are already there. */
+static void add_timed(const tn_site_nodes *sn, int nodes, int ppn, int place, int draw, tn_site_shape *out, int *n,
+                      int cap)
 {
     if (nodes > 1 && ppn == 1)
         place = TN_PLACE_COMPACT;
@@ -472,7 +498,7 @@ static void add_timed(const tn_site_nodes *sn, int nodes, int ppn, int place, tn
     for (int i = 0; i < *n; i++)
         if (out[i].nodes == nodes && out[i].ppn == ppn && out[i].place == place)
             return;
-    out[(*n)++] = (tn_site_shape){nodes, ppn, place, TN_DRAW_SPREAD};
+    out[(*n)++] = (tn_site_shape){nodes, ppn, place, nodes > 1 && ppn > 1 ? draw : TN_DRAW_SPREAD};
 }
 
 /* Node counts of the axis in bisection order: both ends, then the middle
@@ -512,7 +538,8 @@ static void add_small(const tn_site_nodes *sn, int small, tn_site_shape *out, in
                 int nodes = i < 0 ? 1 : an[i], k = ks[j];
                 if (nodes * k == size)
                     for (int c = 0; c < 2; c++)
-                        add_timed(sn, nodes, k, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, out, n, cap);
+                        add_timed(sn, nodes, k, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, TN_DRAW_WHOLE, out, n,
+                                  cap);
             }
 }
 
@@ -529,8 +556,8 @@ int tn_site_timed(const tn_site_nodes *sn, int budget, int small, tn_site_shape 
     const int second[2][2] = {{half, TN_PLACE_COMPACT}, {half, TN_PLACE_SCATTERED}};
     for (int r = 0; r < 2 && r < no; r++)
         for (int c = 0; c < 3; c++)
-            add_timed(sn, order[r], first[c][0], first[c][1], out, &n, cap);
-    add_timed(sn, 1, full, TN_PLACE_COMPACT, out, &n, cap);
+            add_timed(sn, order[r], first[c][0], first[c][1], TN_DRAW_SPREAD, out, &n, cap);
+    add_timed(sn, 1, full, TN_PLACE_COMPACT, TN_DRAW_SPREAD, out, &n, cap);
     /* nodes of more cores than the first (a partition of two node types):
      * all of theirs, on as many of them as have that many and on 2, with
      * world rank 0's node (every timed shape holds it) as full as it is */
@@ -538,17 +565,18 @@ int tn_site_timed(const tn_site_nodes *sn, int budget, int small, tn_site_shape 
         const int most[2] = {nodes_holding(sn, sn->ppn_max), 2};
         for (int r = 0; r < 2; r++)
             for (int c = 0; c < 2; c++)
-                add_timed(sn, most[r], sn->ppn_max, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, out, &n, cap);
+                add_timed(sn, most[r], sn->ppn_max, c ? TN_PLACE_SCATTERED : TN_PLACE_COMPACT, TN_DRAW_SPREAD, out,
+                          &n, cap);
     }
     for (int r = 0; r < 2 && r < no; r++)
         for (int c = 0; c < 2; c++)
-            add_timed(sn, order[r], second[c][0], second[c][1], out, &n, cap);
-    add_timed(sn, 1, half, TN_PLACE_COMPACT, out, &n, cap);
+            add_timed(sn, order[r], second[c][0], second[c][1], TN_DRAW_SPREAD, out, &n, cap);
+    add_timed(sn, 1, half, TN_PLACE_COMPACT, TN_DRAW_SPREAD, out, &n, cap);
     /* the node counts between, full and one per node: the nodes axis, where
      * the model carries a measurement furthest */
     for (int r = 2; r < no; r++)
         for (int c = 0; c < 3; c++)
-            add_timed(sn, order[r], first[c][0], first[c][1], out, &n, cap);
+            add_timed(sn, order[r], first[c][0], first[c][1], TN_DRAW_SPREAD, out, &n, cap);
     add_small(sn, small, out, &n, all);
     return n;
 }

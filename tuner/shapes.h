@@ -79,7 +79,10 @@ enum {
 /* Which nodes a shape takes. */
 enum {
     TN_DRAW_SPREAD, /* across the partition: each next node as far as can be from those taken */
-    TN_DRAW_PACKED  /* the lowest nodes in rank order (one island first, both sockets of a node ...) */
+    TN_DRAW_PACKED, /* the lowest nodes in rank order (one island first, both sockets of a node ...) */
+    TN_DRAW_WHOLE   /* whole groups of the finest level above the nodes (both sockets of a node, a
+                       leaf switch), as a scheduler allocating whole units gives them, the groups
+                       spread (tn_site_nodes.whole) */
 };
 
 typedef struct tn_site_shape {
@@ -95,6 +98,8 @@ typedef struct tn_site_nodes {
     int *rank;   /* [P] world ranks node by node, ascending inside one; nodes in the order of their
                     lowest ranks (node 0 holds world rank 0) */
     int *spread; /* [n] the nodes in spread order (node 0 first) */
+    int *whole;  /* [n] the same with the finest level above the nodes kept whole: its groups in
+                    spread order, each group's nodes together (= spread without such a level) */
     int ppn0;    /* ranks on node 0: a shape's "full" nodes */
     int ppn_max; /* the most ranks on one node */
 } tn_site_nodes;
@@ -139,8 +144,10 @@ int tn_site_grid_axis(int lo, int full, int *out, int cap);
  *        one per node.  Then, up to cap, the shapes of at most `small`
  *        ranks (0: none) on the grid (nodes on tn_site_grid_axis, one, half
  *        or all of node 0's ranks per node, compact and scattered), fewest
- *        ranks first.  All drawn spread; each only where the nodes have the
- *        ranks, and once.
+ *        ranks first.  All drawn spread but the small ones of several nodes
+ *        and several ranks on each, drawn whole (TN_DRAW_WHOLE: the jobs
+ *        that fall in their cells, allocated whole nodes, have them so);
+ *        each only where the nodes have the ranks, and once.
  * \return how many were written to out[0..cap). */
 int tn_site_timed(const tn_site_nodes *sn, int budget, int small, tn_site_shape *out, int cap);
 

@@ -693,6 +693,30 @@ static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c,
     return 1;
 }
 
+/* The mean log of A's estimates over c's points at the size (measured at
+ * the anchor, elsewhere scaled by the model); HUGE_VAL where one cannot be
+ * had. */
+static double cell_estimate(const tn_run *T, const tn_site_cell *c, const anchor *a, int i, at_size *z,
+                            long *priced)
+{
+    const anc_rec *A = &a->v[i];
+    double sum = 0, mA = tn_result_score(A->r);
+    int n = 0;
+    for (int x = 0; x < c->npt; x++) {
+        if (!z->ok[x])
+            continue;
+        double t = mA;
+        if (!z->is_anchor[x]) {
+            double pa = pred_at(T, z, x, 0, &A->spec, priced);
+            if (pa <= 0 || A->pred <= 0)
+                return HUGE_VAL;
+            t = mA * pa / A->pred;
+        }
+        sum += log(t), n++;
+    }
+    return n ? sum / n : HUGE_VAL;
+}
+
 typedef struct by_est {
     int i;
     double est;
@@ -729,12 +753,23 @@ static void decide_size(const tn_run *T, const tn_site_grid *g, tn_site_cell *c,
         o[n++] = (by_est){i, est};
     }
     qsort(o, (size_t)n, sizeof *o, cmp_est);
+    /* the fastest estimated at the representative that passes; among
+     * those that pass within the tie of it, the one the model finds
+     * fastest over the cell's points (two trees measured alike at the
+     * anchor can differ on another order or draw) */
+    int win = -1;
+    double win_cell = 0;
     for (int k = 0; k < n; k++) {
-        double gain = 1.0;
-        if (passes(T, g, c, a, o[k].i, z, &gain, priced)) {
+        double gain = 1.0, ce;
+        if (win >= 0 && o[k].est > o[win].est * (1.0 + T->o.tie))
+            break;
+        if (!passes(T, g, c, a, o[k].i, z, &gain, priced))
+            continue;
+        ce = cell_estimate(T, c, a, o[k].i, z, priced);
+        if (win < 0 || ce < win_cell) {
+            win = k, win_cell = ce;
             snprintf(c->win[s], TN_CAND_TEXT, "%s", a->v[o[k].i].r->spec);
             c->gain[s] = gain;
-            break;
         }
     }
     free(o);
@@ -757,6 +792,18 @@ static int decide_cell(const tn_run *T, tn_site_grid *g, tn_site_cell *c, const 
     for (int s = 0; s < ns; s++)
         snprintf(c->win[s], TN_CAND_TEXT, "default"), c->gain[s] = 1.0;
     c->anchor = nearest_timed(timed, T->ncomm, &c->pt[0], -1);
+    /* anchored at its own counts drawn whole (a small shape): the
+     * representative is the anchor, spread and (scattered) random whole
+     * are points */
+    if (c->anchor >= 0) {
+        tn_site_shape a = timed[c->anchor], r = c->pt[0];
+        if (a.nodes == r.nodes && a.ppn == r.ppn && a.place == r.place && a.draw != r.draw) {
+            c->pt[0].draw = a.draw;
+            add_point(c, r.nodes, r.ppn, r.place, r.draw);
+            if (r.place == TN_PLACE_SCATTERED)
+                add_point(c, r.nodes, r.ppn, TN_PLACE_RANDOM, a.draw);
+        }
+    }
     for (int x = 0; x < c->npt && rc == 0; x++) {
         int r = tn_site_point_make(b, &c->pt[x], &p[x]);
         if (r < 0)
@@ -884,7 +931,7 @@ void tn_site_plan_print(const tn_run *T, FILE *f)
             o->sizes[o->nsizes - 1], runs);
     for (int c = 0; c < T->ncomm; c++) {
         long n = 0, cand = 0;
-        fprintf(f, "#   %-16s %6d ranks, K = %d:", T->comms[c].label, T->comms[c].size,
+        fprintf(f, "#   %-22s %6d ranks, K = %d:", T->comms[c].label, T->comms[c].size,
                 tn_opts_site_top(o, T->comms[c].size));
         for (int s = 0; s < o->nsizes; s++) {
             const tn_item *it = &T->items[c * o->nsizes + s];
@@ -928,7 +975,7 @@ void tn_site_print(const tn_run *T, const tn_site_grid *g, FILE *f)
         char n[48], pp[48], label[TN_SHAPE_LABEL];
         tn_count_range(c->nlo, c->nhi, n, sizeof n);
         tn_count_range(c->klo, c->khi, pp, sizeof pp);
-        fprintf(f, "  nodes %-6s ppn %-6s %-9s anchor %-14s", n, pp,
+        fprintf(f, "  nodes %-6s ppn %-6s %-9s anchor %-21s", n, pp,
                 c->kind == TN_KIND_MULTI_NODE ? (c->place == TN_PLACE_COMPACT ? "compact" : "scattered") : "",
                 c->anchor >= 0 ? T->comms[c->anchor].label : "(none)");
         int any = 0;

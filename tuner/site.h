@@ -9,7 +9,9 @@
  * neighbours.  A cell is decided on its points, shapes
  * built as data (site_points.h): its representative, the ends of its
  * ranges of nodes and of ranks per node, the representative's nodes taken
- * packed instead of spread and, for a scattered cell, in random order.
+ * packed instead of spread and, for a scattered cell, in random order;
+ * where its anchor has its counts drawn whole, the representative is
+ * drawn so too, and spread as one more point.
  * Its anchor is the nearest timed shape of its kind and placement; the
  * candidates are those measured there faster than default.  At a point X,
  * candidate A's time is estimated as measured at the anchor S times the
@@ -42,7 +44,7 @@
 #include "run.h"
 #include "table.h"
 
-#define TN_SITE_POINTS 8
+#define TN_SITE_POINTS 10
 /* The axes a decision is carried along: nodes and ranks per node (the
  * grid's), and message bytes (from a calibrated size to the ends of its
  * range). */

@@ -40,7 +40,10 @@ set -u
 # ---- stage options: override from the environment -------------------------
 # Every column uses the same sizes (powers of two from 1 B to PIPE_MAX_SIZE)
 # and the same timing (PIPE_TIME_OPTS: repetitions, warm-up, roots).
-PIPE_MAX_SIZE=${PIPE_MAX_SIZE:-8M}
+# Default 8M, and from 1024 ranks on what keeps a rank's buffer times the
+# ranks at 4 GiB (4M at 1024, 1M at 4096): a simulated rank holds its buffer
+# (no shared malloc: the data are checked), 6.7 GB peak at 4096 x 1 MiB.
+PIPE_MAX_SIZE=${PIPE_MAX_SIZE:-}
 # Or an explicit list (bytes, K/M suffixes), e.g. 1,64,4K,64K,1M,8M; the
 # tuner may use a shorter one (PIPE_TUNE_SIZES, default: the same), whose
 # winners then cover the sizes between as ranges.
@@ -61,13 +64,23 @@ PIPE_PROBE_OPTS=${PIPE_PROBE_OPTS:--M 2M -R 8 --fast auto --batch-time 0 --max-i
 # ranks.  Above 64 ranks, when PIPE_TUNER_OPTS is not set: the 3 best; from
 # 256 on also no scatter_allgather: the model picks its ring allgather at 2-8 MiB,
 # where it loses, and it then takes one of the slots; its P^2 messages
-# also make each simulated repetition minutes long (tuner/README.md).
+# also make each simulated repetition minutes long (tuner/README.md).  Above
+# 1024 ranks the best alone (with default and the previous size's best): a
+# simulated run of 4096 ranks takes about a minute of wall per candidate at
+# 1 MiB.
 PIPE_TUNER_OPTS=${PIPE_TUNER_OPTS:-}
-# The communicator shapes tuned and compared (topobcast-tuner --shapes).
-PIPE_SHAPES=${PIPE_SHAPES:-all}
+# The communicator shapes tuned and compared (topobcast-tuner --shapes):
+# all, and above 1024 ranks the job alone (half of the nodes would double
+# the cost of the simulated timing there).
+PIPE_SHAPES=${PIPE_SHAPES:-}
 # Adds --max-segments N to the tuner: on the ARM1-like node at P=96 a large
 # message in many segments takes SMPI's solver minutes per repetition
-# (tuner/README.md); 64 keeps its tuner at about a minute.
+# (tuner/README.md); 64 keeps its tuner at about a minute.  Unset, from 256
+# ranks on: segments x ranks at most 32768 (64 at 512 ranks, 8 at 4096):
+# SimGrid's cost of a candidate grows with the pieces in flight times the
+# ranks (its max-min sharing solver re-solves every flow's share; at 512
+# ranks, dbt at 1 MiB in 16, 64 and 256 pieces took 5.5, 18 and 363 s of
+# CPU).
 PIPE_MAX_SEGMENTS=${PIPE_MAX_SEGMENTS:-}
 PIPE_TUNE_SELECTOR=${PIPE_TUNE_SELECTOR:-ompi}
 # Built-in algorithms not timed: `automatic` times every algorithm inside
@@ -96,6 +109,18 @@ usage() { echo "usage: $0 PLATFORM.xml HOSTFILE NP OUTDIR" >&2; exit 2; }
 abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 PLATFORM=$(abspath "$1"); HOSTFILE=$(abspath "$2"); NP=$3; OUT=$(abspath "$4")
 case $NP in '' | *[!0-9]*) usage ;; esac
+if [ -z "$PIPE_SHAPES" ]; then
+    PIPE_SHAPES=all
+    [ "$NP" -gt 1024 ] && PIPE_SHAPES=job
+fi
+if [ -z "$PIPE_MAX_SIZE" ]; then
+    PIPE_MAX_SIZE=8M
+    [ "$NP" -ge 1024 ] && PIPE_MAX_SIZE=$(((4096 * 1024 / NP)))K
+fi
+if [ -z "$PIPE_MAX_SEGMENTS" ] && [ "$NP" -ge 256 ]; then
+    PIPE_MAX_SEGMENTS=4
+    while [ $((PIPE_MAX_SEGMENTS * 2 * NP)) -le 32768 ]; do PIPE_MAX_SEGMENTS=$((PIPE_MAX_SEGMENTS * 2)); done
+fi
 ROOT=${PIPE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=$(abspath "${BUILD:-$ROOT/build}")
 SBIN=$BUILD/smpi/bin
@@ -189,7 +214,9 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     # run of hours from P=96 on
     [ "$NP" -gt 64 ] && TUNER_OPTS=("${base[@]}" --max-timed 3)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
-    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed 3 --algorithms
+    k=3
+    [ "$NP" -gt 1024 ] && k=1
+    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed "$k" --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,dbt,bine,circulant,magpie,magpie2,interpipe,distance_tree)
 fi
 [ -n "$PIPE_MAX_SEGMENTS" ] && TUNER_OPTS+=(--max-segments "$PIPE_MAX_SEGMENTS")

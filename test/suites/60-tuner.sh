@@ -272,5 +272,7 @@ check "--site on one host: the table loads, with the topology; its rules (if any
              tail -1 "$2/site.yaml" | grep -q "^  - {algorithm: default}$"' _ "$OUT" "$tmp" "$host"
 bad_arg site-shapes-alone "topobcast-tuner: --site-shapes, --site-small, --site-top and --site-margin go with --site" \
     --site-shapes 4 --dry-run
+bad_arg top-capped "topobcast-tuner: --top is a budget of its own: not with --site (its budget is --site-top), --max-timed or --exhaustive" \
+    --top 1 --max-timed 2 --dry-run
 bad_arg site-with-shapes "topobcast-tuner: --site chooses its own communicators" --site --shapes job --dry-run
 bad_arg site-margin "topobcast-tuner: --site-margin: invalid value '0.5'" --site --site-margin 0.5 --dry-run

@@ -116,6 +116,23 @@ for how in platform measurements; do
             END { exit !(ok && n == 3) }' "$tmp/cmp-$how.csv"
 done
 
+# the timed set a --dry-run -v prints: size -> [(prediction, spec)] in
+# its order (by prediction), default left out
+cat >"$tmp/plans.py" <<'PY'
+import re
+def lists(path):
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"\S+ P=\d+ (\d+) B:", line)
+        if m:
+            cur = out.setdefault(int(m.group(1)), [])
+            continue
+        m = re.match(r"^ +(-?[0-9.]+) us  (\S+)$", line)
+        if m and cur is not None and m.group(2) != "default":
+            cur.append((float(m.group(1)), m.group(2)))
+    return out
+PY
+
 # 4. --max-timed K keeps, of the plans without feeds and of those with
 # feeds apart, the K best predicted and, past them, the best predicted of
 # every other algorithm within the factor (an algorithm's plans with feeds
@@ -132,17 +149,8 @@ for k in 1 2; do
     check "--max-timed $k: each family's best predicted, and the $k best predicted without and with feeds" \
         python3 - "$tmp/uncapped.txt" "$tmp/capped$k.txt" $k <<'PY'
 import re, sys
-def lists(path):  # size -> [(prediction, spec)] in the order printed (by prediction)
-    out, cur = {}, None
-    for line in open(path):
-        m = re.match(r"\S+ P=\d+ (\d+) B:", line)
-        if m:
-            cur = out.setdefault(int(m.group(1)), [])
-            continue
-        m = re.match(r"^ +(-?[0-9.]+) us  (\S+)$", line)
-        if m and cur is not None and m.group(2) != "default":
-            cur.append((float(m.group(1)), m.group(2)))
-    return out
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from plans import lists
 def fed(spec):
     return bool(re.search(r"[:,]feeds=", spec))
 def cls(spec):  # an algorithm; its plans with feeds are a family of their own
@@ -167,6 +175,28 @@ for size in sorted(full):
 sys.exit(0 if ok else 1)
 PY
 done
+
+# --top K, a strict budget: exactly the K best predicted without feeds and
+# the K best with (of the uncapped set, in its order), and default; no
+# other family
+sim "$tmp/h8.txt" 8 "$ROOT/$SBIN/topobcast-tuner" --topology "$tmp/topo.yaml" --measurements "$tmp/meas.txt" \
+    --dry-run -v --sizes 1K,64K,1M --comm-sizes 8 --top 1 -o "$tmp/x.yaml"
+printf '%s\n' "$OUT" >"$tmp/top1.txt"
+check "--top 1: the best predicted without feeds and the best with, no other family" \
+    python3 - "$tmp/uncapped.txt" "$tmp/top1.txt" <<'PY'
+import re, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from plans import lists
+fed = lambda spec: bool(re.search(r"[:,]feeds=", spec))
+specs = lambda path: {size: [s for _, s in v] for size, v in lists(path).items()}
+full, top = specs(sys.argv[1]), specs(sys.argv[2])
+ok = sorted(full) == sorted(top) == [1024, 65536, 1048576]
+for size in sorted(full):
+    want = [x for f in (False, True) for x in [s for s in full[size] if fed(s) == f][:1]]
+    print("# %d B: %d in the uncapped set, timed with --top 1: %s" % (size, len(full[size]), " ".join(top.get(size, []))))
+    ok &= sorted(top.get(size, [])) == sorted(want) and len(want) < len(full[size])
+sys.exit(0 if ok else 1)
+PY
 
 # 5. a site table (--site): one allocation of 16 hosts x 4 ranks over both
 # islands, a site topology of the whole platform (island > node > socket,

@@ -99,6 +99,12 @@ static void test_nodes(void)
             second = i;
     TAP_OK(ok && second == 32, "spread order 0, 32, 2, 34, 4, 36 ... (hosts n00-s0, n16-s0, n01-s0 ...); n00-s1 "
                                "33rd (%d)", second + 1);
+    /* whole: the same with both sockets of a node together */
+    int want_whole[8] = {0, 1, 32, 33, 2, 3, 34, 35};
+    ok = rc == 0;
+    for (int i = 0; ok && i < 8; i++)
+        ok = sn.whole[i] == want_whole[i];
+    TAP_OK(ok, "whole order 0, 1, 32, 33, 2, 3 ... (n00-s0, n00-s1, n16-s0, n16-s1, n01-s0 ...)");
     tn_site_nodes_free(&sn);
     /* two node types: they alternate before the islands */
     int type_of[1024];
@@ -115,6 +121,11 @@ static void test_nodes(void)
     rc = tn_site_nodes_make(64 * 16, node_of, w.nlevels, w.group, NULL, &sn);
     TAP_OK(rc == 0 && sn.n == 64 && sn.rank[sn.start[1]] == 1 && sn.rank[sn.start[1] + 1] == 65 && sn.spread[1] == 32,
            "nodes of a round-robin job: node 1 holds ranks 1, 65 ...; the same spread");
+    tn_site_nodes_free(&sn);
+    /* no level above the nodes: whole is spread */
+    rc = tn_site_nodes_make(64 * 16, node_of, 0, NULL, NULL, &sn);
+    TAP_OK(rc == 0 && sn.n == 64 && !memcmp(sn.whole, sn.spread, sizeof(int) * 64),
+           "no level above the nodes: the whole order is the spread order");
     tn_site_nodes_free(&sn);
     tb_hier_free(&w);
 }
@@ -168,10 +179,11 @@ static void test_timed(void)
            "the same nodes and shapes from the same inputs (every rank)");
     /* the grid's small shapes: after the 24, fewest ranks first (then fewest nodes), each once */
     timed_labels(&sn, 24, 64, got, sizeof got);
-    const char *small = ",3x1,6x1,12x1,3x8,3x8-scattered,24x1,4x8,4x8-scattered,3x16,3x16-scattered,6x8,"
-                        "6x8-scattered,48x1,8x8,8x8-scattered";
+    const char *small = ",3x1,6x1,12x1,3x8-whole,3x8-scattered-whole,24x1,4x8-whole,4x8-scattered-whole,3x16-whole,"
+                        "3x16-scattered-whole,6x8-whole,6x8-scattered-whole,48x1,8x8-whole,8x8-scattered-whole";
     TAP_OK(!strncmp(got, want, strlen(want)) && !strcmp(got + strlen(want), small),
-           "--site-small 64: the 24, then the grid's shapes of at most 64 ranks not among them: %s",
+           "--site-small 64: the 24, then the grid's shapes of at most 64 ranks not among them, several ranks on "
+           "several nodes drawn whole: %s",
            got + strlen(want));
     timed_labels(&sn, 24, 12, got, sizeof got);
     TAP_OK(!strncmp(got, want, strlen(want)) && !strcmp(got + strlen(want), ",3x1,6x1,12x1"),
@@ -204,7 +216,7 @@ static void test_members(void)
     tn_site_nodes_make(256, node_of, w.nlevels, w.group, NULL, &sn);
     int m[256], nd[256], ok = 1;
     for (int place = 0; place < TN_PLACE_COUNT; place++)
-        for (int draw = 0; draw < 2; draw++) {
+        for (int draw = 0; draw < 3; draw++) {
             tn_site_shape s = {5, 3, place, draw};
             int size = tn_site_members(&sn, &s, m, nd);
             tb_shape sh;
@@ -228,7 +240,13 @@ static void test_members(void)
     int want_pk[8] = {0, 64, 1, 65, 2, 66, 3, 67};
     for (int i = 0; i < 8; i++)
         ok &= m[i] == want_pk[i];
-    TAP_OK(ok, "scattered spread: hosts 0, 32, 2, 34 round robin; compact packed: hosts 0-3, two ranks each");
+    tn_site_shape wh = {4, 2, TN_PLACE_SCATTERED, TN_DRAW_WHOLE};
+    int want_wh[8] = {0, 1, 32, 33, 64, 65, 96, 97};
+    tn_site_members(&sn, &wh, m, nd);
+    for (int i = 0; i < 8; i++)
+        ok &= m[i] == want_wh[i];
+    TAP_OK(ok, "scattered spread: hosts 0, 32, 2, 34 round robin; compact packed: hosts 0-3, two ranks each; "
+               "scattered whole: both sockets of n00 and n16 (hosts 0, 1, 32, 33) round robin");
     tn_site_shape big = {2, 5, TN_PLACE_COMPACT, TN_DRAW_SPREAD}, many = {65, 1, TN_PLACE_COMPACT, TN_DRAW_SPREAD};
     TAP_OK(tn_site_members(&sn, &big, m, nd) == -1 && tn_site_members(&sn, &many, m, nd) == -1,
            "more ranks per node or more nodes than there are: none");
@@ -618,7 +636,7 @@ static void put(int c, size_t bytes, const char *spec, double t)
 /* The run: budget shapes timed on SN x SK; at each, default measured as
  * dfac x binomial's prediction and the candidate as its prediction x
  * cfac(comm) (1: the model is right about it). */
-static void run_make(int budget, double dfac, double (*cfac)(int))
+static void run_make(int budget, int small, double dfac, double (*cfac)(int))
 {
     static int node_of[SP];
     memset(&R, 0, sizeof R);
@@ -641,8 +659,9 @@ static void run_make(int budget, double dfac, double (*cfac)(int))
     R.o.tie = 0.03;
     R.o.site = 1;
     R.o.site_shapes = budget;
+    R.o.site_small = small;
     tn_site_shape s[TN_MAX_TUNED];
-    int n = tn_site_timed(&R.site_nodes, budget, 0, s, TN_MAX_TUNED);
+    int n = tn_site_timed(&R.site_nodes, budget, small, s, TN_MAX_TUNED);
     R.ncomm = tn_site_picks(&R.site_nodes, s, n, R.picks, TN_MAX_TUNED);
     R.items = calloc((size_t)R.ncomm * 3, sizeof *R.items);
     for (int c = 0; c < R.ncomm; c++) {
@@ -716,7 +735,7 @@ static void test_decide(void)
     (void)quiet;
     /* the model right about both: the candidate wherever the model finds
      * it faster than default by more than the tie */
-    run_make(16, 1.0, exact);
+    run_make(16, 0, 1.0, exact);
     int rc = tn_site_decide(&R, NULL, &g);
     int n_exact = rc == 0 ? chosen(&g) : -1, again = tn_site_decide(&R, NULL, &g2) == 0, same = again;
     for (int k = 0; same && k < g.ncell; k++)
@@ -749,7 +768,7 @@ static void test_decide(void)
     tn_site_grid_free(&g);
     run_free();
     /* default measured twice as fast as the model's binomial: default */
-    run_make(16, 0.25, exact);
+    run_make(16, 0, 0.25, exact);
     rc = tn_site_decide(&R, NULL, &g);
     int any = 0;
     for (int k = 0; rc == 0 && k < g.ncell; k++)
@@ -760,7 +779,7 @@ static void test_decide(void)
     run_free();
     /* the candidate's measurements swing against the model between
      * neighbours: a larger margin, fewer cells */
-    run_make(16, 1.0, erratic);
+    run_make(16, 0, 1.0, erratic);
     rc = tn_site_decide(&R, NULL, &g);
     int n_err = rc == 0 ? chosen(&g) : -1;
     TAP_OK(rc == 0 && n_err < n_exact, "a model wrong by 2.3x between neighbours: fewer cells choose it (%d of %d)",
@@ -768,7 +787,7 @@ static void test_decide(void)
     tn_site_grid_free(&g);
     run_free();
     /* three shapes timed, no pairs: nothing beyond them is in reach */
-    run_make(3, 1.0, exact);
+    run_make(3, 0, 1.0, exact);
     rc = tn_site_decide(&R, NULL, &g);
     int far = 0;
     for (int k = 0; rc == 0 && k < g.ncell; k++) {
@@ -781,6 +800,30 @@ static void test_decide(void)
     }
     TAP_OK(rc == 0 && g.pairs[TN_SITE_NODES] == 0 && g.pairs[TN_SITE_PPN] == 0 && far == 0,
            "3 shapes timed, no pairs: no cell beyond its anchor's counts chooses anything (%d)", far);
+    tn_site_grid_free(&g);
+    run_free();
+    /* small shapes drawn whole: a cell anchored at its own counts drawn
+     * whole has that draw for its representative, spread as a point */
+    run_make(3, 16, 1.0, exact);
+    rc = tn_site_decide(&R, NULL, &g);
+    int whole = 0, wrong = 0;
+    for (int k = 0; rc == 0 && k < g.ncell; k++) {
+        const tn_site_cell *c = &g.cell[k];
+        char label[TN_SHAPE_LABEL];
+        if (c->anchor < 0 || !strstr(R.comms[c->anchor].label, "-whole"))
+            continue;
+        tn_site_shape r = c->pt[0];
+        int spread = 0;
+        for (int x = 1; x < c->npt; x++)
+            spread |= c->pt[x].nodes == r.nodes && c->pt[x].ppn == r.ppn && c->pt[x].place == r.place &&
+                      c->pt[x].draw == TN_DRAW_SPREAD;
+        if (!strcmp(tn_site_label(&r, label, sizeof label), R.comms[c->anchor].label)) {
+            whole++;
+            wrong += r.draw != TN_DRAW_WHOLE || !spread;
+        }
+    }
+    TAP_OK(rc == 0 && whole > 0 && wrong == 0, "%d cells anchored at their own counts drawn whole: the representative "
+                                               "drawn whole, spread a point (%d not)", whole, wrong);
     tn_site_grid_free(&g);
     run_free();
 }
