@@ -214,9 +214,9 @@ if [ -z "$PIPE_TUNER_OPTS" ]; then
     # run of hours from P=96 on
     [ "$NP" -gt 64 ] && TUNER_OPTS=("${base[@]}" --max-timed 3)
     # shellcheck disable=SC2054 # the commas separate --algorithms' names
-    k=3
-    [ "$NP" -gt 1024 ] && k=1
-    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" --max-timed "$k" --algorithms
+    budget=(--max-timed 3)
+    [ "$NP" -gt 1024 ] && budget=(--top 1)
+    [ "$NP" -ge 256 ] && TUNER_OPTS=("${base[@]}" "${budget[@]}" --algorithms
         binomial,knomial,binary,split_binary,flat,chain,pipeline,dbt,bine,circulant,magpie,magpie2,interpipe,distance_tree)
 fi
 [ -n "$PIPE_MAX_SEGMENTS" ] && TUNER_OPTS+=(--max-segments "$PIPE_MAX_SEGMENTS")
