@@ -644,18 +644,21 @@ static double envelope_at(const tn_run *T, at_size *z, int x, int v, long *price
 
 /* Whether A (measured at the anchor: a->v[i]) is clearly faster than
  * default at every point of the cell, at the size and at the ends of its
- * range; *gain: the estimate at the representative. */
+ * range; *gain: the estimate at the representative; *cell: the mean log of
+ * A's estimates over the points at the size (measured at the anchor,
+ * elsewhere scaled by the model). */
 static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c, const anchor *a, int i, at_size *z,
-                  double *gain, long *priced)
+                  double *gain, double *cell, long *priced)
 {
     const anc_rec *A = &a->v[i];
-    double mA = tn_result_score(A->r), mD = tn_result_score(a->def);
-    int k = g->proxy[z->s];
+    double mA = tn_result_score(A->r), mD = tn_result_score(a->def), lsum = 0;
+    int k = g->proxy[z->s], npt = 0;
     for (int x = 0; x < c->npt; x++)
         for (int v = 0; v < 3 && z->ok[x]; v++) {
             if (!z->bytes[v])
                 continue;
             double ratio;
+            double est = mA;
             if (v == 0 && z->is_anchor[x]) { /* measured: by more than the tie, outside the quartiles */
                 ratio = mD / mA;
                 if (!(mD > mA * (1.0 + T->o.tie) && tn_result_p25(a->def) > tn_result_p75(A->r)))
@@ -666,11 +669,10 @@ static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c,
                 double pa = pred_at(T, z, x, v, &A->spec, priced);
                 if (A->pred <= 0 || pa <= 0)
                     return 0;
+                est = mA * pa / A->pred;
                 double db = fabs(log((double)z->bytes[v] / (double)z->bytes[0]));
                 double m = margin_of(T, g, A->spec.id, z->s, &z->anchor_shape, &c->pt[x], db);
-                ratio = a->proxy[k] > 0 && z->proxy[x][v] > 0
-                            ? (mD * z->proxy[x][v] / a->proxy[k]) / (mA * pa / A->pred)
-                            : -1;
+                ratio = a->proxy[k] > 0 && z->proxy[x][v] > 0 ? (mD * z->proxy[x][v] / a->proxy[k]) / est : -1;
                 if (m < 0 || ratio < m) {
                     /* default's proxy did not follow it there: whatever
                      * default runs, it is at least as slow as the fastest
@@ -689,32 +691,11 @@ static int passes(const tn_run *T, const tn_site_grid *g, const tn_site_cell *c,
             }
             if (x == 0 && v == 0)
                 *gain = ratio;
+            if (v == 0)
+                lsum += log(est), npt++;
         }
+    *cell = npt ? lsum / npt : HUGE_VAL;
     return 1;
-}
-
-/* The mean log of A's estimates over c's points at the size (measured at
- * the anchor, elsewhere scaled by the model); HUGE_VAL where one cannot be
- * had. */
-static double cell_estimate(const tn_run *T, const tn_site_cell *c, const anchor *a, int i, at_size *z,
-                            long *priced)
-{
-    const anc_rec *A = &a->v[i];
-    double sum = 0, mA = tn_result_score(A->r);
-    int n = 0;
-    for (int x = 0; x < c->npt; x++) {
-        if (!z->ok[x])
-            continue;
-        double t = mA;
-        if (!z->is_anchor[x]) {
-            double pa = pred_at(T, z, x, 0, &A->spec, priced);
-            if (pa <= 0 || A->pred <= 0)
-                return HUGE_VAL;
-            t = mA * pa / A->pred;
-        }
-        sum += log(t), n++;
-    }
-    return n ? sum / n : HUGE_VAL;
 }
 
 typedef struct by_est {
@@ -763,9 +744,8 @@ static void decide_size(const tn_run *T, const tn_site_grid *g, tn_site_cell *c,
         double gain = 1.0, ce;
         if (win >= 0 && o[k].est > o[win].est * (1.0 + T->o.tie))
             break;
-        if (!passes(T, g, c, a, o[k].i, z, &gain, priced))
+        if (!passes(T, g, c, a, o[k].i, z, &gain, &ce, priced))
             continue;
-        ce = cell_estimate(T, c, a, o[k].i, z, priced);
         if (win < 0 || ce < win_cell) {
             win = k, win_cell = ce;
             snprintf(c->win[s], TN_CAND_TEXT, "%s", a->v[o[k].i].r->spec);
