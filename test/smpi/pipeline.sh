@@ -90,11 +90,23 @@ PIPE_BUILTIN_SKIP=${PIPE_BUILTIN_SKIP:-automatic}
 # CPU time (ulimit -t), so that which built-ins are baselines does not
 # depend on what else the machine runs (a wall-clock limit lost 11 of 22 on
 # ARM1 at P=96 under a load of 4); 10x that in wall time as a last resort.
+# The built-ins' default: 60 s, and above 1024 ranks 50 ms per rank (204 s
+# at 4096: there, at 4 sizes, the built-ins that finish take 46-148 s of
+# CPU, user and system; the slowest, scatter_rdb_allgather, is the best at
+# 64 KiB; the next, ompi_split_bintree, took 236 s).
 PIPE_STAGE_TIMEOUT=${PIPE_STAGE_TIMEOUT:-3600}
-PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-60}
-# Simulations run at once in steps 3-4 (compares and built-ins: independent
-# single-threaded runs; 1 on a busy box).  At 8 MiB x 512 ranks a run holds
-# ~4.5 GB.
+PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-}
+# The sizes the built-ins are timed at: every compared size, and above 1024
+# ranks 1 B, 4 KiB, 64 KiB and 1 MiB (those up to PIPE_MAX_SIZE).  At 4096
+# ranks a built-in at 4 sizes costs about a minute of CPU when it is cheap
+# to simulate, and the 11 compared sizes put 24 of them past an hour of
+# wall; the best built-in is then "-" at the other sizes.
+PIPE_BUILTIN_SIZES=${PIPE_BUILTIN_SIZES:-}
+# Simulations at once (each is single-threaded; 1 on a busy box).  The
+# built-ins need neither topology nor table: PIPE_JOBS - 1 of them run
+# beside the probe and the tuner, and after the tuner the compares and the
+# built-ins left share all PIPE_JOBS.  At 8 MiB x 512 ranks a run holds
+# ~4.5 GB; at 4096 ranks the probe holds 12 GB and a built-in at 1 MiB 5.6.
 PIPE_JOBS=${PIPE_JOBS:-2}
 # The SimGrid that simulates: TB_SIMGRID (test/smpi/smpi-opts.sh; auto: the
 # patched build of `make simgrid` when present), named in stages.txt and
@@ -116,6 +128,10 @@ fi
 if [ -z "$PIPE_MAX_SIZE" ]; then
     PIPE_MAX_SIZE=8M
     [ "$NP" -ge 1024 ] && PIPE_MAX_SIZE=$(((4096 * 1024 / NP)))K
+fi
+if [ -z "$PIPE_BUILTIN_TIMEOUT" ]; then
+    PIPE_BUILTIN_TIMEOUT=60
+    [ "$NP" -gt 1024 ] && PIPE_BUILTIN_TIMEOUT=$((NP * 50 / 1000))
 fi
 if [ -z "$PIPE_MAX_SEGMENTS" ] && [ "$NP" -ge 256 ]; then
     PIPE_MAX_SEGMENTS=4
@@ -195,6 +211,10 @@ if [ "$NP" -ge 256 ]; then
 fi
 [ -n "$PIPE_SIZES" ] && SIZES=$(list_bytes "$PIPE_SIZES") && TUNE_SIZES=$SIZES
 [ -n "$PIPE_TUNE_SIZES" ] && TUNE_SIZES=$(list_bytes "$PIPE_TUNE_SIZES")
+BUILTIN_SIZES=$SIZES
+[ "$NP" -gt 1024 ] && BUILTIN_SIZES=$(upto "$(list_bytes 1,4K,64K,1M)")
+[ -n "$PIPE_BUILTIN_SIZES" ] && BUILTIN_SIZES=$(list_bytes "$PIPE_BUILTIN_SIZES")
+[ -n "$BUILTIN_SIZES" ] || fail "no size to time the built-ins at"
 case $PIPE_TUNE_SELECTOR in
     mpich) TUNE_SEL=("${SMPI_COLL_MPICH[@]}") ;;
     ompi) TUNE_SEL=("${SMPI_COLL_OMPI[@]}") ;;
@@ -225,6 +245,7 @@ fi
     echo "# probe: $PIPE_PROBE_OPTS"
     echo "# tuner (under the $PIPE_TUNE_SELECTOR selector, sizes $TUNE_SIZES): ${TUNER_OPTS[*]}; timing of every column: $PIPE_TIME_OPTS"
     echo "# shapes tuned and compared: $PIPE_SHAPES"
+    echo "# built-ins: sizes $BUILTIN_SIZES B, at most $PIPE_BUILTIN_TIMEOUT s of CPU each; $PIPE_JOBS simulations at a time"
     echo "# SimGrid: $SMPI_SIMGRID"
 } >stages.txt
 
@@ -236,64 +257,17 @@ truth=$ROOT/test/platforms/$name-truth.txt
 TRUTH_OPT=(--truth "$truth")
 [ -r "$truth" ] || { truth=""; TRUTH_OPT=(); }
 
-# ---- 1. probe ----------------------------------------------------------------------
-reuse() { [ "$PIPE_REUSE" = 1 ] && for f in "$@"; do [ -s "$f" ] || return 1; done; }
-[ "$PIPE_REUSE" = 1 ] && { echo "# PIPE_REUSE=1"; [ -z "$earlier" ] || echo "$earlier"; } >>stages.txt
-if reuse measurements.txt topology.yaml probe.log; then
-    echo "# probe: measurements and topology of an earlier run kept" >>stages.txt
-else
-    rm -f table.yaml table.yaml.partial # a new topology makes the table stale
-    stage probe "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "$SBIN/topobcast-probe" "${PROBE_OPTS[@]}" \
-        --save "$OUT/measurements.txt" -o "$OUT/topology.yaml" "${TRUTH_OPT[@]}" --validate ||
-        fail "probe failed: $OUT/probe.log"
-fi
-stage probe-check 60 "$NBIN/topobcast-probe" --check "$OUT/topology.yaml" ||
-    fail "topology.yaml does not load: $OUT/probe-check.log"
-
-# ---- 2. tuner (under PIPE_TUNE_SELECTOR: its default candidate is that bcast) -----
-if reuse table.yaml; then
-    echo "# tuner: table of an earlier run kept" >>stages.txt
-else
-    # an interrupted tuner run (e.g. its stage timeout) continues where it stopped
-    resume=()
-    reuse table.yaml.partial && resume=(--resume)
-    # the platform is the machine of the model's shared links and memories
-    # (tuner/README.md); on a real machine they come from the measurements
-    stage "tuner${resume[*]:+-resume}" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${TUNE_SEL[@]}" \
-        "$SBIN/topobcast-tuner" --topology "$OUT/topology.yaml" --measurements "$OUT/measurements.txt" \
-        --platform "$PLATFORM" --hostfile "$HOSTFILE" \
-        -o "$OUT/table.yaml" --sizes "$TUNE_SIZES" "${TIME_OPTS[@]}" "${TUNER_OPTS[@]}" "${resume[@]}" ||
-        fail "tuner failed: $OUT/tuner${resume[*]:+-resume}.log (PIPE_REUSE=1 resumes it)"
-fi
-stage table-check 60 "$NBIN/topobcast-probe" --check "$OUT/table.yaml" ||
-    fail "table.yaml does not load: $OUT/table-check.log"
-# the table after "validation against ...": truth groups best-level clusters accuracy ARI
-awk '/^validation against/ { on = 1; print; next } on && NF >= 6 { print; next } { on = 0 }' probe.log >validate.txt
-grep -qE '^[a-z]+ +[0-9]+ .* [01]\.[0-9]+ +-?[0-9.]+$' validate.txt || fail "probe --validate printed no accuracy lines: $OUT/probe.log"
-
-# ---- 3. tuned library against the selectors (data validated, no shared malloc) ----
-# Steps 3 and 4 are independent simulations: they share one pool of
-# PIPE_JOBS runs at a time (each simulation is single-threaded).
-pool_wait() { while [ "$(jobs -rp | wc -l)" -ge "$PIPE_JOBS" ]; do wait -n; done; }
-tb0=$(date +%s.%N)
-rm -f compare-*.rc
-for sel in mpich ompi; do
-    if [ $sel = mpich ]; then selopt=("${SMPI_COLL_MPICH[@]}"); else selopt=("${SMPI_COLL_OMPI[@]}"); fi
-    pool_wait
-    {
-        stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
-            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" --shapes "$PIPE_SHAPES" \
-            "${TIME_OPTS[@]}" --platform "$PLATFORM" --hostfile "$HOSTFILE"
-        echo $? >"compare-$sel.rc"
-    } &
-done
-
-# ---- 4. every SMPI built-in bcast algorithm ------------------------------------------
+# ---- 1. every SMPI built-in bcast algorithm, beside steps 2-3 ---------------------------
 # PMPI_Bcast under --cfg=smpi/bcast:ALGO, timed by topobcast-bench with the
 # tuner's timing code (same reps, warm-up, root).  No shared malloc: the
 # bench checks every algorithm's data, which shared blocks would garble, and
 # a built-in that delivers wrong data is skipped.  The list is SMPI's own
-# (it names them when asked for an unknown one).
+# (it names them when asked for an unknown one).  They need neither the
+# topology nor the table: PIPE_JOBS - 1 workers take them one at a time
+# while the probe and the tuner run, and after the tuner the compares and
+# the built-ins left share the PIPE_JOBS slots (a built-in is claimed by
+# creating its directory under builtin-claims, so none runs twice).
+t_start=$(date +%s.%N)
 algs=$(cd "$OUT" && timeout 60 "${SMPIRUN_CMD[@]}" -platform "$PLATFORM" -hostfile "$HOSTFILE" -np 2 \
     --cfg=smpi/bcast:list-please "$SBIN/topobcast-bench" 2>&1 |
     sed -n 's/.*Valid algorithms: //p' | tr -d ' .' | tr ',' ' ')
@@ -317,30 +291,96 @@ timed=()
 for a in $algs; do
     case " $PIPE_BUILTIN_SKIP " in *" $a "*) skipped="$skipped $a(not timed: PIPE_BUILTIN_SKIP)"; continue ;; esac
     timed+=("$a")
+done
+rm -rf builtin-claims && mkdir builtin-claims || fail "cannot create $OUT/builtin-claims"
+time_builtin() { # time_builtin ALG: time ALG unless another worker has claimed it
+    local a=$1
+    mkdir "builtin-claims/$a" 2>/dev/null || return 0
     if [ "$PIPE_REUSE" = 1 ] && [ -s "builtin-$a.csv" ] &&
-        [ "$(awk -F, 'NR > 1 { s = s (s == "" ? "" : ",") $2; r = $5 } END { print s " " r }' "builtin-$a.csv")" = "$SIZES $reps" ]; then
+        [ "$(awk -F, 'NR > 1 { s = s (s == "" ? "" : ",") $2; r = $5 } END { print s " " r }' "builtin-$a.csv")" = "$BUILTIN_SIZES $reps" ]; then
         echo "builtin-$a: CSV of an earlier run kept" >>stages.txt
         echo 0 >"builtin-$a.rc"
-        continue
+        return 0
     fi
+    stage "builtin-$a" "$((PIPE_BUILTIN_TIMEOUT * 10))" bash -c 'ulimit -S -t "$1" && shift && exec "$@"' _ \
+        "$PIPE_BUILTIN_TIMEOUT" "${SMPIRUN[@]}" "--cfg=smpi/bcast:$a" \
+        "$SBIN/topobcast-bench" -a default -s "$BUILTIN_SIZES" -r "$reps" -w "$warm" --root "$bench_root" \
+        --csv "$OUT/builtin-$a.csv"
+    echo $? >"builtin-$a.rc"
+}
+builtin_worker() { local a; for a in "${timed[@]}"; do time_builtin "$a"; done; }
+# a failing stage ends the script: its background simulations end with it
+kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null; }
+trap 'for j in $(jobs -p); do kill_tree "$j"; done; rm -rf builtin-claims' EXIT
+for ((w = 1; w < PIPE_JOBS; w++)); do builtin_worker & done
+
+# ---- 2. probe ----------------------------------------------------------------------
+reuse() { [ "$PIPE_REUSE" = 1 ] && for f in "$@"; do [ -s "$f" ] || return 1; done; }
+[ "$PIPE_REUSE" = 1 ] && { echo "# PIPE_REUSE=1"; [ -z "$earlier" ] || echo "$earlier"; } >>stages.txt
+if reuse measurements.txt topology.yaml probe.log; then
+    echo "# probe: measurements and topology of an earlier run kept" >>stages.txt
+else
+    rm -f table.yaml table.yaml.partial # a new topology makes the table stale
+    stage probe "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "$SBIN/topobcast-probe" "${PROBE_OPTS[@]}" \
+        --save "$OUT/measurements.txt" -o "$OUT/topology.yaml" "${TRUTH_OPT[@]}" --validate ||
+        fail "probe failed: $OUT/probe.log"
+fi
+stage probe-check 60 "$NBIN/topobcast-probe" --check "$OUT/topology.yaml" ||
+    fail "topology.yaml does not load: $OUT/probe-check.log"
+
+# ---- 3. tuner (under PIPE_TUNE_SELECTOR: its default candidate is that bcast) -----
+if reuse table.yaml; then
+    echo "# tuner: table of an earlier run kept" >>stages.txt
+else
+    # an interrupted tuner run (e.g. its stage timeout) continues where it stopped
+    resume=()
+    reuse table.yaml.partial && resume=(--resume)
+    # the platform is the machine of the model's shared links and memories
+    # (tuner/README.md); on a real machine they come from the measurements
+    stage "tuner${resume[*]:+-resume}" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${TUNE_SEL[@]}" \
+        "$SBIN/topobcast-tuner" --topology "$OUT/topology.yaml" --measurements "$OUT/measurements.txt" \
+        --platform "$PLATFORM" --hostfile "$HOSTFILE" \
+        -o "$OUT/table.yaml" --sizes "$TUNE_SIZES" "${TIME_OPTS[@]}" "${TUNER_OPTS[@]}" "${resume[@]}" ||
+        fail "tuner failed: $OUT/tuner${resume[*]:+-resume}.log (PIPE_REUSE=1 resumes it)"
+fi
+stage table-check 60 "$NBIN/topobcast-probe" --check "$OUT/table.yaml" ||
+    fail "table.yaml does not load: $OUT/table-check.log"
+# the table after "validation against ...": truth groups best-level clusters accuracy ARI
+awk '/^validation against/ { on = 1; print; next } on && NF >= 6 { print; next } { on = 0 }' probe.log >validate.txt
+grep -qE '^[a-z]+ +[0-9]+ .* [01]\.[0-9]+ +-?[0-9.]+$' validate.txt || fail "probe --validate printed no accuracy lines: $OUT/probe.log"
+
+# ---- 4. tuned library against the selectors (data validated, no shared malloc) ----
+# The compares first, then the built-ins no worker has claimed yet, all in
+# one pool of PIPE_JOBS runs (the workers of step 1 count).
+pool_wait() { while [ "$(jobs -rp | wc -l)" -ge "$PIPE_JOBS" ]; do wait -n; done; }
+rm -f compare-*.rc
+for sel in mpich ompi; do
+    if [ $sel = mpich ]; then selopt=("${SMPI_COLL_MPICH[@]}"); else selopt=("${SMPI_COLL_OMPI[@]}"); fi
     pool_wait
     {
-        stage "builtin-$a" "$((PIPE_BUILTIN_TIMEOUT * 10))" bash -c 'ulimit -S -t "$1" && shift && exec "$@"' _ \
-            "$PIPE_BUILTIN_TIMEOUT" "${SMPIRUN[@]}" "--cfg=smpi/bcast:$a" \
-            "$SBIN/topobcast-bench" -a default -s "$SIZES" -r "$reps" -w "$warm" --root "$bench_root" \
-            --csv "$OUT/builtin-$a.csv"
-        echo $? >"builtin-$a.rc"
+        stage "compare-$sel" "$PIPE_STAGE_TIMEOUT" "${SMPIRUN[@]}" "${selopt[@]}" "$SBIN/topobcast-tuner" \
+            --compare "$OUT/table.yaml" --csv "$OUT/compare-$sel.csv" --sizes "$SIZES" --shapes "$PIPE_SHAPES" \
+            "${TIME_OPTS[@]}" --platform "$PLATFORM" --hostfile "$HOSTFILE"
+        echo $? >"compare-$sel.rc"
     } &
 done
+for a in "${timed[@]}"; do
+    [ -d "builtin-claims/$a" ] && continue
+    pool_wait
+    time_builtin "$a" &
+done
 wait
-printf '%-38s %8.1f s wall  (%s at a time)     load %s\n' "compare+builtins" "$(echo "$(date +%s.%N) - $tb0" | bc)" \
-    "$PIPE_JOBS" "$(uptime | sed 's/.*load average: //')" >>stages.txt
+trap - EXIT
+rm -rf builtin-claims
+printf '%-38s %8.1f s wall  (%s at a time, the built-ins from the start)  load %s\n' "all simulations" \
+    "$(echo "$(date +%s.%N) - $t_start" | bc)" "$PIPE_JOBS" "$(uptime | sed 's/.*load average: //')" >>stages.txt
 # A selector whose own collectives break on this layout is left out, unless
 # the table was tuned under it: SMPI 3.32's mpich selector aborts or
 # deadlocks with a rank count per host that is not a power of two (24 per
 # NUMA domain on ARM1 at P=96), and smpirun then exits 0 with a "Deadlock
 # detected" report -- hence the count of rows.
 nsizes=$(echo "$SIZES" | tr ',' '\n' | wc -l)
+nbsizes=$(echo "$BUILTIN_SIZES" | tr ',' '\n' | wc -l)
 # the shapes the tuning selector's comparison timed: every selector must
 # give a row for each of them at each size
 shapes=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s%s", n++ ? " " : "", $1 }' "compare-$PIPE_TUNE_SELECTOR.csv" 2>/dev/null)
@@ -362,15 +402,15 @@ for a in "${timed[@]}"; do
     rc=$(cat "builtin-$a.rc" 2>/dev/null || echo missing)
     rm -f "builtin-$a.rc"
     rows=$(awk 'NR > 1' "builtin-$a.csv" 2>/dev/null | wc -l)
-    if [ "$rc" = 0 ] && [ "$rows" -eq "$nsizes" ]; then
+    if [ "$rc" = 0 ] && [ "$rows" -eq "$nbsizes" ]; then
         nbuiltin=$((nbuiltin + 1))
     else
-        why="failed, rc=$rc, $rows of $nsizes sizes"
+        why="failed, rc=$rc, $rows of $nbsizes sizes"
         # SIGXCPU (128 + 24) at the soft CPU limit; the hard one is left as it was
         [ "$rc" = 152 ] && why="over ${PIPE_BUILTIN_TIMEOUT} s of CPU"
         [ "$rc" = 124 ] && why="timed out after $((PIPE_BUILTIN_TIMEOUT * 10)) s of wall time"
         # (smpirun exits 0 after a deadlock: mvapich2_inter_node at P=512)
-        grep -q "Deadlock detected" "builtin-$a.log" 2>/dev/null && why="SMPI reports a deadlock, $rows of $nsizes sizes"
+        grep -q "Deadlock detected" "builtin-$a.log" 2>/dev/null && why="SMPI reports a deadlock, $rows of $nbsizes sizes"
         skipped="$skipped $a($why)"
         rm -f "builtin-$a.csv"
     fi
@@ -468,6 +508,7 @@ awk -F, -v sizes="$SIZES" -v shapes="$shapes" -v tsel="$PIPE_TUNE_SELECTOR" '
     echo "# the same selector as the baseline (best_builtin: the library under $PIPE_TUNE_SELECTOR; mpich_rules: MPICH's"
     echo "# generic selection timed with SMPI's built-ins, against the library under $PIPE_TUNE_SELECTOR, or those rules"
     echo "# where its table picks default; at $(wc -l <mpich-rules.txt) of $nsizes sizes; both on the whole job only)"
+    echo "# the built-ins timed at $nbsizes of the $nsizes sizes: $BUILTIN_SIZES B (PIPE_BUILTIN_SIZES)"
     echo "# SimGrid: $SMPI_SIMGRID"
     [ -z "$selfailed" ] || echo "# compare left out, the selector failed on this layout:$selfailed"
     awk '{

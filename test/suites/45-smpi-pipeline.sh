@@ -211,3 +211,43 @@ if awk -F, 'FILENAME ~ /binomial_tree/ && FNR > 1 { b[$2] = $6; next }
 else
     echo "not ok $T arm1 rr P=12: mpich_rules_us is binomial_tree below 12 KiB, scatter_LR_allgather above"
 fi
+
+# ---- built-ins at fewer sizes, beside the probe and the tuner ------------------------
+# The built-ins need no topology: with PIPE_JOBS=2 one worker times them
+# while the probe runs, so the FRAM run's first built-in ends before its
+# tuner.  PIPE_BUILTIN_SIZES (the default above 1024 ranks): the same ARM1
+# run, its probe and table kept, the built-ins at 3 of the 18 sizes; the best
+# built-in has figures at those 3 and "-" at the others, and the summary
+# names them.
+if awk '/^builtin-/ && !t { b = 1 } /^tuner / { t = 1 } END { exit !(b && t) }' "$out/stages.txt" 2>/dev/null; then
+    echo "ok $T fram P=64: a built-in finished before the tuner (the built-ins run beside the probe and the tuner)"
+else
+    echo "not ok $T fram P=64: a built-in finished before the tuner (the built-ins run beside the probe and the tuner)"
+fi
+timeout 600 env PIPE_MAX_SIZE=128K PIPE_SHAPES=job PIPE_REUSE=1 PIPE_BUILTIN_SIZES=1,4K,64K \
+    test/smpi/pipeline.sh test/platforms/arm1.xml test/platforms/arm1-rr.txt 12 "$out12" >"$out12-sizes.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^# the built-ins timed at 3 of the 18 sizes: 1,4096,65536 B' "$out12/summary.txt" &&
+    grep -qE '^job +12 best_builtin +[0-9.]+ ' "$out12/summary.txt" &&
+    awk -F, 'NR > 1 { n++; want = ($3 == 1 || $3 == 4096 || $3 == 65536)
+        if (want ? !($6 + 0 > 0 && $7 != "-") : ($6 != "-" || $7 != "-")) bad = 1; m += want }
+        END { exit !(n == 18 && m == 3 && !bad) }' "$out12/compare.csv"; then
+    echo "ok $T arm1 rr P=12, PIPE_BUILTIN_SIZES=1,4K,64K: the best built-in at those 3 sizes, \"-\" at the other 15"
+else
+    echo "not ok $T arm1 rr P=12, PIPE_BUILTIN_SIZES=1,4K,64K: exit $rc, the best built-in at those 3 sizes only: see $out12-sizes.out"
+fi
+# a stage that fails ends the run at once, with the simulations it started
+# beside it: none is left running
+outf=$BUILD/test/logs/smpi-pipeline-fail
+rm -rf "$outf"
+timeout 300 env PIPE_PROBE_OPTS=--no-such-option PIPE_JOBS=2 \
+    test/smpi/pipeline.sh test/platforms/fram.xml test/platforms/fram-rr.txt 64 "$outf" >"$outf.out" 2>&1
+rc=$?
+sleep 2
+left=$(pgrep -f -- "$outf/" | wc -l)
+if [ $rc -eq 1 ] && grep -q '^pipeline: probe failed' "$outf.out" && [ "$left" -eq 0 ] && [ ! -e "$outf/builtin-claims" ]; then
+    echo "ok $T a failed probe ends the pipeline (exit 1) and the built-ins started beside it"
+else
+    echo "not ok $T a failed probe ends the pipeline (exit 1, was $rc) and the built-ins beside it ($left left running)"
+    pkill -f -- "$outf/" 2>/dev/null
+fi
