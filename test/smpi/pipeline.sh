@@ -292,7 +292,8 @@ for a in $algs; do
     case " $PIPE_BUILTIN_SKIP " in *" $a "*) skipped="$skipped $a(not timed: PIPE_BUILTIN_SKIP)"; continue ;; esac
     timed+=("$a")
 done
-rm -rf builtin-claims && mkdir builtin-claims || fail "cannot create $OUT/builtin-claims"
+rm -rf builtin-claims
+mkdir builtin-claims || fail "cannot create $OUT/builtin-claims"
 time_builtin() { # time_builtin ALG: time ALG unless another worker has claimed it
     local a=$1
     mkdir "builtin-claims/$a" 2>/dev/null || return 0
@@ -311,7 +312,8 @@ time_builtin() { # time_builtin ALG: time ALG unless another worker has claimed 
 builtin_worker() { local a; for a in "${timed[@]}"; do time_builtin "$a"; done; }
 # a failing stage ends the script: its background simulations end with it
 kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null; }
-trap 'for j in $(jobs -p); do kill_tree "$j"; done; rm -rf builtin-claims' EXIT
+stop_beside() { local j; for j in $(jobs -p); do kill_tree "$j"; done; rm -rf builtin-claims; }
+trap stop_beside EXIT
 for ((w = 1; w < PIPE_JOBS; w++)); do builtin_worker & done
 
 # ---- 2. probe ----------------------------------------------------------------------
@@ -406,6 +408,10 @@ for a in "${timed[@]}"; do
         nbuiltin=$((nbuiltin + 1))
     else
         why="failed, rc=$rc, $rows of $nbsizes sizes"
+        # topobcast-bench exits 1 when a rank's data are wrong
+        wrong=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["status"] != "ok" { n++ } END { print n + 0 }' \
+            "builtin-$a.csv" 2>/dev/null)
+        [ "${wrong:-0}" -gt 0 ] && why="wrong data at $wrong of $rows sizes"
         # SIGXCPU (128 + 24) at the soft CPU limit; the hard one is left as it was
         [ "$rc" = 152 ] && why="over ${PIPE_BUILTIN_TIMEOUT} s of CPU"
         [ "$rc" = 124 ] && why="timed out after $((PIPE_BUILTIN_TIMEOUT * 10)) s of wall time"
