@@ -22,7 +22,8 @@
 # baseline under the same selector); compare.csv's topobcast_us is the
 # library under the tuning selector.  `best_builtin` is the fastest of all of
 # SMPI's bcast algorithms at each size, measured apart -- an oracle no
-# single MPI library offers, the strongest baseline we have.  `mpich_rules`
+# single MPI library offers, the strongest baseline we have (above 1024
+# ranks at 4 of the sizes: PIPE_BUILTIN_SIZES).  `mpich_rules`
 # is MPICH's generic selection (binomial / scatter + allgather by size)
 # timed with those built-ins: MPICH without its SMP-aware step, and the MPICH
 # baseline where SMPI's mpich selector deadlocks (it is then left out).
