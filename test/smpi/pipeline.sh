@@ -98,7 +98,8 @@ PIPE_BUILTIN_SKIP=${PIPE_BUILTIN_SKIP:-automatic}
 PIPE_STAGE_TIMEOUT=${PIPE_STAGE_TIMEOUT:-3600}
 PIPE_BUILTIN_TIMEOUT=${PIPE_BUILTIN_TIMEOUT:-}
 # The sizes the built-ins are timed at: every compared size, and above 1024
-# ranks 1 B, 4 KiB, 64 KiB and 1 MiB (those up to PIPE_MAX_SIZE).  At 4096
+# ranks those of 1 B, 4 KiB, 64 KiB and 1 MiB that are compared (all the
+# compared sizes if none is).  At 4096
 # ranks a built-in at 4 sizes costs about a minute of CPU when it is cheap
 # to simulate, and the 11 compared sizes put 24 of them past an hour of
 # wall; the best built-in is then "-" at the other sizes.
@@ -212,10 +213,18 @@ if [ "$NP" -ge 256 ]; then
 fi
 [ -n "$PIPE_SIZES" ] && SIZES=$(list_bytes "$PIPE_SIZES") && TUNE_SIZES=$SIZES
 [ -n "$PIPE_TUNE_SIZES" ] && TUNE_SIZES=$(list_bytes "$PIPE_TUNE_SIZES")
+compared() { # the sizes of a list that SIZES holds
+    local v out=""
+    for v in ${1//,/ }; do case ",$SIZES," in *",$v,"*) out="$out${out:+,}$v" ;; esac; done
+    echo "$out"
+}
 BUILTIN_SIZES=$SIZES
-[ "$NP" -gt 1024 ] && BUILTIN_SIZES=$(upto "$(list_bytes 1,4K,64K,1M)")
-[ -n "$PIPE_BUILTIN_SIZES" ] && BUILTIN_SIZES=$(list_bytes "$PIPE_BUILTIN_SIZES")
-[ -n "$BUILTIN_SIZES" ] || fail "no size to time the built-ins at"
+if [ -n "$PIPE_BUILTIN_SIZES" ]; then
+    BUILTIN_SIZES=$(list_bytes "$PIPE_BUILTIN_SIZES")
+elif [ "$NP" -gt 1024 ]; then
+    few=$(compared "$(list_bytes 1,4K,64K,1M)")
+    [ -n "$few" ] && BUILTIN_SIZES=$few
+fi
 case $PIPE_TUNE_SELECTOR in
     mpich) TUNE_SEL=("${SMPI_COLL_MPICH[@]}") ;;
     ompi) TUNE_SEL=("${SMPI_COLL_OMPI[@]}") ;;
@@ -258,7 +267,7 @@ truth=$ROOT/test/platforms/$name-truth.txt
 TRUTH_OPT=(--truth "$truth")
 [ -r "$truth" ] || { truth=""; TRUTH_OPT=(); }
 
-# ---- 1. every SMPI built-in bcast algorithm, beside steps 2-3 ---------------------------
+# ---- 1. every SMPI built-in bcast algorithm, beside steps 2-3 ---------------------
 # PMPI_Bcast under --cfg=smpi/bcast:ALGO, timed by topobcast-bench with the
 # tuner's timing code (same reps, warm-up, root).  No shared malloc: the
 # bench checks every algorithm's data, which shared blocks would garble, and
